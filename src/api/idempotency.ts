@@ -1,0 +1,115 @@
+/**
+ * Idempotency-Reference (DESIGN §3). Scope: merchant + mode + route. The record is
+ * written in the same unit of work as the operation, so a payment and its record
+ * commit together or not at all. Concurrent duplicates: on SQLite units run one after
+ * another and the second sees the first's record; on PostgreSQL the second's insert
+ * waits for the first to commit, fails on the unique key, and the second replays.
+ */
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import { Problem } from '../problem.ts';
+import type { Db, Store } from '../store/store.ts';
+import type { Mode } from '../store/schema.ts';
+
+export interface Outcome {
+  status: number;
+  body: unknown;
+  replayed?: boolean;
+}
+
+export interface Scope {
+  merchantId: string;
+  mode: Mode;
+  route: string;
+}
+
+export const RETENTION_MS = 24 * 3600_000;
+const MAX_REFERENCE_LENGTH = 255;
+
+/** Problems about the idempotency record itself: never stored as the outcome. */
+class RecordProblem extends Problem {}
+
+export async function runIdempotent(
+  store: Store,
+  scope: Scope,
+  idempotencyReference: string | undefined,
+  body: unknown,
+  operation: (db: Db) => Promise<Outcome>,
+): Promise<Outcome> {
+  if (idempotencyReference === undefined) return store.transact(operation);
+  if (idempotencyReference.length === 0 || idempotencyReference.length > MAX_REFERENCE_LENGTH) {
+    throw new Problem(400, 'Invalid Idempotency-Reference', `The Idempotency-Reference header must be 1 to ${MAX_REFERENCE_LENGTH} characters.`);
+  }
+  const key = { ...scope, idempotencyReference };
+  const fingerprint = createHash('sha256').update(canonicalize(body ?? null) ?? '').digest('hex');
+  try {
+    return await store.transact(async (db) => {
+      const existing = await findRecord(db, key);
+      if (existing) return replay(existing, fingerprint);
+      const outcome = await operation(db);
+      await insertRecord(db, key, fingerprint, outcome);
+      return outcome;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      const existing = await findRecord(store.read, key);
+      if (existing) return replay(existing, fingerprint);
+    }
+    if (error instanceof Problem && !(error instanceof RecordProblem) && isStored(error.status)) {
+      const outcome = { status: error.status, body: error.toBody() };
+      await store.transact((db) => insertRecord(db, key, fingerprint, outcome)).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+/** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
+const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);
+
+type Key = Scope & { idempotencyReference: string };
+
+function findRecord(db: Db, key: Key) {
+  return db
+    .selectFrom('idempotency_records')
+    .select(['fingerprint', 'status_code', 'response_body'])
+    .where('merchant_id', '=', key.merchantId)
+    .where('mode', '=', key.mode)
+    .where('route', '=', key.route)
+    .where('idempotency_reference', '=', key.idempotencyReference)
+    .executeTakeFirst();
+}
+
+async function insertRecord(db: Db, key: Key, fingerprint: string, outcome: Outcome) {
+  await db
+    .insertInto('idempotency_records')
+    .values({
+      merchant_id: key.merchantId,
+      mode: key.mode,
+      route: key.route,
+      idempotency_reference: key.idempotencyReference,
+      fingerprint,
+      status_code: outcome.status,
+      response_body: JSON.stringify(outcome.body),
+      created: Date.now(),
+    })
+    .execute();
+}
+
+function replay(record: { fingerprint: string; status_code: number | null; response_body: string | null }, fingerprint: string): Outcome {
+  if (record.fingerprint !== fingerprint) {
+    throw new RecordProblem(422, 'Idempotency-Reference reused', 'This Idempotency-Reference was already used with a different request body.');
+  }
+  if (record.status_code === null) {
+    throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });
+  }
+  return { status: record.status_code, body: JSON.parse(record.response_body ?? 'null'), replayed: true };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+export async function purgeIdempotencyRecords(store: Store, now = Date.now()): Promise<void> {
+  await store.transact((db) => db.deleteFrom('idempotency_records').where('created', '<', now - RETENTION_MS).execute());
+}

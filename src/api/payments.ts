@@ -1,0 +1,114 @@
+/** Merchant API routes for payments: create, read, methods, cancel. Parse → service → serialize. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { Problem } from '../problem.ts';
+import type { Config } from '../config.ts';
+import type { Store } from '../store/store.ts';
+import type { KeyResolver } from '../merchants/merchants.ts';
+import { findOwnTransaction, findOwnTransactions } from '../store/transactions.ts';
+import { createPayment, validatePaymentBody } from '../payments/create.ts';
+import { cancelByPageToken } from '../payments/cancel.ts';
+import { serializePayment } from '../payments/serialize.ts';
+import { authenticate } from './auth.ts';
+import { runIdempotent, type Outcome } from './idempotency.ts';
+import type { TransactionRow } from '../store/schema.ts';
+
+interface Deps {
+  config: Config;
+  store: Store;
+  keys: KeyResolver;
+}
+
+const TransactionQuery = Type.Object({
+  reference: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  references: Type.Optional(Type.String({ minLength: 1, maxLength: 64 * 50 + 49 })),
+});
+
+const MAX_REFERENCES = 50;
+
+export function objectBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new Problem(400, 'Malformed request', 'The request body must be a JSON object.');
+  }
+  return body as Record<string, unknown>;
+}
+
+export function sendOutcome(reply: FastifyReply, outcome: Outcome) {
+  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+  if (outcome.status >= 400) reply.type('application/problem+json');
+  return reply.code(outcome.status).send(outcome.body);
+}
+
+const idempotencyReferenceOf = (request: FastifyRequest) => {
+  const value = request.headers['idempotency-reference'];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** Routes that need an API key. */
+export async function merchantApi(app: FastifyInstance, { config, store, keys }: Deps) {
+  app.decorateRequest('caller', null as never);
+  app.addHook('onRequest', async (request) => {
+    request.caller = (await authenticate(request, keys, true))!;
+  });
+
+  app.post('/payment', async (request, reply) => {
+    const body = objectBody(request.body);
+    const { caller } = request;
+    const outcome = await runIdempotent(
+      store,
+      { merchantId: caller.merchantId, mode: caller.mode, route: 'payment' },
+      idempotencyReferenceOf(request),
+      body,
+      async (db) => {
+        const paymentRequest = validatePaymentBody(body, caller);
+        const row = await createPayment(db, paymentRequest, {
+          caller,
+          defaultExpiry: config.paymentExpiry,
+          defaultExpiryMs: config.paymentExpiryMs,
+          now: Date.now(),
+        });
+        return { status: 200, body: serializePayment(row as TransactionRow, config.publicUrl) };
+      },
+    );
+    return sendOutcome(reply, outcome);
+  });
+
+  app.get<{ Querystring: Static<typeof TransactionQuery> }>(
+    '/transaction',
+    { schema: { querystring: TransactionQuery } },
+    async (request) => {
+      const { reference, references } = request.query;
+      if ((reference === undefined) === (references === undefined)) {
+        throw Problem.validation([{ field: '/reference', code: 'required', message: 'give either reference or references (comma-separated)' }]);
+      }
+      if (reference !== undefined) {
+        const row = await findOwnTransaction(store.read, request.caller, reference);
+        if (!row) throw Problem.notFound(`No transaction with reference ${reference}.`);
+        return serializePayment(row, config.publicUrl);
+      }
+      const wanted = [...new Set(references!.split(',').map((r) => r.trim()).filter(Boolean))];
+      if (wanted.length === 0 || wanted.length > MAX_REFERENCES) {
+        throw Problem.validation([{ field: '/references', code: 'max_items', message: `must list 1 to ${MAX_REFERENCES} references` }]);
+      }
+      const rows = new Map((await findOwnTransactions(store.read, request.caller, wanted)).map((row) => [row.reference, row]));
+      // Unknown references are left out, in the order asked, as for a single unknown one nothing is revealed.
+      return wanted.flatMap((r) => (rows.has(r) ? [serializePayment(rows.get(r)!, config.publicUrl)] : []));
+    },
+  );
+
+  app.get('/method', async (request) => {
+    const { settings } = request.caller;
+    return settings.methods.map((method) =>
+      method === 'card' ? { method, options: settings.cardBrands.map((brand) => ({ brand })) } : { method },
+    );
+  });
+}
+
+/** `POST <cancelUrl>`: the capability token authorises; a Basic key, when sent, must be the payment's merchant. */
+export async function cancelApi(app: FastifyInstance, { config, store, keys }: Deps) {
+  app.post<{ Params: { token: string } }>('/cancel/:token', async (request) => {
+    const caller = await authenticate(request, keys, false);
+    const row = await cancelByPageToken(store, request.params.token, caller, caller ? 'merchant_cancel' : 'customer_cancel');
+    return serializePayment(row, config.publicUrl);
+  });
+}

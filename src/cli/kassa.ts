@@ -1,0 +1,96 @@
+/**
+ * The admin CLI (`kassa …`). Works on the same database as the server: the SQLite
+ * file under DATA_DIR, or DATABASE_URL. Secrets are printed once, never logged.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../config.ts';
+import { openStore, type Store } from '../store/store.ts';
+import { createMerchant, rotateApiKey } from '../merchants/merchants.ts';
+import { listMerchants } from '../store/merchants.ts';
+import type { Mode } from '../store/schema.ts';
+
+async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(loadConfig());
+  try {
+    await store.migrate();
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const print = (text: string): void => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+
+const parseMode = (value: string): Mode => {
+  if (value !== 'test' && value !== 'live') throw new InvalidArgumentError('must be test or live');
+  return value;
+};
+
+const program = new Command('kassa').description('Kassa administration').showHelpAfterError();
+
+program
+  .command('migrate')
+  .description('apply database migrations')
+  .action(() =>
+    withStore(async (store) => {
+      const applied = await store.migrate();
+      print(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    }),
+  );
+
+const merchant = program.command('merchant').description('manage merchants');
+merchant
+  .command('create')
+  .description('create a merchant and print its test and live API keys (shown once)')
+  .requiredOption('--name <name>', 'merchant name')
+  .option('--json', 'print exactly one JSON object')
+  .action(({ name, json }: { name: string; json?: boolean }) =>
+    withStore(async (store) => {
+      if (!name.trim()) throw new InvalidArgumentError('--name must not be empty');
+      const created = await createMerchant(store, name.trim());
+      print(
+        json
+          ? JSON.stringify(created)
+          : `merchant ${created.merchantId} (${name})\n  test API key: ${created.testApiKey}\n  live API key: ${created.liveApiKey}\nStore the keys now: Kassa keeps only their hashes.`,
+      );
+    }),
+  );
+merchant
+  .command('list')
+  .description('list merchants with the prefixes of their active keys')
+  .option('--json', 'print JSON')
+  .action(({ json }: { json?: boolean }) =>
+    withStore(async (store) => {
+      const merchants = new Map<string, { merchantId: string; name: string; created: string; keys: Record<string, string> }>();
+      for (const row of await listMerchants(store.read)) {
+        const entry = merchants.get(row.id) ?? { merchantId: row.id, name: row.name, created: new Date(row.created).toISOString(), keys: {} };
+        if (row.mode && row.key_prefix) entry.keys[row.mode] = `${row.key_prefix}…`;
+        merchants.set(row.id, entry);
+      }
+      const list = [...merchants.values()];
+      if (json) return print(JSON.stringify(list));
+      if (list.length === 0) return print('no merchants');
+      for (const m of list) print(`${m.merchantId}  ${m.name}  created ${m.created}  test ${m.keys.test ?? '-'}  live ${m.keys.live ?? '-'}`);
+    }),
+  );
+
+const key = program.command('key').description('manage API keys');
+key
+  .command('rotate')
+  .description('revoke the active key of a mode and print a new one (shown once)')
+  .requiredOption('--merchant <id>', 'merchant id')
+  .requiredOption('--mode <mode>', 'test or live', parseMode)
+  .option('--json', 'print JSON')
+  .action(({ merchant: merchantId, mode, json }: { merchant: string; mode: Mode; json?: boolean }) =>
+    withStore(async (store) => {
+      const apiKey = await rotateApiKey(store, merchantId, mode);
+      print(json ? JSON.stringify({ merchantId, mode, apiKey }) : `new ${mode} API key for ${merchantId}: ${apiKey}\nThe previous ${mode} key is revoked.`);
+    }),
+  );
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.stderr.write(`kassa: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,84 @@
+/**
+ * Typed configuration from environment variables. Every setting is documented in
+ * the README; nothing else reads process.env.
+ */
+import path from 'node:path';
+import { parseIsoDuration } from './lib/duration.ts';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Root of every customer-facing and API address Kassa hands out (payUrl, cancelUrl, …). */
+  publicUrl: string;
+  /** `postgres://…` switches storage to PostgreSQL; unset = SQLite at `$DATA_DIR/kassa.db`. */
+  databaseUrl?: string;
+  dataDir: string;
+  logLevel: string;
+  /** Log one line per HTTP request (method, route, status, time). */
+  logRequests: boolean;
+  /** FULL (default): an acknowledged payment survives a power cut. NORMAL trades that for speed. */
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** Default time a pending payment may stay pending before it expires (ISO 8601 duration). */
+  paymentExpiry: string;
+  paymentExpiryMs: number;
+  /** How often the background sweeper looks for expired payments. */
+  expirySweepIntervalMs: number;
+  /** Run the background workers (expiry sweeper, …) in this process. */
+  runWorkers: boolean;
+  /** Create a demo merchant on first start when the database has none. */
+  demoMerchant: boolean;
+  /** How long a resolved API key is cached; a revoked key keeps working in a running process at most this long. */
+  apiKeyCacheMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080);
+  const paymentExpiry = env.PAYMENT_EXPIRY || 'PT15M';
+  const paymentExpiryMs = parseIsoDuration(paymentExpiry);
+  if (paymentExpiryMs === undefined || paymentExpiryMs <= 0) {
+    throw new Error(`PAYMENT_EXPIRY must be a positive ISO 8601 duration such as PT15M, got "${paymentExpiry}"`);
+  }
+  const synchronous = (env.SQLITE_SYNCHRONOUS || 'FULL').toUpperCase();
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
+    throw new Error(`SQLITE_SYNCHRONOUS must be FULL or NORMAL, got "${env.SQLITE_SYNCHRONOUS}"`);
+  }
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new Error(`PUBLIC_URL must be an absolute URL, got "${env.PUBLIC_URL}"`);
+  }
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    publicUrl,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: path.resolve(env.DATA_DIR || 'data'),
+    logLevel: env.LOG_LEVEL || 'info',
+    logRequests: flag(env, 'LOG_REQUESTS', true),
+    sqliteSynchronous: synchronous,
+    paymentExpiry,
+    paymentExpiryMs,
+    expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 5000),
+    runWorkers: flag(env, 'RUN_WORKERS', true),
+    demoMerchant: flag(env, 'DEMO_MERCHANT', true),
+    apiKeyCacheMs: integer(env, 'API_KEY_CACHE_MS', 5000),
+  };
+}
+
+function integer(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new Error(`${name} must be true or false, got "${env[name]}"`);
+}

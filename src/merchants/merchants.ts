@@ -1,0 +1,98 @@
+/**
+ * Merchants and their API keys: creation, key rotation, and resolving a presented key
+ * to its merchant and mode. Owns `MerchantSettings` (enabled methods and card brands).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { Store } from '../store/store.ts';
+import type { Mode } from '../store/schema.ts';
+import { findApiKey, findMerchant, insertApiKey, insertMerchant, revokeApiKeys } from '../store/merchants.ts';
+import { newApiKey, newMerchantId, sha256Hex } from '../lib/tokens.ts';
+
+export const cardBrands = ['visa', 'mastercard', 'amex', 'maestro', 'bcmc'] as const;
+export type CardBrand = (typeof cardBrands)[number];
+export const paymentMethods = ['card', 'landingpage', 'walletpay'] as const;
+export type PaymentMethod = (typeof paymentMethods)[number];
+
+export interface MerchantSettings {
+  methods: PaymentMethod[];
+  cardBrands: CardBrand[];
+  /** DESIGN §3 Vault: `direct` (no card form) or `confirm` (pre-filled form, CVC asked). */
+  vaultPaymentPath: 'direct' | 'confirm';
+}
+
+export const defaultSettings = (): MerchantSettings => ({
+  methods: [...paymentMethods],
+  cardBrands: [...cardBrands],
+  vaultPaymentPath: 'direct',
+});
+
+export interface Caller {
+  merchantId: string;
+  merchantName: string;
+  mode: Mode;
+  settings: MerchantSettings;
+}
+
+export interface CreatedMerchant {
+  merchantId: string;
+  testApiKey: string;
+  liveApiKey: string;
+}
+
+const keyPrefix = (key: string) => key.slice(0, 12);
+
+export async function createMerchant(store: Store, name: string, now = Date.now()): Promise<CreatedMerchant> {
+  const merchantId = newMerchantId();
+  const testApiKey = newApiKey('test');
+  const liveApiKey = newApiKey('live');
+  await store.transact(async (db) => {
+    await insertMerchant(db, { id: merchantId, name, settings: JSON.stringify(defaultSettings()), created: now });
+    for (const [mode, key] of [['test', testApiKey], ['live', liveApiKey]] as const) {
+      await insertApiKey(db, { keyHash: sha256Hex(key), merchantId, mode, keyPrefix: keyPrefix(key), created: now });
+    }
+  });
+  return { merchantId, testApiKey, liveApiKey };
+}
+
+/** Revokes the merchant's active keys of `mode` and issues a new one, shown once. */
+export async function rotateApiKey(store: Store, merchantId: string, mode: Mode, now = Date.now()): Promise<string> {
+  const key = newApiKey(mode);
+  await store.transact(async (db) => {
+    if (!(await findMerchant(db, merchantId))) throw new Error(`no merchant with id ${merchantId}`);
+    await revokeApiKeys(db, merchantId, mode, now);
+    await insertApiKey(db, { keyHash: sha256Hex(key), merchantId, mode, keyPrefix: keyPrefix(key), created: now });
+  });
+  return key;
+}
+
+const KEY_SHAPE = /^(test|live)_[0-9A-Za-z]{20,80}$/;
+
+/**
+ * Resolves API keys to callers, caching hits for `cacheMs` so the hot path needs no
+ * query. A revoked key therefore keeps working in a running process for at most
+ * that long (documented in the README).
+ */
+export class KeyResolver {
+  private cache = new Map<string, { caller: Caller; until: number }>();
+
+  constructor(private readonly store: Store, private readonly cacheMs = 5000) {}
+
+  async resolve(key: string): Promise<Caller | undefined> {
+    if (!KEY_SHAPE.test(key)) return undefined;
+    const hash = sha256Hex(key);
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > now) return cached.caller;
+    const row = await findApiKey(this.store.read, hash);
+    // Found by its hash (an index lookup on a hash leaks nothing usable about the key); the
+    // stored hash is still compared in constant time so the check has no early exit.
+    if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) {
+      this.cache.delete(hash);
+      return undefined;
+    }
+    const caller: Caller = { merchantId: row.merchant_id, merchantName: row.name, mode: row.mode, settings: JSON.parse(row.settings) };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, { caller, until: now + this.cacheMs });
+    return caller;
+  }
+}

@@ -1,0 +1,15 @@
+/** `language`: ISO 639-2/T three-letter codes (DESIGN §3), from the iso-639-2 data package. */
+import { iso6392 } from 'iso-639-2';
+
+const terminologyCodes = new Set(iso6392.map((l) => l.iso6392T ?? l.iso6392B).filter((code) => /^[a-z]{3}$/.test(code)));
+const bibliographicOnly = new Map(iso6392.filter((l) => l.iso6392T).map((l) => [l.iso6392B, l.iso6392T!]));
+
+export const DEFAULT_LANGUAGE = 'eng';
+
+export function checkLanguage(code: string): { ok: true; code: string } | { ok: false; message: string } {
+  const lower = code.toLowerCase();
+  if (terminologyCodes.has(lower)) return { ok: true, code: lower };
+  const terminology = bibliographicOnly.get(lower);
+  if (terminology) return { ok: false, message: `must be the ISO 639-2/T code: use "${terminology}", not the bibliographic "${lower}"` };
+  return { ok: false, message: 'must be an ISO 639-2/T three-letter language code such as eng or nld' };
+}

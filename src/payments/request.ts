@@ -1,0 +1,233 @@
+/**
+ * Parses and validates a create-payment request (spec §4.1, DESIGN §2) into a
+ * `PaymentRequest`. Pure: no I/O. Every failing field is reported at once; the
+ * 3-D Secure 2 fields (§2.4–2.9) are checked by threeds/validate.
+ */
+import type { FieldError } from '../problem.ts';
+import { findCurrency, parseAmount, type Currency } from './amount.ts';
+import { checkLanguage, DEFAULT_LANGUAGE } from './language.ts';
+import { checkHttpUrl, checkReturnUrl } from '../lib/urls.ts';
+import { parseIsoDuration } from '../lib/duration.ts';
+import { cardBrands, paymentMethods, type CardBrand, type MerchantSettings, type PaymentMethod } from '../merchants/merchants.ts';
+import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
+
+/** How the customer pays: decides required fields, the response shape and the page flow. */
+export type Flow = 'card' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid';
+
+export interface PaymentRequest {
+  method: PaymentMethod;
+  flow: Flow;
+  type: 'sale' | 'authorise';
+  amountMinor: number;
+  currency: Currency;
+  language: string;
+  returnUrl?: string;
+  merchantOrderReference?: string;
+  description?: string;
+  metadata?: string;
+  brand?: CardBrand;
+  webhookUrl?: string;
+  storeInVault: boolean;
+  orderLines?: unknown[];
+  expirationDuration?: string;
+  expirationMs?: number;
+  details: {
+    vaultAccessToken?: string;
+    walletPayEncryptedToken?: Record<string, unknown>;
+    walletPayValidationUrl?: string;
+    walletPayDomainName?: string;
+  };
+  threeDS: ThreeDSData;
+}
+
+const TEXT_LIMITS = { merchantOrderReference: 255, description: 1000, metadata: 4096 } as const;
+const MIN_EXPIRATION_MS = 60_000;
+const MAX_EXPIRATION_MS = 30 * 24 * 3600_000;
+const MAX_ORDER_LINES = 200;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Existing clients send `""` for unset optional fields (DESIGN §2): treat as absent. */
+const given = (v: unknown) => v !== undefined && v !== null && v !== '';
+
+export function parsePaymentRequest(
+  body: Record<string, unknown>,
+  settings: MerchantSettings,
+): { errors: FieldError[]; request?: PaymentRequest } {
+  const errors: FieldError[] = [];
+  const fail = (field: string, code: string, message: string) => errors.push({ field, code, message });
+
+  const text = (name: string, max: number): string | undefined => {
+    const value = body[name];
+    if (!given(value)) return undefined;
+    if (typeof value !== 'string') return void fail(`/${name}`, 'type', 'must be a string');
+    if (value.length > max) return void fail(`/${name}`, 'max_length', `must be at most ${max} characters`);
+    return value;
+  };
+
+  // method
+  let method: PaymentMethod | undefined;
+  if (!given(body.method)) fail('/method', 'required', 'is required');
+  else if (!paymentMethods.includes(body.method as PaymentMethod)) {
+    fail('/method', 'enum', `must be one of ${paymentMethods.join(', ')}`);
+  } else if (!settings.methods.includes(body.method as PaymentMethod)) {
+    fail('/method', 'not_enabled', `${body.method} is not enabled for this merchant`);
+  } else method = body.method as PaymentMethod;
+
+  // currency and amount
+  let currency: Currency | undefined;
+  if (!given(body.currency)) fail('/currency', 'required', 'is required');
+  else if (typeof body.currency !== 'string' || !/^[A-Za-z]{3}$/.test(body.currency)) {
+    fail('/currency', 'format', 'must be a three-letter ISO 4217 code such as EUR');
+  } else if (!(currency = findCurrency(body.currency))) fail('/currency', 'enum', 'is not an ISO 4217 currency code');
+  let amountMinor: number | undefined;
+  if (!given(body.amount)) fail('/amount', 'required', 'is required');
+  else {
+    const parsed = parseAmount(body.amount, currency ?? { code: 'xxx', numeric: '', exponent: 4 });
+    if (!parsed.ok) fail('/amount', parsed.code, parsed.message);
+    else if (currency) amountMinor = parsed.minor;
+  }
+
+  // details
+  const details: PaymentRequest['details'] = {};
+  let expirationDuration: string | undefined;
+  let expirationMs: number | undefined;
+  if (given(body.details) && !isObject(body.details)) fail('/details', 'type', 'must be an object');
+  else if (isObject(body.details)) {
+    const d = body.details;
+    for (const name of ['vaultAccessToken', 'walletPayValidationUrl', 'walletPayDomainName', 'expirationDuration'] as const) {
+      if (given(d[name]) && typeof d[name] !== 'string') fail(`/details/${name}`, 'type', 'must be a string');
+    }
+    if (typeof d.vaultAccessToken === 'string' && d.vaultAccessToken) details.vaultAccessToken = d.vaultAccessToken;
+    if (typeof d.walletPayValidationUrl === 'string' && d.walletPayValidationUrl) {
+      const check = checkHttpUrl(d.walletPayValidationUrl);
+      if (!check.ok) fail('/details/walletPayValidationUrl', 'format', check.message);
+      else details.walletPayValidationUrl = d.walletPayValidationUrl;
+    }
+    if (typeof d.walletPayDomainName === 'string' && d.walletPayDomainName) {
+      if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(d.walletPayDomainName)) {
+        fail('/details/walletPayDomainName', 'format', 'must be a host name only, such as shop.example.com');
+      } else details.walletPayDomainName = d.walletPayDomainName.toLowerCase();
+    }
+    if (given(d.walletPayEncryptedToken)) {
+      if (!isObject(d.walletPayEncryptedToken)) fail('/details/walletPayEncryptedToken', 'type', 'must be the wallet token object');
+      else details.walletPayEncryptedToken = d.walletPayEncryptedToken;
+    }
+    if (typeof d.expirationDuration === 'string' && d.expirationDuration) {
+      const ms = parseIsoDuration(d.expirationDuration);
+      if (ms === undefined) fail('/details/expirationDuration', 'format', 'must be an ISO 8601 duration such as PT15M');
+      else if (ms < MIN_EXPIRATION_MS || ms > MAX_EXPIRATION_MS) {
+        fail('/details/expirationDuration', 'range', 'must be between PT1M and P30D');
+      } else [expirationDuration, expirationMs] = [d.expirationDuration, ms];
+    }
+  }
+
+  const flow = method && decideFlow(method, details);
+  if (flow) {
+    if (method !== 'card' && details.vaultAccessToken) fail('/details/vaultAccessToken', 'not_allowed', 'is only allowed with method card');
+    if (method === 'walletpay' && details.walletPayEncryptedToken && (details.walletPayValidationUrl || details.walletPayDomainName)) {
+      fail('/details/walletPayEncryptedToken', 'not_allowed', 'cannot be combined with walletPayValidationUrl/walletPayDomainName');
+    }
+    if (flow === 'walletpay-hybrid') {
+      for (const name of ['walletPayValidationUrl', 'walletPayDomainName'] as const) {
+        if (!details[name] && !errors.some((e) => e.field === `/details/${name}`)) {
+          fail(`/details/${name}`, 'conditional_required', 'is required for the hybrid wallet flow (with walletPayValidationUrl and walletPayDomainName)');
+        }
+      }
+    }
+  }
+
+  // type / transactionType
+  let type: 'sale' | 'authorise' = 'sale';
+  for (const name of ['type', 'transactionType'] as const) {
+    if (!given(body[name])) continue;
+    if (body[name] !== 'sale' && body[name] !== 'authorise') fail(`/${name}`, 'enum', 'must be one of sale, authorise');
+    else if (body[name] === 'authorise' && method && method !== 'card') fail(`/${name}`, 'not_allowed', 'authorise is only available for method card');
+    else type = body[name] as 'sale' | 'authorise';
+  }
+  if (given(body.type) && given(body.transactionType) && body.type !== body.transactionType) {
+    fail('/transactionType', 'conflict', 'must agree with type');
+  }
+
+  // returnUrl: every flow that sends the customer to a Kassa page comes back to it.
+  let returnUrl: string | undefined;
+  const redirects = flow !== 'walletpay-direct' && flow !== 'walletpay-hybrid';
+  if (!given(body.returnUrl)) {
+    if (flow && redirects) fail('/returnUrl', 'required', 'is required: the customer returns there after paying');
+  } else if (typeof body.returnUrl !== 'string') fail('/returnUrl', 'type', 'must be a string');
+  else {
+    const check = checkReturnUrl(body.returnUrl);
+    if (!check.ok) fail('/returnUrl', 'format', check.message);
+    else returnUrl = body.returnUrl;
+  }
+
+  let language = DEFAULT_LANGUAGE;
+  if (given(body.language)) {
+    if (typeof body.language !== 'string') fail('/language', 'type', 'must be a string');
+    else {
+      const check = checkLanguage(body.language);
+      if (!check.ok) fail('/language', 'enum', check.message);
+      else language = check.code;
+    }
+  }
+
+  let brand: CardBrand | undefined;
+  if (given(body.brand)) {
+    if (!cardBrands.includes(body.brand as CardBrand)) fail('/brand', 'enum', `must be one of ${cardBrands.join(', ')}`);
+    else if (!settings.cardBrands.includes(body.brand as CardBrand)) fail('/brand', 'not_enabled', `${body.brand} is not enabled for this merchant`);
+    else if (method && method !== 'card' && method !== 'landingpage') fail('/brand', 'not_allowed', 'is only allowed for card payments');
+    else brand = body.brand as CardBrand;
+  }
+
+  let storeInVault = false;
+  if (given(body.storeInVault)) {
+    if (body.storeInVault !== 'yes' && body.storeInVault !== 'no') fail('/storeInVault', 'enum', 'must be yes or no');
+    else if (body.storeInVault === 'yes' && method && method !== 'card') fail('/storeInVault', 'not_allowed', 'is only allowed for card payments');
+    else storeInVault = body.storeInVault === 'yes';
+  }
+
+  let webhookUrl: string | undefined;
+  if (given(body.webhookUrl)) {
+    if (typeof body.webhookUrl !== 'string') fail('/webhookUrl', 'type', 'must be a string');
+    else {
+      const check = checkHttpUrl(body.webhookUrl);
+      if (!check.ok) fail('/webhookUrl', 'format', check.message);
+      else webhookUrl = body.webhookUrl;
+    }
+  }
+
+  let orderLines: unknown[] | undefined;
+  if (given(body.orderLines)) {
+    if (!Array.isArray(body.orderLines) || body.orderLines.some((line) => !isObject(line))) {
+      fail('/orderLines', 'type', 'must be an array of objects');
+    } else if (body.orderLines.length > MAX_ORDER_LINES) fail('/orderLines', 'max_items', `must have at most ${MAX_ORDER_LINES} lines`);
+    else orderLines = body.orderLines;
+  }
+
+  const merchantOrderReference = text('merchantOrderReference', TEXT_LIMITS.merchantOrderReference);
+  const description = text('description', TEXT_LIMITS.description);
+  const metadata = text('metadata', TEXT_LIMITS.metadata);
+
+  const threeDS = validateThreeDS(body, {
+    operation: 'payment',
+    usesVaultToken: flow === 'vault',
+    merchantCapturesCardData: flow === 'walletpay-direct' || flow === 'walletpay-hybrid',
+  });
+  errors.push(...threeDS.errors);
+
+  if (errors.length > 0 || !method || !flow || !currency || amountMinor === undefined) return { errors };
+  return {
+    errors,
+    request: {
+      method, flow, type, amountMinor, currency, language, returnUrl, merchantOrderReference, description, metadata,
+      brand, webhookUrl, storeInVault, orderLines, expirationDuration, expirationMs, details, threeDS: threeDS.data,
+    },
+  };
+}
+
+function decideFlow(method: PaymentMethod, details: PaymentRequest['details']): Flow {
+  if (method === 'card') return details.vaultAccessToken ? 'vault' : 'card';
+  if (method === 'landingpage') return 'landingpage';
+  if (details.walletPayEncryptedToken) return 'walletpay-direct';
+  if (details.walletPayValidationUrl || details.walletPayDomainName) return 'walletpay-hybrid';
+  return 'walletpay-hosted';
+}

@@ -1,0 +1,49 @@
+/** The payment object of spec §2.1, exactly: built from a stored transaction row. */
+import type { TransactionRow } from '../store/schema.ts';
+import { amountNumber, findCurrency } from './amount.ts';
+
+export interface PaymentLinks {
+  publicUrl: string;
+}
+
+export const payUrlOf = (publicUrl: string, pageToken: string) => `${publicUrl}/pay/${pageToken}`;
+export const cancelUrlOf = (publicUrl: string, pageToken: string) => `${publicUrl}/api/v1/cancel/${pageToken}`;
+
+/** Flows whose response carries `cancelUrl` (spec §2.1: wallet hybrid and card/vault). */
+const CANCELLABLE_FLOWS = new Set(['card', 'vault', 'walletpay-hybrid']);
+
+export interface StoredRequest {
+  flow: string;
+  /** Billing/shipping fields echoed in the payment object. */
+  echo?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export function serializePayment(row: TransactionRow, publicUrl: string): Record<string, unknown> {
+  const currency = findCurrency(row.currency)!;
+  const request = JSON.parse(row.request) as StoredRequest;
+  const payment: Record<string, unknown> = {
+    reference: row.reference,
+    created: row.created,
+    lastUpdate: row.last_update,
+    method: row.method,
+    type: row.type,
+    status: row.status,
+    amount: amountNumber(row.amount_minor, currency),
+    currency: row.currency,
+    language: row.language,
+  };
+  if (row.failure_code) payment.failureCode = row.failure_code;
+  if (row.return_url) payment.returnUrl = row.return_url;
+  if (row.type !== 'credit') payment.payUrl = payUrlOf(publicUrl, row.page_token);
+  if (CANCELLABLE_FLOWS.has(request.flow)) payment.cancelUrl = cancelUrlOf(publicUrl, row.page_token);
+  if (row.merchant_order_reference) payment.merchantOrderReference = row.merchant_order_reference;
+  if (row.description) payment.description = row.description;
+  if (row.metadata) payment.metadata = row.metadata;
+  payment.paidout = 'no';
+  payment.entryMode = 'ecom';
+  if (row.brand) payment.brand = row.brand;
+  if (row.parent_reference) payment.parentReference = row.parent_reference;
+  payment.details = JSON.parse(row.details);
+  return Object.assign(payment, request.echo);
+}

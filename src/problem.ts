@@ -1,0 +1,57 @@
+/**
+ * Problem details (RFC 9457): the one error type services throw. The API's error
+ * handler turns it into `application/problem+json`; routes never build error bodies.
+ */
+
+/** One failing field: `field` is a JSON pointer into the request body (`/accountInfo/email`). */
+export interface FieldError {
+  field: string;
+  /** Stable machine code: required, max_length, min_length, format, enum, conditional_required, type, … */
+  code: string;
+  message: string;
+}
+
+export class Problem extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    readonly detail?: string,
+    readonly errors?: FieldError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? title);
+  }
+
+  static validation(errors: FieldError[], detail = 'The request has invalid fields; see errors.'): Problem {
+    return new Problem(422, 'Validation failed', detail, errors);
+  }
+
+  static notFound(detail: string): Problem {
+    return new Problem(404, 'Not found', detail);
+  }
+
+  static unprocessable(detail: string, errors?: FieldError[]): Problem {
+    return new Problem(422, 'Unprocessable request', detail, errors);
+  }
+
+  static conflict(detail: string, headers: Record<string, string> = {}): Problem {
+    return new Problem(409, 'Conflict', detail, undefined, headers);
+  }
+
+  toBody(instance?: string): Record<string, unknown> {
+    const slug = this.title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    return {
+      type: `https://kassa.dev/problems/${slug}`,
+      title: this.title,
+      status: this.status,
+      ...(this.detail ? { detail: this.detail } : {}),
+      ...(instance ? { instance } : {}),
+      ...(this.errors ? { errors: this.errors } : {}),
+    };
+  }
+}
+
+/** JSON pointer escaping (RFC 6901) for building `field` values. */
+export function pointer(...segments: (string | number)[]): string {
+  return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}

@@ -1,0 +1,41 @@
+/** Builds the Fastify application from config and an open store. No listening, no workers: see main.ts. */
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import type { Store } from './store/store.ts';
+import { KeyResolver } from './merchants/merchants.ts';
+import { installErrorHandling } from './api/errors.ts';
+import { cancelApi, merchantApi } from './api/payments.ts';
+import { pages } from './pages/routes.ts';
+
+export const API_PREFIX = '/api/v1';
+export const BODY_LIMIT = 64 * 1024;
+
+export async function buildServer(config: Config, store: Store, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            // Card data and keys never reach the log: headers are not logged, and URLs are logged without query or path tokens.
+            serializers: {
+              req: (req) => ({ method: req.method, route: req.routeOptions?.url ?? req.url.split('?')[0], reqId: req.id }),
+            },
+            redact: ['req.headers.authorization', '*.cardNumber', '*.cvc', '*.pan'],
+          },
+    bodyLimit: BODY_LIMIT,
+    logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    return503OnClosing: true,
+    ajv: { customOptions: { allErrors: true, coerceTypes: false } },
+  });
+  installErrorHandling(app);
+  const keys = new KeyResolver(store, config.apiKeyCacheMs);
+  const deps = { config, store, keys };
+  await app.register(async (api) => {
+    await api.register(merchantApi, deps);
+    await api.register(cancelApi, deps);
+  }, { prefix: API_PREFIX });
+  await app.register(pages, deps);
+  app.get('/health', async () => ({ status: 'ok' }));
+  return app;
+}

@@ -1,0 +1,356 @@
+/**
+ * The 3-D Secure 2 request fields of spec §2.4–2.9 as data: one definition per field
+ * (type, size, format, allowed values, requirement rule), in the spec's table order,
+ * plus the compatibility fields existing clients send (DESIGN §2: billingEmail,
+ * billingFirstName/LastName, shippingEmail/FirstName/LastName, `browser`).
+ * The generic engine in validate.ts is the only code that reads these tables.
+ */
+
+// ── Allowed values, spelled exactly as the spec gives them ────────────────────────────
+
+export const scaReadyValues = ['yes', 'no'] as const;
+
+/** §2.5 */
+export const sequenceTypes = ['EXPRESS_CHECKOUT', 'RECURRING', 'INSTALMENT', 'UNSCHEDULED'] as const;
+export const sequenceModes = ['INITIAL', 'SUBSEQUENT'] as const;
+export const sequenceSources = ['CIT', 'MIT'] as const;
+export const industryPractices = ['INCREMENTAL', 'DELAYED_CHARGES', 'NO_SHOW', 'REAUTHORIZATION', 'RESUBMISSION'] as const;
+
+/** §2.6 */
+export const accountAgeIndicators = ['NO_ACCOUNT', 'CREATED_DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS'] as const;
+export const accountChangeIndicators = ['CHANGED_DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS'] as const;
+export const passwordChangeIndicators = ['NO_CHANGE', 'CHANGED_DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS'] as const;
+export const paymentAccountIndicators = ['NO_ACCOUNT', 'DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS'] as const;
+export const shippingAddressUsageIndicators = ['THIS_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS'] as const;
+export const shippingNameIndicators = ['IDENTICAL', 'DIFFERENT'] as const;
+export const suspiciousAccountActivities = ['NOT_SUSPICIOUS', 'SUSPICIOUS'] as const;
+export const authenticationMethods = ['NO_LOGIN', 'OWN_CREDENTIALS', 'FEDERATED_ID', 'ISSUER_CREDENTIALS', 'THIRD_PARTY_AUTH', 'FIDO_AUTH'] as const;
+
+/** §2.7 */
+export const challengeIndicators = ['NO_PREFERENCE', 'NO_CHALLENGE', 'REQUEST_BY_MERCHANT_PREFERENCE', 'REQUEST_FOR_MANDATE'] as const;
+export const transactionTypes = ['GOODS_AND_SERVICES_PURCHASE', 'CHECK_ACCEPTANCE', 'ACCOUNT_FUNDING', 'QUASI_CASH_TRANSACTION', 'PREPAID_ACTIVATION_AND_LOAD'] as const;
+
+/** §2.8 (`DIGITIAL_GOODS` spelled as given) */
+export const deliveryTimeframes = ['ELECTRONIC', 'SAME_DAY', 'OVERNIGHT', 'TWO_DAY_OR_MORE'] as const;
+export const preOrderPurchaseIndicators = ['AVAILABLE', 'FUTURE_AVAILABILITY'] as const;
+export const reorderItemsIndicators = ['FIRST_TIME', 'REORDERED'] as const;
+export const shippingIndicators = ['BILLING_ADDRESS', 'VERIFIED_ADDRESS', 'NOT_BILLING_ADDRESS', 'LOCAL_STORE_PICKUP', 'DIGITIAL_GOODS', 'TRAVEL_AND_EVENT_TICKETS', 'OTHER'] as const;
+
+/** §2.9; `48` accepted too (DESIGN §5: the spec lists the values twice, once with 48). */
+export const screenColorDepths = ['1', '4', '8', '15', '16', '24', '32', '48', '64'] as const;
+export const challengeWindowSizes = ['W250H400', 'W390H400', 'W500H600', 'W600H400', 'FULL_SCREEN'] as const;
+
+type OneOf<T extends readonly string[]> = T[number];
+
+// ── The normalized data the validator returns (only the fields that were given) ───────
+
+/** §2.5; the integer fields are normalized to numbers whether they came as numbers or strings. */
+export interface SequenceInfo {
+  type: OneOf<typeof sequenceTypes>;
+  instalmentMaxAuthorisations?: number;
+  recurringExpiry?: string;
+  recurringFrequency?: number;
+  mode?: OneOf<typeof sequenceModes>;
+  source?: OneOf<typeof sequenceSources>;
+  initialTransactionId?: string;
+  industryPractice?: OneOf<typeof industryPractices>;
+}
+
+/** §2.6 */
+export interface AccountInfo {
+  accountIdentifier?: string;
+  accountAgeIndicator?: OneOf<typeof accountAgeIndicators>;
+  accountCreationDate?: string;
+  accountChangeIndicator?: OneOf<typeof accountChangeIndicators>;
+  accountChangedDate?: string;
+  passwordChangeIndicator?: OneOf<typeof passwordChangeIndicators>;
+  passwordChangeDate?: string;
+  purchasesLast6Months?: string;
+  attemptsToAddLastDay?: string;
+  transactionLastDay?: string;
+  transactionLastYear?: string;
+  paymentAccountDate?: string;
+  paymentAccountIndicator?: OneOf<typeof paymentAccountIndicators>;
+  shippingAddressFirstUsage?: string;
+  shippingAddressUsageIndicator?: OneOf<typeof shippingAddressUsageIndicators>;
+  shippingNameIndicator?: OneOf<typeof shippingNameIndicators>;
+  suspiciousAccountActivity?: OneOf<typeof suspiciousAccountActivities>;
+  email?: string;
+  workPhoneNumber?: string;
+  workPhoneCountry?: string;
+  homePhoneNumber?: string;
+  homePhoneCountry?: string;
+  mobilePhoneNumber?: string;
+  mobilePhoneCountry?: string;
+  authenticationMethod?: OneOf<typeof authenticationMethods>;
+  authenticationTimestamp?: string;
+  dateOfBirth?: string;
+}
+
+/** §2.7; on vault enrollment only `transactionType` is kept (§4.2). */
+export interface ThreeDS2RequestInfo {
+  challengeIndicator?: OneOf<typeof challengeIndicators>;
+  transactionType?: OneOf<typeof transactionTypes>;
+}
+
+/** §2.8, with `passwordChangeIndicator` as request samples carry it (§2.8 note). */
+export interface MerchantRiskIndicator {
+  deliveryEmailAddress?: string;
+  deliveryTimeframe?: OneOf<typeof deliveryTimeframes>;
+  giftCardAmount?: string;
+  giftCardCount?: string;
+  giftCardCurrency?: string;
+  preOrderDate?: string;
+  preOrderPurchaseIndicator?: OneOf<typeof preOrderPurchaseIndicators>;
+  reorderItemsIndicator?: OneOf<typeof reorderItemsIndicators>;
+  shippingIndicator?: OneOf<typeof shippingIndicators>;
+  passwordChangeIndicator?: OneOf<typeof passwordChangeIndicators>;
+}
+
+/** §2.9 */
+export interface BrowserInfo {
+  javaEnabled: boolean;
+  acceptHeaders: string;
+  ipAddress: string;
+  language: string;
+  screenColorDepth: OneOf<typeof screenColorDepths>;
+  screenHeight: string;
+  screenWidth: string;
+  timeZone: string;
+  userAgent: string;
+  challengeWindowSize: OneOf<typeof challengeWindowSizes>;
+}
+
+/** §2.4 top-level strings plus the compatibility name and e-mail fields. */
+export interface BillingAndShipping {
+  billingAddress?: string;
+  billingCity?: string;
+  billingState?: string;
+  billingPostalCode?: string;
+  billingCountry?: string;
+  billingHouseNumber?: string;
+  billingHouseExtension?: string;
+  billingPhoneNumber?: string;
+  billingPhoneCountry?: string;
+  shippingAddress?: string;
+  shippingCity?: string;
+  shippingState?: string;
+  shippingPostalCode?: string;
+  shippingCountry?: string;
+  shippingHouseNumber?: string;
+  shippingHouseExtension?: string;
+  billingEmail?: string;
+  billingFirstName?: string;
+  billingLastName?: string;
+  shippingEmail?: string;
+  shippingFirstName?: string;
+  shippingLastName?: string;
+}
+
+export interface ThreeDSData extends BillingAndShipping {
+  /** Always present: `no` when not given (§2.4). */
+  scaReady: OneOf<typeof scaReadyValues>;
+  sequenceInfo?: SequenceInfo;
+  accountInfo?: AccountInfo;
+  threeds2RequestInfo?: ThreeDS2RequestInfo;
+  merchantRiskIndicator?: MerchantRiskIndicator;
+  browserInfo?: BrowserInfo;
+  /** Older partial form of `browserInfo` (DESIGN §2), kept as given. */
+  browser?: Partial<BrowserInfo>;
+}
+
+// ── Field definitions ─────────────────────────────────────────────────────────────────
+
+export type FieldType = 'string' | 'integer' | 'boolean';
+
+export type Format =
+  | 'digits'
+  | 'date'
+  | 'timestamp'
+  | 'country'
+  | 'subdivision'
+  | 'callingCode'
+  | 'email'
+  | 'languageTag'
+  | 'ipAddress'
+  | 'currencyNumeric'
+  | 'minutesOffset';
+
+/** A conditional requirement (§2.5): every listed sibling field has one of the listed values. */
+export interface Condition {
+  when: Readonly<Record<string, readonly string[]>>;
+  /** …and the request carries no `details.vaultAccessToken`. */
+  unlessVaultToken?: true;
+}
+
+export interface FieldSpec {
+  type: FieldType;
+  /** Sizes in characters (digits for an integer); "1-3" is min 1, max 3; a single number is a max. */
+  min?: number;
+  max?: number;
+  format?: Format;
+  enum?: readonly string[];
+  /** Smallest value of an integer field. */
+  minValue?: number;
+  /** `always`: whenever the enclosing object is given; `sca`: the spec's "S" (required if scaReady = yes). */
+  required?: 'always' | 'sca' | Condition;
+  /** For `subdivision`: the sibling field with the country it must belong to. */
+  countryField?: string;
+  /** Only validated and kept for this operation (§4.2: enrollment ignores challengeIndicator). */
+  onlyFor?: 'payment';
+}
+
+/** A `…PhoneNumber` / `…PhoneCountry` pair that the phone adaptation of §2.4 may fill from one combined number. */
+export interface PhonePair {
+  number: string;
+  country: string;
+}
+
+export interface ObjectSpec {
+  /** JSON pointer of the object from the body root ('' for the body itself). */
+  pointer: string;
+  fields: Readonly<Record<string, FieldSpec>>;
+  phonePairs?: readonly PhonePair[];
+  /** §2.9: if any field is given, all must be. */
+  allOrNothing?: true;
+}
+
+type Table<T> = { readonly [K in keyof Required<T>]: FieldSpec };
+
+const text = (max: number, required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max, required });
+const oneOf = (values: readonly string[]): FieldSpec => ({ type: 'string', enum: values });
+const date: FieldSpec = { type: 'string', max: 8, format: 'date' };
+const count = (min: number, max: number): FieldSpec => ({ type: 'string', min, max, format: 'digits' });
+const country = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 2, format: 'country', required });
+const state = (countryField: string, required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 3, format: 'subdivision', countryField, required });
+const email: FieldSpec = { type: 'string', min: 1, max: 254, format: 'email' };
+/** DESIGN §5: a subscriber section is 1 to 15 digits, whatever the field's printed size. */
+const phoneNumber = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 15, format: 'digits', required });
+const phoneCountry = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 3, format: 'callingCode', required });
+/** §2.5 integers of "size 3": a number or a digit string, at least 1. */
+const integer3: FieldSpec = { type: 'integer', max: 3, minValue: 1 };
+
+/** §2.4 plus the compatibility fields. Names of existing clients are limited to 100 characters. */
+export const topLevelFields = {
+  scaReady: oneOf(scaReadyValues),
+  billingAddress: text(50, 'sca'),
+  billingCity: text(50, 'sca'),
+  billingState: state('billingCountry', 'sca'),
+  billingPostalCode: text(16, 'sca'),
+  billingCountry: country('sca'),
+  billingHouseNumber: text(10),
+  billingHouseExtension: text(10),
+  billingPhoneNumber: phoneNumber('sca'),
+  billingPhoneCountry: phoneCountry('sca'),
+  shippingAddress: text(50),
+  shippingCity: text(50),
+  shippingState: state('shippingCountry'),
+  shippingPostalCode: text(16),
+  shippingCountry: country(),
+  shippingHouseNumber: text(10),
+  shippingHouseExtension: text(10),
+  billingEmail: email,
+  billingFirstName: text(100),
+  billingLastName: text(100),
+  shippingEmail: email,
+  shippingFirstName: text(100),
+  shippingLastName: text(100),
+} as const satisfies Table<BillingAndShipping & { scaReady: string }>;
+
+const recurringOrInstalmentOrUnscheduled = ['RECURRING', 'INSTALMENT', 'UNSCHEDULED'] as const;
+
+export const sequenceInfoFields = {
+  type: { ...oneOf(sequenceTypes), required: 'always' },
+  instalmentMaxAuthorisations: { ...integer3, required: { when: { type: ['INSTALMENT'], mode: ['INITIAL'] } } },
+  recurringExpiry: { ...date, required: { when: { type: ['RECURRING'], mode: ['INITIAL'] } } },
+  recurringFrequency: { ...integer3, required: { when: { type: ['RECURRING'], mode: ['INITIAL'] } } },
+  mode: { ...oneOf(sequenceModes), required: { when: { type: recurringOrInstalmentOrUnscheduled } } },
+  source: { ...oneOf(sequenceSources), required: { when: { type: recurringOrInstalmentOrUnscheduled } } },
+  initialTransactionId: text(20, { when: { type: recurringOrInstalmentOrUnscheduled }, unlessVaultToken: true }),
+  industryPractice: oneOf(industryPractices),
+} as const satisfies Table<SequenceInfo>;
+
+export const accountInfoFields = {
+  accountIdentifier: text(64),
+  accountAgeIndicator: oneOf(accountAgeIndicators),
+  accountCreationDate: date,
+  accountChangeIndicator: oneOf(accountChangeIndicators),
+  accountChangedDate: date,
+  passwordChangeIndicator: oneOf(passwordChangeIndicators),
+  passwordChangeDate: date,
+  purchasesLast6Months: count(1, 4),
+  attemptsToAddLastDay: count(1, 3),
+  transactionLastDay: count(1, 2),
+  transactionLastYear: count(1, 3),
+  paymentAccountDate: date,
+  paymentAccountIndicator: oneOf(paymentAccountIndicators),
+  shippingAddressFirstUsage: date,
+  shippingAddressUsageIndicator: oneOf(shippingAddressUsageIndicators),
+  shippingNameIndicator: oneOf(shippingNameIndicators),
+  suspiciousAccountActivity: oneOf(suspiciousAccountActivities),
+  email,
+  workPhoneNumber: phoneNumber(),
+  workPhoneCountry: phoneCountry(),
+  homePhoneNumber: phoneNumber(),
+  homePhoneCountry: phoneCountry(),
+  mobilePhoneNumber: phoneNumber(),
+  mobilePhoneCountry: phoneCountry(),
+  authenticationMethod: oneOf(authenticationMethods),
+  authenticationTimestamp: { type: 'string', max: 12, format: 'timestamp' },
+  dateOfBirth: date,
+} as const satisfies Table<AccountInfo>;
+
+export const threeds2RequestInfoFields = {
+  challengeIndicator: { ...oneOf(challengeIndicators), onlyFor: 'payment' },
+  transactionType: oneOf(transactionTypes),
+} as const satisfies Table<ThreeDS2RequestInfo>;
+
+export const merchantRiskIndicatorFields = {
+  deliveryEmailAddress: email,
+  deliveryTimeframe: oneOf(deliveryTimeframes),
+  giftCardAmount: count(1, 15),
+  giftCardCount: count(1, 15),
+  giftCardCurrency: { type: 'string', min: 1, max: 3, format: 'currencyNumeric' },
+  preOrderDate: date,
+  preOrderPurchaseIndicator: oneOf(preOrderPurchaseIndicators),
+  reorderItemsIndicator: oneOf(reorderItemsIndicators),
+  shippingIndicator: oneOf(shippingIndicators),
+  passwordChangeIndicator: oneOf(passwordChangeIndicators),
+} as const satisfies Table<MerchantRiskIndicator>;
+
+export const browserInfoFields = {
+  javaEnabled: { type: 'boolean' },
+  acceptHeaders: text(2048),
+  ipAddress: { type: 'string', min: 1, max: 45, format: 'ipAddress' },
+  language: { type: 'string', min: 1, max: 8, format: 'languageTag' },
+  screenColorDepth: { type: 'string', min: 1, max: 2, enum: screenColorDepths },
+  screenHeight: count(1, 6),
+  screenWidth: count(1, 6),
+  timeZone: { type: 'string', min: 1, max: 5, format: 'minutesOffset' },
+  userAgent: text(2048),
+  challengeWindowSize: oneOf(challengeWindowSizes),
+} as const satisfies Table<BrowserInfo>;
+
+/** The objects this module validates, keyed by their top-level request field (in spec order). */
+export const objectSpecs = {
+  sequenceInfo: { pointer: '/sequenceInfo', fields: sequenceInfoFields },
+  accountInfo: {
+    pointer: '/accountInfo',
+    fields: accountInfoFields,
+    phonePairs: [
+      { number: 'workPhoneNumber', country: 'workPhoneCountry' },
+      { number: 'homePhoneNumber', country: 'homePhoneCountry' },
+      { number: 'mobilePhoneNumber', country: 'mobilePhoneCountry' },
+    ],
+  },
+  threeds2RequestInfo: { pointer: '/threeds2RequestInfo', fields: threeds2RequestInfoFields },
+  merchantRiskIndicator: { pointer: '/merchantRiskIndicator', fields: merchantRiskIndicatorFields },
+  browserInfo: { pointer: '/browserInfo', fields: browserInfoFields, allOrNothing: true },
+  browser: { pointer: '/browser', fields: browserInfoFields },
+} as const satisfies Record<string, ObjectSpec>;
+
+export const topLevelSpec: ObjectSpec = {
+  pointer: '',
+  fields: topLevelFields,
+  phonePairs: [{ number: 'billingPhoneNumber', country: 'billingPhoneCountry' }],
+};

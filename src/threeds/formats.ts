@@ -1,0 +1,139 @@
+/**
+ * Format checks for the 3-D Secure 2 request fields (spec §2.4–2.9), each backed by
+ * well-kept data packages rather than hand-written lists: ISO 3166-1/3166-2 (iso-3166),
+ * ITU-T E.164 country calling codes (libphonenumber-js metadata), ISO 4217 numeric codes
+ * (currency-codes), RFC 5322 addr-spec (email-addresses), BCP 47 (bcp-47), IP (node:net).
+ * All lookup tables are built once at module load; every check is allocation-free on
+ * the common path.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+import { iso31661, iso31662 } from 'iso-3166';
+import phoneMetadata from 'libphonenumber-js/min/metadata';
+import currencyCodes from 'currency-codes';
+import emailAddresses from 'email-addresses';
+import { parse as parseLanguageTag } from 'bcp-47';
+
+const alpha2ToNumeric = new Map<string, string>(iso31661.map((c) => [c.alpha2, c.numeric]));
+
+/** `NL` → `{NH, ZH, …}`: the subdivision part of every ISO 3166-2 code, nested ones included. */
+const subdivisionsByCountry = new Map<string, Set<string>>();
+for (const { code } of iso31662) {
+  const dash = code.indexOf('-');
+  const country = code.slice(0, dash);
+  let parts = subdivisionsByCountry.get(country);
+  if (!parts) subdivisionsByCountry.set(country, (parts = new Set()));
+  parts.add(code.slice(dash + 1));
+}
+
+/** Geographic and non-geographic (+800, +882, …) E.164 country calling codes. */
+const callingCodes = new Set<string>([
+  ...Object.keys(phoneMetadata.country_calling_codes),
+  ...Object.keys(phoneMetadata.nonGeographic ?? {}),
+]);
+
+const currencyNumericCodes = new Set<string>(currencyCodes.data.map((c) => c.number));
+const currencyByAlpha = new Map(currencyCodes.data.map((c) => [c.code, c] as const));
+
+/** ISO 3166-1 alpha-2 of an assigned country; expects upper case. */
+export function isCountryAlpha2(code: string): boolean {
+  return alpha2ToNumeric.has(code);
+}
+
+/** ISO 3166-1 numeric (3 digits) of an assigned alpha-2 country code. */
+export function countryNumeric(alpha2: string): string | undefined {
+  return alpha2ToNumeric.get(alpha2.toUpperCase());
+}
+
+/** Shape of an ISO 3166-2 subdivision part (`NH`, `CA`, `01`, `BFS`); expects upper case. */
+export function isSubdivisionShape(part: string): boolean {
+  return /^[A-Z0-9]{1,3}$/.test(part);
+}
+
+/** `NH` is a subdivision of `NL` (ISO 3166-2 `NL-NH`); both upper case. */
+export function isSubdivisionOf(country: string, part: string): boolean {
+  return subdivisionsByCountry.get(country)?.has(part) ?? false;
+}
+
+/** An assigned ITU-T E.164 country calling code, digits only (`31`, `1`, `44`, `800`). */
+export function isCallingCode(code: string): boolean {
+  return callingCodes.has(code);
+}
+
+export function isDigits(value: string): boolean {
+  return /^[0-9]+$/.test(value);
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+function isDatePart(value: string): boolean {
+  const year = +value.slice(0, 4);
+  const month = +value.slice(4, 6);
+  const day = +value.slice(6, 8);
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+/** `YYYYMMDD` naming a real (proleptic Gregorian) calendar date, year 0001–9999. */
+export function isCalendarDate(value: string): boolean {
+  return value.length === 8 && isDigits(value) && isDatePart(value);
+}
+
+/** `YYYYMMDDHHMM` naming a real date and a time of day 00:00–23:59 (UTC, §2.6). */
+export function isTimestamp(value: string): boolean {
+  return value.length === 12 && isDigits(value) && isDatePart(value) && +value.slice(8, 10) <= 23 && +value.slice(10, 12) <= 59;
+}
+
+// RFC 5322 §3.2.3 atext and dot-atom-text: the shape nearly every real address has.
+const atext = "[A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~]+";
+const dotAtomAddress = new RegExp(`^${atext}(?:\\.${atext})*@${atext}(?:\\.${atext})*$`);
+
+/**
+ * RFC 5322 §3.4.1 addr-spec (`local-part "@" domain`), without display name, angle
+ * brackets, comments or surrounding whitespace; obsolete forms are refused. The common
+ * dot-atom form is recognised by a regular expression of the RFC's own grammar; only
+ * the rest (quoted local parts, domain literals, junk) goes through the full parser.
+ */
+export function isEmailAddress(value: string): boolean {
+  if (dotAtomAddress.test(value)) return true;
+  if (!value.includes('@')) return false;
+  const parsed = emailAddresses.parseOneAddress({ input: value, rfc6532: false, strict: true, simple: false });
+  if (!parsed || parsed.type !== 'mailbox') return false;
+  const mailbox = parsed as emailAddresses.ParsedMailbox;
+  return mailbox.parts.name === null && mailbox.parts.comments.length === 0 && mailbox.parts.address.tokens === value;
+}
+
+let languageTagWarned = false;
+const onLanguageTagWarning = (): undefined => {
+  languageTagWarned = true;
+  return undefined;
+};
+
+/** A well-formed IETF BCP 47 language tag (`en`, `nl-NL`, `zh-Hans-CN`). */
+export function isLanguageTag(value: string): boolean {
+  languageTagWarned = false;
+  const schema = parseLanguageTag(value, { forgiving: false, normalize: false, warning: onLanguageTagWarning });
+  if (languageTagWarned) return false;
+  return Boolean(schema.language || schema.irregular || schema.regular || schema.privateuse.length > 0);
+}
+
+export function isIpAddress(value: string): boolean {
+  return isIPv4(value) || isIPv6(value);
+}
+
+/** An existing ISO 4217 numeric currency code, 3 digits (`978`). */
+export function isCurrencyNumeric(value: string): boolean {
+  return currencyNumericCodes.has(value);
+}
+
+/** ISO 4217 numeric code and minor-unit exponent of an alphabetic currency code (any case). */
+export function currencyNumeric(alpha: string): { numeric: string; exponent: number } | undefined {
+  const c = currencyByAlpha.get(alpha.toUpperCase());
+  return c ? { numeric: c.number, exponent: c.digits } : undefined;
+}
+
+/** A signed whole number of minutes (`-120`, `60`, `+330`): the browser's offset from UTC. */
+export function isMinutesOffset(value: string): boolean {
+  return /^[+-]?[0-9]+$/.test(value);
+}

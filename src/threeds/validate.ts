@@ -1,0 +1,364 @@
+/**
+ * Validation of the 3-D Secure 2 request data (spec §2.4–2.9): one generic engine runs
+ * the field tables of fields.ts, applies the phone adaptation (§2.4) and the e-mail
+ * defaults (§2.4/2.6/2.8), and returns every failing field at once together with the
+ * normalized data to store. Pure: no I/O, no clock.
+ */
+import type { FieldError } from '../problem.ts';
+import {
+  objectSpecs,
+  topLevelFields,
+  topLevelSpec,
+  type BillingAndShipping,
+  type Condition,
+  type FieldSpec,
+  type Format,
+  type ObjectSpec,
+  type PhonePair,
+  type ThreeDSData,
+} from './fields.ts';
+import {
+  isCalendarDate,
+  isCallingCode,
+  isCountryAlpha2,
+  isCurrencyNumeric,
+  isDigits,
+  isEmailAddress,
+  isIpAddress,
+  isLanguageTag,
+  isMinutesOffset,
+  isSubdivisionOf,
+  isSubdivisionShape,
+  isTimestamp,
+} from './formats.ts';
+import { splitInternationalNumber } from './phone.ts';
+
+export type { ThreeDSData } from './fields.ts';
+
+export interface ThreeDSContext {
+  /** 'payment' = POST /payment; 'enrollment' = vault enrollment POST /token (§4.2: there threeds2RequestInfo only carries transactionType; challengeIndicator is ignored) */
+  operation: 'payment' | 'enrollment';
+  /** request has details.vaultAccessToken (relaxes sequenceInfo.initialTransactionId) */
+  usesVaultToken: boolean;
+  /** the merchant captured card data itself (direct wallet-token flow, hybrid wallet flow): browserInfo is then required */
+  merchantCapturesCardData: boolean;
+}
+
+type ErrorCode = 'required' | 'conditional_required' | 'type' | 'max_length' | 'min_length' | 'format' | 'enum' | 'date';
+
+/** One table row made ready at module load: pointer and every message it can produce. */
+interface CompiledField {
+  name: string;
+  pointer: string;
+  spec: FieldSpec;
+  typeMessage: string;
+  maxMessage: string;
+  minMessage: string;
+  enumValues: ReadonlySet<string> | undefined;
+  enumMessage: string;
+  formatCode: ErrorCode;
+  formatMessage: string;
+  /** For subdivisions: the message when the country is known. */
+  formatMessageForCountry: string;
+  requiredMessage: string;
+}
+
+interface CompiledObject {
+  spec: ObjectSpec;
+  fields: readonly CompiledField[];
+  phonePairs: readonly PhonePair[];
+  allOrNothingMessage: string;
+}
+
+const formatMessages: Record<Format, string> = {
+  digits: 'must contain digits only',
+  date: 'must be a real calendar date in the form YYYYMMDD',
+  timestamp: 'must be a real UTC date and time in the form YYYYMMDDHHMM',
+  country: 'must be an ISO 3166-1 alpha-2 country code (e.g. NL)',
+  subdivision: 'must be an ISO 3166-2 subdivision code, the part after the country (e.g. NH for NL-NH)',
+  callingCode: 'must be an ITU-T E.164 country calling code, digits only (e.g. 31, 1, 44)',
+  email: 'must be an RFC 5322 e-mail address (addr-spec, e.g. name@example.com)',
+  languageTag: 'must be an IETF BCP 47 language tag (e.g. en-US)',
+  ipAddress: 'must be an IPv4 or IPv6 address',
+  currencyNumeric: 'must be an existing ISO 4217 numeric currency code (e.g. 978)',
+  minutesOffset: 'must be a whole number of minutes, optionally signed (e.g. -120, 60)',
+};
+
+function listValues(values: readonly string[], conjunction: string): string {
+  return values.length === 1 ? values[0] : `${values.slice(0, -1).join(', ')} ${conjunction} ${values[values.length - 1]}`;
+}
+
+/** "required when type is RECURRING and mode is INITIAL" */
+export function conditionMessage(condition: Condition): string {
+  const parts = Object.entries(condition.when).map(([field, values]) => `${field} is ${listValues(values, 'or')}`);
+  if (condition.unlessVaultToken) parts.push('no vault access token is used');
+  return `required when ${listValues(parts, 'and')}`;
+}
+
+function compileField(objectPointer: string, name: string, spec: FieldSpec): CompiledField {
+  const unit = spec.type === 'integer' ? 'digits' : 'characters';
+  const objectName = objectPointer.slice(1);
+  const required = spec.required;
+  return {
+    name,
+    pointer: `${objectPointer}/${name}`,
+    spec,
+    typeMessage:
+      spec.type === 'integer'
+        ? 'must be a whole number, as a JSON number or a numeric string'
+        : spec.type === 'boolean'
+          ? 'must be true or false'
+          : 'must be a string',
+    maxMessage: `must be at most ${spec.max} ${unit}`,
+    minMessage: `must be at least ${spec.min} ${unit}`,
+    enumValues: spec.enum ? new Set(spec.enum) : undefined,
+    enumMessage: spec.enum ? `must be one of ${spec.enum.join(', ')}` : '',
+    formatCode: spec.format === 'date' || spec.format === 'timestamp' ? 'date' : 'format',
+    formatMessage: spec.format ? formatMessages[spec.format] : 'must be a whole number',
+    formatMessageForCountry: `must be an ISO 3166-2 subdivision code of the country in ${spec.countryField}, the part after the country (e.g. NH for NL)`,
+    requiredMessage:
+      required === 'always'
+        ? `required when ${objectName} is given`
+        : required === 'sca'
+          ? 'required when scaReady is yes'
+          : required
+            ? conditionMessage(required)
+            : '',
+  };
+}
+
+function compileObject(spec: ObjectSpec): CompiledObject {
+  return {
+    spec,
+    fields: Object.entries(spec.fields).map(([name, field]) => compileField(spec.pointer, name, field)),
+    phonePairs: spec.phonePairs ?? [],
+    allOrNothingMessage: `required when any ${spec.pointer.slice(1)} field is given (all or nothing)`,
+  };
+}
+
+const compiledTopLevel = compileObject(topLevelSpec);
+const compiledObjects = Object.entries(objectSpecs).map(([name, spec]) => [name, compileObject(spec)] as const);
+const browserInfoFieldCount = Object.keys(objectSpecs.browserInfo.fields).length;
+
+/** The top-level request fields this module owns, so the lead's validator knows which keys are yours. */
+export const threeDSTopLevelFields: readonly string[] = Object.freeze([...Object.keys(topLevelFields), ...Object.keys(objectSpecs)]);
+
+const echoedFieldNames = Object.keys(topLevelFields).filter((name) => name !== 'scaReady') as (keyof BillingAndShipping)[];
+
+/** Existing clients send `""` (and JSON null) for unset optional fields: both mean absent. */
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(errors: FieldError[], field: CompiledField, code: ErrorCode, message: string): undefined {
+  errors.push({ field: field.pointer, code, message });
+  return undefined;
+}
+
+function conditionHolds(condition: Condition, object: Record<string, unknown>, ctx: ThreeDSContext): boolean {
+  if (condition.unlessVaultToken && ctx.usesVaultToken) return false;
+  for (const field in condition.when) {
+    const value = object[field];
+    if (typeof value !== 'string' || !condition.when[field].includes(value)) return false;
+  }
+  return true;
+}
+
+function checkFormat(format: Format, value: string): boolean {
+  switch (format) {
+    case 'digits':
+      return isDigits(value);
+    case 'date':
+      return isCalendarDate(value);
+    case 'timestamp':
+      return isTimestamp(value);
+    case 'country':
+      return isCountryAlpha2(value);
+    case 'callingCode':
+      return isCallingCode(value);
+    case 'email':
+      return isEmailAddress(value);
+    case 'languageTag':
+      return isLanguageTag(value);
+    case 'ipAddress':
+      return isIpAddress(value);
+    case 'currencyNumeric':
+      return isCurrencyNumeric(value);
+    case 'minutesOffset':
+      return isMinutesOffset(value);
+    case 'subdivision':
+      return isSubdivisionShape(value);
+  }
+}
+
+/** Checks one given value against its row: the first rule it breaks is its one error. Returns the normalized value. */
+function checkValue(field: CompiledField, value: unknown, object: Record<string, unknown>, errors: FieldError[]): unknown {
+  const spec = field.spec;
+  if (spec.type === 'boolean') return typeof value === 'boolean' ? value : fail(errors, field, 'type', field.typeMessage);
+
+  if (spec.type === 'integer') {
+    let digits: string;
+    if (typeof value === 'number') {
+      if (!Number.isSafeInteger(value) || value < 0) return fail(errors, field, 'format', field.formatMessage);
+      digits = String(value);
+    } else if (typeof value === 'string') {
+      if (spec.max !== undefined && value.length > spec.max) return fail(errors, field, 'max_length', field.maxMessage);
+      if (!isDigits(value)) return fail(errors, field, 'format', field.formatMessage);
+      digits = value;
+    } else {
+      return fail(errors, field, 'type', field.typeMessage);
+    }
+    if (spec.max !== undefined && digits.length > spec.max) return fail(errors, field, 'max_length', field.maxMessage);
+    const number = Number(digits);
+    if (spec.minValue !== undefined && number < spec.minValue) return fail(errors, field, 'format', `must be at least ${spec.minValue}`);
+    return number;
+  }
+
+  if (typeof value !== 'string') return fail(errors, field, 'type', field.typeMessage);
+  if (spec.max !== undefined && value.length > spec.max) return fail(errors, field, 'max_length', field.maxMessage);
+  if (spec.min !== undefined && value.length < spec.min) return fail(errors, field, 'min_length', field.minMessage);
+  if (field.enumValues && !field.enumValues.has(value)) return fail(errors, field, 'enum', field.enumMessage);
+  const format = spec.format;
+  if (format === undefined) return value;
+  if (format === 'country') {
+    const upper = value.toUpperCase();
+    return isCountryAlpha2(upper) ? upper : fail(errors, field, 'format', field.formatMessage);
+  }
+  if (format === 'subdivision') {
+    const upper = value.toUpperCase();
+    const country = object[spec.countryField as string];
+    const countryUpper = typeof country === 'string' ? country.toUpperCase() : '';
+    if (isCountryAlpha2(countryUpper)) {
+      return isSubdivisionOf(countryUpper, upper) ? upper : fail(errors, field, 'format', field.formatMessageForCountry);
+    }
+    return isSubdivisionShape(upper) ? upper : fail(errors, field, 'format', field.formatMessage);
+  }
+  return checkFormat(format, value) ? value : fail(errors, field, field.formatCode, field.formatMessage);
+}
+
+/** §2.4 phone adaptation: a combined international number without its country is split before validation. */
+function splitPhones(pairs: readonly PhonePair[], object: Record<string, unknown>): Record<string, unknown> {
+  let result = object;
+  for (const pair of pairs) {
+    const number = object[pair.number];
+    if (typeof number !== 'string' || !isAbsent(object[pair.country])) continue;
+    const split = splitInternationalNumber(number);
+    if (!split) continue;
+    if (result === object) result = { ...object };
+    result[pair.number] = split.subscriberNumber;
+    result[pair.country] = split.countryCallingCode;
+  }
+  return result;
+}
+
+interface Run {
+  ctx: ThreeDSContext;
+  scaReady: boolean;
+  errors: FieldError[];
+}
+
+/** Validates one object against its table; returns the normalized given fields (possibly none). */
+function validateObject(compiled: CompiledObject, given: Record<string, unknown>, run: Run, into: Record<string, unknown>): number {
+  const object = compiled.phonePairs.length > 0 ? splitPhones(compiled.phonePairs, given) : given;
+  let allRequired = false;
+  if (compiled.spec.allOrNothing) {
+    for (const field of compiled.fields) {
+      if (!isAbsent(object[field.name])) {
+        allRequired = true;
+        break;
+      }
+    }
+  }
+  let stored = 0;
+  for (const field of compiled.fields) {
+    const spec = field.spec;
+    if (spec.onlyFor !== undefined && spec.onlyFor !== run.ctx.operation) continue;
+    const value = object[field.name];
+    if (isAbsent(value)) {
+      const required = spec.required;
+      if (allRequired) {
+        run.errors.push({ field: field.pointer, code: 'conditional_required', message: compiled.allOrNothingMessage });
+      } else if (required === 'always' || (required === 'sca' && run.scaReady)) {
+        run.errors.push({ field: field.pointer, code: 'required', message: field.requiredMessage });
+      } else if (typeof required === 'object' && conditionHolds(required, object, run.ctx)) {
+        run.errors.push({ field: field.pointer, code: 'conditional_required', message: field.requiredMessage });
+      }
+      continue;
+    }
+    const normalized = checkValue(field, value, object, run.errors);
+    if (normalized !== undefined) {
+      into[field.name] = normalized;
+      stored++;
+    }
+  }
+  return stored;
+}
+
+export function validateThreeDS(body: Record<string, unknown>, ctx: ThreeDSContext): { errors: FieldError[]; data: ThreeDSData } {
+  const run: Run = { ctx, scaReady: body.scaReady === 'yes', errors: [] };
+  const data: Record<string, unknown> = {};
+  validateObject(compiledTopLevel, body, run, data);
+  data.scaReady ??= 'no';
+
+  for (const [name, compiled] of compiledObjects) {
+    const value = body[name];
+    if (isAbsent(value)) continue;
+    if (!isPlainObject(value)) {
+      run.errors.push({ field: compiled.spec.pointer, code: 'type', message: 'must be an object' });
+      continue;
+    }
+    const normalized: Record<string, unknown> = {};
+    if (validateObject(compiled, value, run, normalized) > 0) data[name] = normalized;
+  }
+
+  if (ctx.merchantCapturesCardData && !isPlainObject(data.browserInfo) && !browserInfoGiven(body.browserInfo)) {
+    const legacy = data.browser;
+    const legacyComplete = isPlainObject(legacy) && Object.keys(legacy).length === browserInfoFieldCount;
+    if (!legacyComplete) run.errors.push({ field: '/browserInfo', code: 'required', message: 'required when the merchant captures card data itself' });
+  }
+
+  applyEmailDefaults(body, data);
+  return { errors: run.errors, data: data as unknown as ThreeDSData };
+}
+
+/** A browserInfo object with at least one field given (it then carries its own errors). */
+function browserInfoGiven(value: unknown): boolean {
+  if (isAbsent(value)) return false;
+  if (!isPlainObject(value)) return true;
+  for (const key in objectSpecs.browserInfo.fields) if (!isAbsent(value[key])) return true;
+  return false;
+}
+
+/**
+ * §2.6/§2.8 defaults: accountInfo.email ← billingEmail; merchantRiskIndicator.deliveryEmailAddress
+ * ← billingEmail, else shippingEmail. Applied whenever the (valid) source is there and the
+ * target was not given, creating the object if the request had none, so the issuer gets
+ * the address either way. Never over a given (even invalid) value or a malformed object.
+ */
+function applyEmailDefaults(body: Record<string, unknown>, data: Record<string, unknown>): void {
+  const billingEmail = data.billingEmail as string | undefined;
+  const shippingEmail = data.shippingEmail as string | undefined;
+  if (billingEmail !== undefined) defaultInto(body, data, 'accountInfo', 'email', billingEmail);
+  const delivery = billingEmail ?? shippingEmail;
+  if (delivery !== undefined) defaultInto(body, data, 'merchantRiskIndicator', 'deliveryEmailAddress', delivery);
+}
+
+function defaultInto(body: Record<string, unknown>, data: Record<string, unknown>, objectName: string, field: string, value: string): void {
+  const given = body[objectName];
+  if (!isAbsent(given) && !(isPlainObject(given) && isAbsent(given[field]))) return;
+  data[objectName] = { ...(data[objectName] as Record<string, unknown> | undefined), [field]: value };
+}
+
+/** The top-level fields to echo in the payment object (spec §2.1 "billing fields … are echoed"): billing* and shipping* strings incl. billingEmail/FirstName/LastName, shippingEmail/FirstName/LastName. */
+export function echoedFields(data: ThreeDSData): Record<string, string> {
+  const echoed: Record<string, string> = {};
+  for (const name of echoedFieldNames) {
+    const value = data[name];
+    if (value !== undefined) echoed[name] = value;
+  }
+  return echoed;
+}

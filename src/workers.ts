@@ -1,0 +1,16 @@
+/** Background work run inside the server process (RUN_WORKERS=true): expiry and housekeeping. */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { Store } from './store/store.ts';
+import { startExpirySweeper } from './payments/expiry.ts';
+import { purgeIdempotencyRecords } from './api/idempotency.ts';
+
+export function startWorkers(config: Config, store: Store, log: FastifyBaseLogger): () => Promise<void> {
+  const stopExpiry = startExpirySweeper(store, config.expirySweepIntervalMs, (err) => log.error({ err }, 'expiry sweep failed'));
+  const purge = setInterval(() => purgeIdempotencyRecords(store).catch((err) => log.error({ err }, 'idempotency purge failed')), 3600_000);
+  purge.unref();
+  return async () => {
+    clearInterval(purge);
+    await stopExpiry();
+  };
+}
