@@ -9,10 +9,10 @@ import { createMerchant, rotateApiKey } from '../merchants/merchants.ts';
 import { listMerchants } from '../store/merchants.ts';
 import type { Mode } from '../store/schema.ts';
 
-async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
+async function withStore<T>(work: (store: Store) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const store = await openStore(loadConfig());
   try {
-    await store.migrate();
+    if (migrate) await store.migrate();
     return await work(store);
   } finally {
     await store.close();
@@ -35,7 +35,7 @@ program
     withStore(async (store) => {
       const applied = await store.migrate();
       print(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-    }),
+    }, { migrate: false }),
   );
 
 const merchant = program.command('merchant').description('manage merchants');
