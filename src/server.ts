@@ -4,7 +4,8 @@ import type { Config } from './config.ts';
 import type { Store } from './store/store.ts';
 import { KeyResolver } from './merchants/merchants.ts';
 import { installErrorHandling } from './api/errors.ts';
-import { cancelApi, merchantApi } from './api/payments.ts';
+import { cancelApi, paymentsApi } from './api/payments.ts';
+import { authenticate } from './api/auth.ts';
 import { pages } from './pages/routes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -32,7 +33,15 @@ export async function buildServer(config: Config, store: Store, options: { logge
   const keys = new KeyResolver(store, config.apiKeyCacheMs);
   const deps = { config, store, keys };
   await app.register(async (api) => {
-    await api.register(merchantApi, deps);
+    // Every route in this scope needs an API key; request.caller is its merchant and mode.
+    await api.register(async (authenticated) => {
+      authenticated.decorateRequest('caller', null as never);
+      authenticated.addHook('onRequest', async (request) => {
+        request.caller = (await authenticate(request, keys, true))!;
+      });
+      await authenticated.register(paymentsApi, deps);
+    });
+    // Capability-token routes: the token authorises; an API key is optional.
     await api.register(cancelApi, deps);
   }, { prefix: API_PREFIX });
   await app.register(pages, deps);

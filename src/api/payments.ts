@@ -13,7 +13,7 @@ import { authenticate } from './auth.ts';
 import { runIdempotent, type Outcome } from './idempotency.ts';
 import type { TransactionRow } from '../store/schema.ts';
 
-interface Deps {
+export interface Deps {
   config: Config;
   store: Store;
   keys: KeyResolver;
@@ -44,13 +44,8 @@ const idempotencyReferenceOf = (request: FastifyRequest) => {
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** Routes that need an API key. */
-export async function merchantApi(app: FastifyInstance, { config, store, keys }: Deps) {
-  app.decorateRequest('caller', null as never);
-  app.addHook('onRequest', async (request) => {
-    request.caller = (await authenticate(request, keys, true))!;
-  });
-
+/** Payment routes of the merchant API; registered inside the authenticated scope (server.ts). */
+export async function paymentsApi(app: FastifyInstance, { config, store }: Deps) {
   app.post('/payment', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;

@@ -2,10 +2,12 @@
  * Format checks for the 3-D Secure 2 request fields (spec §2.4–2.9), each backed by
  * well-kept data packages rather than hand-written lists: ISO 3166-1/3166-2 (iso-3166),
  * ITU-T E.164 country calling codes (libphonenumber-js metadata), ISO 4217 numeric codes
- * (currency-codes), RFC 5322 addr-spec (email-addresses), BCP 47 (bcp-47), IP (node:net).
+ * (currency-codes), RFC 5322 addr-spec (email-addresses), BCP 47 (bcp-47 syntax, subtags
+ * from the IANA Language Subtag Registry via language-subtag-registry), IP (node:net).
  * All lookup tables are built once at module load; every check is allocation-free on
  * the common path.
  */
+import { createRequire } from 'node:module';
 import { isIPv4, isIPv6 } from 'node:net';
 import { iso31661, iso31662 } from 'iso-3166';
 import phoneMetadata from 'libphonenumber-js/min/metadata';
@@ -104,18 +106,60 @@ export function isEmailAddress(value: string): boolean {
   return mailbox.parts.name === null && mailbox.parts.comments.length === 0 && mailbox.parts.address.tokens === value;
 }
 
+/** Subtags of one type in the IANA registry (keys lower case; private-use ranges written `qaa..qtz`). */
+interface SubtagSet {
+  subtags: ReadonlySet<string>;
+  ranges: readonly (readonly [string, string])[];
+}
+
+const requireJson = createRequire(import.meta.url);
+function ianaSubtags(type: 'language' | 'extlang' | 'script' | 'region' | 'variant'): SubtagSet {
+  const index = requireJson(`language-subtag-registry/data/json/${type}.json`) as Record<string, number>;
+  const keys = Object.keys(index);
+  return {
+    subtags: new Set(keys.filter((k) => !k.includes('..'))),
+    ranges: keys.filter((k) => k.includes('..')).map((k) => k.split('..') as [string, string]),
+  };
+}
+const ianaLanguages = ianaSubtags('language');
+const ianaExtlangs = ianaSubtags('extlang');
+const ianaScripts = ianaSubtags('script');
+const ianaRegions = ianaSubtags('region');
+const ianaVariants = ianaSubtags('variant');
+
+function isRegistered(set: SubtagSet, subtag: string): boolean {
+  const lower = subtag.toLowerCase();
+  if (set.subtags.has(lower)) return true;
+  for (const [low, high] of set.ranges) {
+    if (lower.length === low.length && lower >= low && lower <= high) return true;
+  }
+  return false;
+}
+
 let languageTagWarned = false;
 const onLanguageTagWarning = (): undefined => {
   languageTagWarned = true;
   return undefined;
 };
 
-/** A well-formed IETF BCP 47 language tag (`en`, `nl-NL`, `zh-Hans-CN`). */
+/**
+ * A valid IETF BCP 47 language tag (`en`, `nl-NL`, `zh-Hans-CN`, `es-419`): well-formed
+ * (RFC 5646 §2.1), and every language, extlang, script, region and variant subtag is in
+ * the IANA registry (RFC 5646 §2.2.9), so `xx-YY` or `en-QQQ` are refused.
+ */
 export function isLanguageTag(value: string): boolean {
   languageTagWarned = false;
   const schema = parseLanguageTag(value, { forgiving: false, normalize: false, warning: onLanguageTagWarning });
   if (languageTagWarned) return false;
-  return Boolean(schema.language || schema.irregular || schema.regular || schema.privateuse.length > 0);
+  if (schema.irregular || schema.regular) return true;
+  if (!schema.language) return schema.privateuse.length > 0;
+  return (
+    isRegistered(ianaLanguages, schema.language) &&
+    schema.extendedLanguageSubtags.every((s) => isRegistered(ianaExtlangs, s)) &&
+    (!schema.script || isRegistered(ianaScripts, schema.script)) &&
+    (!schema.region || isRegistered(ianaRegions, schema.region)) &&
+    schema.variants.every((s) => isRegistered(ianaVariants, s))
+  );
 }
 
 export function isIpAddress(value: string): boolean {

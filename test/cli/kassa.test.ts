@@ -1,0 +1,47 @@
+/** The admin CLI, run as a user would, against the server's own database (SQLite and PostgreSQL). */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
+
+const run = promisify(execFile);
+const kassa = (env: Record<string, string>, ...args: string[]) =>
+  run(process.execPath, ['bin/kassa.js', ...args], { env: { ...process.env, ...env } });
+
+for (const backend of backends) {
+  describe(`kassa CLI on ${backend}`, () => {
+    let db: TestDatabase;
+    before(async () => (db = await createTestDatabase(backend)));
+    after(() => db.drop());
+
+    test('merchant create --json prints exactly one JSON object with the keys', async () => {
+      const { stdout } = await kassa(db.env, 'merchant', 'create', '--name', 'CLI Shop', '--json');
+      const created = JSON.parse(stdout);
+      assert.deepEqual(Object.keys(created).sort(), ['liveApiKey', 'merchantId', 'testApiKey']);
+      assert.match(created.testApiKey, /^test_/);
+      assert.match(created.liveApiKey, /^live_/);
+      const list = JSON.parse((await kassa(db.env, 'merchant', 'list', '--json')).stdout);
+      const listed = list.find((m: { merchantId: string }) => m.merchantId === created.merchantId);
+      assert.equal(listed.name, 'CLI Shop');
+      assert.ok(!JSON.stringify(list).includes(created.testApiKey), 'list never shows a whole key');
+    });
+
+    test('key rotate revokes the old key and prints a new one', async () => {
+      const created = JSON.parse((await kassa(db.env, 'merchant', 'create', '--name', 'Rotate', '--json')).stdout);
+      const rotated = JSON.parse((await kassa(db.env, 'key', 'rotate', '--merchant', created.merchantId, '--mode', 'live', '--json')).stdout);
+      assert.match(rotated.apiKey, /^live_/);
+      assert.notEqual(rotated.apiKey, created.liveApiKey);
+    });
+
+    test('bad arguments fail with a message and a non-zero exit', async () => {
+      await assert.rejects(kassa(db.env, 'key', 'rotate', '--merchant', 'mer_nope', '--mode', 'test'), (e: { code: number; stderr: string }) => {
+        assert.equal(e.code, 1);
+        assert.match(e.stderr, /no merchant/);
+        return true;
+      });
+      await assert.rejects(kassa(db.env, 'key', 'rotate', '--merchant', 'x', '--mode', 'prod'));
+      await assert.rejects(kassa(db.env, 'merchant', 'create'));
+    });
+  });
+}
