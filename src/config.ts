@@ -3,7 +3,9 @@
  * the README; nothing else reads process.env.
  */
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { parseIsoDuration } from './lib/duration.ts';
+import { loadWebhookSettings, type WebhookSettings } from './events/settings.ts';
 
 export interface Config {
   port: number;
@@ -29,6 +31,12 @@ export interface Config {
   demoMerchant: boolean;
   /** How long a resolved API key is cached; a revoked key keeps working in a running process at most this long. */
   apiKeyCacheMs: number;
+  /** Live acquirer connector (ACQUIRER_CONNECTOR); unset = live card payments are refused. Test mode always uses the simulator. */
+  acquirerConnector?: string;
+  /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per process when unset. */
+  cardSealKey: Buffer;
+  /** Webhook delivery: timeout (10 s), concurrency, lease, retry schedule, … (WEBHOOK_* variables, see events/settings.ts). */
+  webhooks: WebhookSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -65,7 +73,17 @@ export function loadConfig(env: Env = process.env): Config {
     runWorkers: flag(env, 'RUN_WORKERS', true),
     demoMerchant: flag(env, 'DEMO_MERCHANT', true),
     apiKeyCacheMs: integer(env, 'API_KEY_CACHE_MS', 5000),
+    webhooks: loadWebhookSettings(env),
+    acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
+    cardSealKey: cardSealKey(env.CARD_SEAL_KEY),
   };
+}
+
+function cardSealKey(raw: string | undefined): Buffer {
+  if (!raw) return randomBytes(32);
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new Error('CARD_SEAL_KEY must be 32 bytes, as 64 hex digits or base64');
+  return key;
 }
 
 function integer(env: Env, name: string, fallback: number): number {

@@ -6,7 +6,9 @@ import { KeyResolver } from './merchants/merchants.ts';
 import { installErrorHandling } from './api/errors.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { authenticate } from './api/auth.ts';
+import { testHelpersApi } from './api/test-helpers.ts';
 import { pages } from './pages/routes.ts';
+import { capturesApi } from './api/captures.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 64 * 1024;
@@ -40,6 +42,8 @@ export async function buildServer(config: Config, store: Store, options: { logge
         request.caller = (await authenticate(request, keys, true))!;
       });
       await authenticated.register(paymentsApi, deps);
+      await authenticated.register(capturesApi, deps);
+      await authenticated.register(testHelpersApi, deps);
     });
     // Capability-token routes: the token authorises; an API key is optional.
     await api.register(cancelApi, deps);

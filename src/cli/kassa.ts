@@ -8,6 +8,7 @@ import { openStore, type Store } from '../store/store.ts';
 import { createMerchant, rotateApiKey } from '../merchants/merchants.ts';
 import { listMerchants } from '../store/merchants.ts';
 import type { Mode } from '../store/schema.ts';
+import { registerWebhookCommands } from './webhook-commands.ts';
 
 async function withStore<T>(work: (store: Store) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const store = await openStore(loadConfig());
@@ -87,6 +88,8 @@ key
       print(json ? JSON.stringify({ merchantId, mode, apiKey }) : `new ${mode} API key for ${merchantId}: ${apiKey}\nThe previous ${mode} key is revoked.`);
     }),
   );
+
+registerWebhookCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,27 +1,307 @@
 /**
- * Customer-facing pages (payUrl). Reached only through the payment's capability token.
- * For now the page states the payment and its status; the card form, landing page and
- * 3-D Secure flow are their own issue.
+ * Customer-facing pages (payUrl), reached only through the payment's capability token:
+ * the landing page, the card form, the 3-D Secure steps (challenge pop-up, 3DS1 redirect)
+ * and the outcome. Routes parse, check CSRF, call the card-payment operation and render.
+ * Forms are plain POSTs (application/x-www-form-urlencoded), so paying works without
+ * scripts; the responses send a strict CSP with a fresh nonce.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import formbody from '@fastify/formbody';
+import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
+import type { TransactionRow } from '../store/schema.ts';
 import { findByPageToken } from '../store/transactions.ts';
-import { amountNumber, findCurrency } from '../payments/amount.ts';
+import { findMerchant } from '../store/merchants.ts';
+import { ensurePaymentPage, findThreeDSSession, type PaymentPageRow } from '../store/payment-pages.ts';
+import { randomBase62 } from '../lib/tokens.ts';
+import { findCurrency, formatAmount } from '../payments/amount.ts';
+import { cancelByPageToken } from '../payments/cancel.ts';
+import { isFinal, type Status } from '../payments/states.ts';
+import type { MerchantSettings } from '../merchants/merchants.ts';
+import { Problem } from '../problem.ts';
+import { cardProcessing, type CardProcessing } from '../payments/card-processing.ts';
+import {
+  chooseMethod,
+  complete3ds1,
+  completeChallenge,
+  storedRequestOf,
+  submitCard,
+  type CardStep,
+  type PaymentContext,
+} from '../payments/pay-by-card.ts';
+import { encodeCReq } from '../threeds/server.ts';
+import { translator } from './i18n.ts';
+import { collectBrowserFacts } from './browser-info.ts';
+import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form, type PagePolicy } from './security.ts';
+import {
+  cardPage,
+  challengeFramePage,
+  challengePage,
+  landingPage,
+  messagePage,
+  notifyPage,
+  outcomePage,
+  redirect3ds1Page,
+  type PaymentView,
+} from './views.ts';
+import { acsPages } from './acs-pages.ts';
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+interface Deps {
+  config: Config;
+  store: Store;
+}
 
-export async function pages(app: FastifyInstance, { store }: { store: Store }) {
-  app.get<{ Params: { token: string } }>('/pay/:token', async (request, reply) => {
-    const row = await findByPageToken(store.read, request.params.token);
-    reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
-    reply.header('Referrer-Policy', 'no-referrer');
-    if (!row) return reply.code(404).type('text/html').send('<!doctype html><title>Not found</title><p>This payment link is not valid.</p>');
-    const currency = findCurrency(row.currency)!;
-    const amount = `${amountNumber(row.amount_minor, currency).toFixed(currency.exponent)} ${row.currency.toUpperCase()}`;
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Payment</title>
-<main><h1>Payment of ${escapeHtml(amount)}</h1><p>Status: ${escapeHtml(row.status)}</p></main></html>`);
+type TokenRequest = FastifyRequest<{ Params: { token: string }; Body: Form }>;
+
+interface Loaded extends PaymentContext {
+  page: PaymentPageRow & object;
+  view: PaymentView;
+}
+
+/** The methods a landing page offers: those the merchant enabled that Kassa can complete here. */
+function landingMethods(settings: MerchantSettings, cardAvailable: boolean): string[] {
+  return settings.methods.filter((method) => method === 'card' && cardAvailable && settings.cardBrands.length > 0);
+}
+
+export function amountText(row: Pick<TransactionRow, 'amount_minor' | 'currency'>, htmlLang: string): string {
+  const currency = findCurrency(row.currency)!;
+  const decimal = formatAmount(row.amount_minor, currency);
+  try {
+    return new Intl.NumberFormat(htmlLang, { style: 'currency', currency: currency.code.toUpperCase(), minimumFractionDigits: currency.exponent, maximumFractionDigits: currency.exponent }).format(Number(decimal));
+  } catch {
+    return `${decimal} ${currency.code.toUpperCase()}`;
+  }
+}
+
+export async function pages(app: FastifyInstance, { config, store }: Deps) {
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  const cp: CardProcessing = cardProcessing(config, store);
+
+  const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: TransactionRow): PagePolicy => ({
+    nonce,
+    frameAncestors: "'none'",
+    ...extra,
+    // A form's answer may redirect to the merchant's returnUrl: form-action must allow it.
+    formTargets: [...(extra.formTargets ?? []), sourceOf(row?.return_url)].filter((s): s is string => !!s),
   });
+
+  async function load(token: string): Promise<Loaded | undefined> {
+    const row = await findByPageToken(store.read, token);
+    if (!row || row.type === 'credit') return undefined;
+    const merchantRow = (await findMerchant(store.read, row.merchant_id))!;
+    const page = await store.transact((db) => ensurePaymentPage(db, row.reference, randomBase62(32), Date.now()));
+    const t = translator(row.language);
+    const merchant = { id: merchantRow.id, name: merchantRow.name, settings: JSON.parse(merchantRow.settings) as MerchantSettings };
+    const view: PaymentView = {
+      t,
+      nonce: newNonce(),
+      token,
+      csrf: page.csrf_token,
+      merchantName: merchant.name,
+      amountText: amountText(row, t('htmlLang')),
+      description: row.description,
+      testMode: row.mode === 'test',
+      returnUrl: row.return_url,
+    };
+    return { row, merchant, page, view };
+  }
+
+  const notFound = (reply: FastifyReply) => {
+    const t = translator('eng');
+    const nonce = newNonce();
+    return sendPage(reply, policy(nonce), messagePage({ t, nonce }, t('notFoundTitle'), t('notFound')), 404);
+  };
+
+  /** What GET payUrl shows for the payment's current state. */
+  function show(reply: FastifyReply, loaded: Loaded, status = 200) {
+    const { row, page, view, merchant } = loaded;
+    const { nonce } = view;
+    if (row.status !== 'pending') return sendPage(reply, policy(nonce, {}, row), outcomePage(view, row.status, row.failure_code), status);
+    const stored = storedRequestOf(row);
+    const cardAvailable = cp.acquirers.available(row.mode);
+    if (row.method === 'landingpage' && page.chosen_method !== 'card') {
+      const methods = landingMethods(merchant.settings, cardAvailable);
+      if (methods.length === 0) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
+      const validUntil = row.expires_at ? new Date(row.expires_at).toISOString().slice(0, 16).replace('T', ' ') : undefined;
+      return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
+    }
+    if (row.method === 'card' || row.method === 'landingpage') {
+      if (!cardAvailable) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
+      return sendPage(reply, policy(nonce, {}, row), cardPage(view, { accepted: merchant.settings.cardBrands, preselected: stored.preselectedBrand }), status);
+    }
+    return sendPage(reply, policy(nonce, {}, row), outcomePage(view, 'pending', null), status);
+  }
+
+  /** After a step of the card operation: redirect, or the page for the next step. */
+  function respond(reply: FastifyReply, loaded: Loaded, step: CardStep, form?: { expiry?: string; holderName?: string }, returnBy: 'redirect' | 'page' = 'redirect') {
+    const { view, row, merchant } = loaded;
+    const { nonce } = view;
+    switch (step.step) {
+      case 'final': {
+        const leaving = (isFinal(step.row.status as Status) || step.row.status === 'manualintervention') && step.row.return_url;
+        if (leaving && returnBy === 'redirect') return reply.code(303).header('Cache-Control', 'no-store').redirect(step.row.return_url!, 303);
+        return sendPage(reply, policy(nonce, {}, step.row), outcomePage(view, step.row.status, step.row.failure_code, false, leaving ? step.row.return_url! : undefined));
+      }
+      case 'invalid':
+        return sendPage(
+          reply,
+          policy(nonce, {}, row),
+          cardPage(view, {
+            accepted: merchant.settings.cardBrands,
+            preselected: storedRequestOf(row).preselectedBrand,
+            errors: step.errors,
+            values: form,
+            attemptsLeft: step.attemptsLeft,
+          }),
+          422,
+        );
+      case 'busy':
+        return sendPage(reply, policy(nonce, {}, row), outcomePage(view, 'pending', null, true), 409);
+      case 'unavailable':
+        return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
+      case 'stale':
+        return reply.code(303).header('Cache-Control', 'no-store').redirect(`/pay/${view.token}`, 303);
+      case 'challenge':
+        return sendPage(
+          reply,
+          policy(nonce, { frameTargets: [sourceOf(step.acsUrl)!] }, row),
+          challengePage(view, { sessionId: step.session.id, windowSize: step.session.window_size ?? 'FULL_SCREEN', sealedCard: step.sealedCard, pending: step.pending }),
+          step.pending ? 409 : 200,
+        );
+      case 'redirect3ds1':
+        return sendPage(
+          reply,
+          policy(nonce, { formTargets: [sourceOf(step.acsUrl)!] }, row),
+          redirect3ds1Page(view, { acsUrl: step.acsUrl, paReq: step.paReq, md: step.md, termUrl: `${config.publicUrl}/pay/${view.token}/3ds1` }),
+        );
+    }
+  }
+
+  /** Loads the payment of a form post and checks its CSRF token; undefined when the reply was sent. */
+  async function loadForm(request: TokenRequest, reply: FastifyReply): Promise<Loaded | undefined> {
+    const loaded = await load(request.params.token);
+    if (!loaded) {
+      await notFound(reply);
+      return undefined;
+    }
+    if (crossSite(request) || !csrfValid(loaded.page.csrf_token, field(request.body, 'csrf'))) {
+      const { view } = loaded;
+      await sendPage(reply, policy(view.nonce), messagePage(view, view.t('notFoundTitle'), view.t('formExpired')), 403);
+      return undefined;
+    }
+    return loaded;
+  }
+
+  app.setErrorHandler(async (error: Error, request, reply) => {
+    const t = translator('eng');
+    const nonce = newNonce();
+    const status = error instanceof Problem ? error.status : (error as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500 && !(error instanceof Problem)) request.log.error({ err: error }, 'page error');
+    const message = status === 503 ? t('unavailable') : t('failure_processing_error');
+    return sendPage(reply, policy(nonce), messagePage({ t, nonce }, t('outcome_pending'), message), status >= 400 ? status : 500);
+  });
+
+  app.get<{ Params: { token: string } }>('/pay/:token', async (request, reply) => {
+    const loaded = await load(request.params.token);
+    if (!loaded) return notFound(reply);
+    return show(reply, loaded);
+  });
+
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/method', async (request, reply) => {
+    const loaded = await loadForm(request, reply);
+    if (!loaded) return reply;
+    const method = field(request.body, 'method');
+    if (loaded.row.status === 'pending' && method && landingMethods(loaded.merchant.settings, cp.acquirers.available(loaded.row.mode)).includes(method)) {
+      await chooseMethod(cp, loaded.row, method);
+    }
+    return reply.code(303).redirect(`/pay/${request.params.token}`, 303);
+  });
+
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/cancel', async (request, reply) => {
+    const loaded = await loadForm(request, reply);
+    if (!loaded) return reply;
+    const row = await cancelByPageToken(store, request.params.token, undefined, 'customer_cancel');
+    return respond(reply, loaded, { step: 'final', row });
+  });
+
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/card', async (request, reply) => {
+    const loaded = await loadForm(request, reply);
+    if (!loaded) return reply;
+    const body = request.body;
+    const form = {
+      cardNumber: field(body, 'cardNumber'),
+      expiry: field(body, 'expiry'),
+      cvc: field(body, 'cvc'),
+      holderName: field(body, 'holderName'),
+      brand: field(body, 'brand'),
+    };
+    const browser = collectBrowserFacts(
+      {
+        js: field(body, 'js'),
+        screenWidth: field(body, 'screenWidth'),
+        screenHeight: field(body, 'screenHeight'),
+        colorDepth: field(body, 'colorDepth'),
+        timeZone: field(body, 'timeZone'),
+        browserLanguage: field(body, 'browserLanguage'),
+        windowWidth: field(body, 'windowWidth'),
+      },
+      {
+        accept: request.headers.accept,
+        userAgent: request.headers['user-agent'],
+        acceptLanguage: request.headers['accept-language'],
+        ip: request.ip,
+      },
+    );
+    const step = await submitCard(cp, loaded, form, browser);
+    return respond(reply, loaded, step, { expiry: form.expiry, holderName: form.holderName });
+  });
+
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds/complete', async (request, reply) => {
+    const loaded = await loadForm(request, reply);
+    if (!loaded) return reply;
+    const step = await completeChallenge(cp, loaded, field(request.body, 'session') ?? '', field(request.body, 'sealedCard') ?? '');
+    return respond(reply, loaded, step);
+  });
+
+  // Inside the challenge window: Kassa's page posts the CReq to the ACS from here.
+  app.get<{ Params: { token: string; session: string } }>('/pay/:token/3ds/frame/:session', async (request, reply) => {
+    const loaded = await load(request.params.token);
+    const session = loaded && (await findThreeDSSession(store.read, request.params.session));
+    if (!loaded || !session || session.reference !== loaded.row.reference || session.state !== 'challenge' || !session.acs_url) return notFound(reply);
+    const { view } = loaded;
+    return sendPage(
+      reply,
+      policy(view.nonce, { frameAncestors: "'self'", formTargets: [sourceOf(session.acs_url)!] }),
+      challengeFramePage(view, session.acs_url, encodeCReq(session), session.session_secret),
+    );
+  });
+
+  // The notification URL: the ACS posts the CRes here, inside the challenge window. The
+  // outcome was already taken from the RReq; this only tells Kassa's page to go on.
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds/notify', async (request, reply) => {
+    const loaded = await load(request.params.token);
+    if (!loaded) return notFound(reply);
+    const { view } = loaded;
+    let sessionId: string | undefined;
+    try {
+      sessionId = JSON.parse(Buffer.from(field(request.body, 'cres') ?? '', 'base64url').toString('utf8')).threeDSServerTransID;
+    } catch {
+      sessionId = undefined;
+    }
+    const session = typeof sessionId === 'string' ? await findThreeDSSession(store.read, sessionId) : undefined;
+    if (!session || session.reference !== loaded.row.reference || !csrfValid(session.session_secret, field(request.body, 'threeDSSessionData'))) {
+      return sendPage(reply, policy(view.nonce, { frameAncestors: "'self'" }), messagePage(view, view.t('notFoundTitle'), view.t('formExpired')), 403);
+    }
+    return sendPage(reply, policy(view.nonce, { frameAncestors: "'self'" }), notifyPage(view));
+  });
+
+  // 3-D Secure 1 TermUrl: the ACS sends the browser back with the PaRes and our MD (sealed, bound to the session).
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds1', async (request, reply) => {
+    const loaded = await load(request.params.token);
+    if (!loaded) return notFound(reply);
+    const step = await complete3ds1(cp, loaded, field(request.body, 'PaRes') ?? '', field(request.body, 'MD') ?? '');
+    return respond(reply, loaded, step, undefined, 'page');
+  });
+
+  await app.register(acsPages, { cp });
 }

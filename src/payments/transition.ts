@@ -7,6 +7,7 @@
 import type { Db } from '../store/store.ts';
 import { changeStatus, type StatusChange } from '../store/transactions.ts';
 import { canTransition, type Status } from './states.ts';
+import { enqueueWebhook } from '../events/outbox.ts';
 
 export class IllegalTransition extends Error {
   constructor(readonly from: string, readonly to: string) {
@@ -17,5 +18,7 @@ export class IllegalTransition extends Error {
 /** Returns false when the payment was no longer in `from` (someone else changed it first). */
 export async function transition(db: Db, change: StatusChange & { from: Status; to: Status }): Promise<boolean> {
   if (!canTransition(change.from, change.to)) throw new IllegalTransition(change.from, change.to);
-  return changeStatus(db, change);
+  if (!(await changeStatus(db, change))) return false;
+  await enqueueWebhook(db, change);
+  return true;
 }

@@ -6,9 +6,13 @@
 import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './store.ts';
 import { foundation } from './migrations/001_foundation.ts';
+import { webhooks } from './migrations/002_webhooks.ts';
+import { pages } from './migrations/003_pages.ts';
 
 const migrations = (dialect: Dialect): Record<string, Migration> => ({
   '001_foundation': foundation(dialect),
+  '002_webhooks': webhooks(dialect),
+  '003_pages': pages(dialect),
 });
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {

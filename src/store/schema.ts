@@ -80,12 +80,119 @@ export interface IdempotencyRecordTable {
   created: number;
 }
 
+/** The merchant's webhook endpoint (DESIGN §3); one for both modes. */
+export interface MerchantWebhookTable {
+  merchant_id: string;
+  /** null: no merchant-level URL (a payment's own `webhookUrl` still applies). */
+  url: string | null;
+  /** `whsec_` + base64 of 32 random bytes; kept in clear because it signs (HMAC) every delivery. */
+  secret: string;
+  updated: number;
+}
+
+export type WebhookDeliveryState = 'pending' | 'delivered' | 'failed';
+
+/** The outbox: one row per final state change, written in the change's unit of work. Its id is the `webhook-id`. */
+export interface WebhookDeliveryTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  reference: string;
+  /** What happened, for the operator: `success`, `failed/expired`, `manualintervention`, … */
+  event: string;
+  created: number;
+  /** `failed` = given up after the whole retry schedule. */
+  state: WebhookDeliveryState;
+  /** When the next attempt is due; while claimed, the end of the claim's lease. */
+  next_attempt_at: number | null;
+  /** The claim (lease) token of the worker sending it right now. */
+  claim: string | null;
+  attempts: Generated<number>;
+  /** Failed attempts since creation or the last redelivery: the position in the retry schedule. */
+  failures: Generated<number>;
+  last_attempt_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
+export interface WebhookAttemptTable {
+  id: Generated<number>;
+  delivery_id: string;
+  at: number;
+  duration_ms: number;
+  url: string | null;
+  status_code: number | null;
+  error: string | null;
+  /** null when delivered or given up. */
+  next_retry_at: number | null;
+}
+
+/** Per-payment state of the hosted page (003_pages). */
+export interface PaymentPageTable {
+  reference: string;
+  /** Synchronizer token every form of this payment's pages carries. */
+  csrf_token: string;
+  /** Card submissions so far; the 5th failed one fails the payment (fraud_detected). */
+  attempts: number;
+  /** Landing page: the method the customer chose. */
+  chosen_method: string | null;
+  /** Lease while a card is being authenticated or authorised: one at a time per payment. */
+  processing_until: number | null;
+  acquirer_reference: string | null;
+  created: number;
+}
+
+/** A 3-D Secure authentication run by Kassa's 3DS Server; `id` is the threeDSServerTransID. */
+export interface ThreeDSSessionTable {
+  id: string;
+  reference: string;
+  /** `2.2.0`, or `1.0.2` for the 3DS1 fallback. */
+  protocol: string;
+  state: 'started' | 'challenge' | 'result' | 'used';
+  /** Echoed back by the ACS (threeDSSessionData / MD): ties the browser's return to this session. */
+  session_secret: string;
+  acs_trans_id: string | null;
+  ds_trans_id: string | null;
+  acs_url: string | null;
+  window_size: string | null;
+  brand: string;
+  /** JSON: the authentication result (transStatus, ECI, authentication value) once known. */
+  result: string | null;
+  created: number;
+  expires_at: number;
+}
+
+/** The test-mode ACS simulator's own records (it stands for the issuer's system). */
+export interface AcsSimTransactionTable {
+  acs_trans_id: string;
+  three_ds_server_trans_id: string;
+  ds_trans_id: string;
+  protocol: string;
+  brand: string;
+  language: string;
+  merchant_name: string;
+  amount_text: string;
+  notification_url: string | null;
+  form_token: string;
+  state: 'pending' | 'done';
+  /** JSON: transStatus, ECI, authentication value. */
+  outcome: string | null;
+  created: number;
+}
+
 export interface Database {
   merchants: MerchantTable;
   api_keys: ApiKeyTable;
   transactions: TransactionTable;
   transaction_events: TransactionEventTable;
   idempotency_records: IdempotencyRecordTable;
+  merchant_webhooks: MerchantWebhookTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
+  payment_pages: PaymentPageTable;
+  threeds_sessions: ThreeDSSessionTable;
+  acs_sim_transactions: AcsSimTransactionTable;
 }
 
 export type TransactionRow = Selectable<TransactionTable>;

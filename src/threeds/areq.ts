@@ -136,27 +136,15 @@ interface Address {
   state?: string;
 }
 
-function billingAddress(d: ThreeDSData): Address {
+function addressOf(d: ThreeDSData, side: 'billing' | 'shipping'): Address {
   return {
-    address: d.billingAddress,
-    houseNumber: d.billingHouseNumber,
-    houseExtension: d.billingHouseExtension,
-    city: d.billingCity,
-    postalCode: d.billingPostalCode,
-    country: d.billingCountry,
-    state: d.billingState,
-  };
-}
-
-function shippingAddress(d: ThreeDSData): Address {
-  return {
-    address: d.shippingAddress,
-    houseNumber: d.shippingHouseNumber,
-    houseExtension: d.shippingHouseExtension,
-    city: d.shippingCity,
-    postalCode: d.shippingPostalCode,
-    country: d.shippingCountry,
-    state: d.shippingState,
+    address: d[`${side}Address`],
+    houseNumber: d[`${side}HouseNumber`],
+    houseExtension: d[`${side}HouseExtension`],
+    city: d[`${side}City`],
+    postalCode: d[`${side}PostalCode`],
+    country: d[`${side}Country`],
+    state: d[`${side}State`],
   };
 }
 
@@ -268,8 +256,8 @@ export function buildAReq(input: AReqInput): Record<string, unknown> {
     put(areq, 'purchaseInstalData', sequence.instalmentMaxAuthorisations === undefined ? undefined : String(sequence.instalmentMaxAuthorisations));
   }
 
-  const billing = billingAddress(d);
-  const shipping = shippingAddress(d);
+  const billing = addressOf(d, 'billing');
+  const shipping = addressOf(d, 'shipping');
   putAddress(areq, 'bill', billing);
   putAddress(areq, 'ship', shipping);
   if (hasAddress(billing) && hasAddress(shipping)) areq.addrMatch = sameAddress(billing, shipping) ? 'Y' : 'N';

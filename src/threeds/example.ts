@@ -6,7 +6,7 @@
 export function exampleThreeDSRequest(): Record<string, unknown> {
   return {
     scaReady: 'yes',
-    billingAddress: 'Damrak 1',
+    billingAddress: 'Damrak',
     billingCity: 'Amsterdam',
     billingState: 'NH',
     billingPostalCode: '1012 LG',
@@ -18,7 +18,7 @@ export function exampleThreeDSRequest(): Record<string, unknown> {
     billingEmail: 'jan.jansen@example.nl',
     billingFirstName: 'Jan',
     billingLastName: 'Jansen',
-    shippingAddress: 'Coolsingel 40',
+    shippingAddress: 'Coolsingel',
     shippingCity: 'Rotterdam',
     shippingState: 'ZH',
     shippingPostalCode: '3011 AD',

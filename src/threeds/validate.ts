@@ -114,7 +114,7 @@ function compileField(objectPointer: string, name: string, spec: FieldSpec): Com
     enumValues: spec.enum ? new Set(spec.enum) : undefined,
     enumMessage: spec.enum ? `must be one of ${spec.enum.join(', ')}` : '',
     formatCode: spec.format === 'date' || spec.format === 'timestamp' ? 'date' : 'format',
-    formatMessage: spec.format ? formatMessages[spec.format] : 'must be a whole number',
+    formatMessage: spec.format ? formatMessages[spec.format] : spec.type === 'integer' ? 'must be a whole number' : '',
     formatMessageForCountry: `must be an ISO 3166-2 subdivision code of the country in ${spec.countryField}, the part after the country (e.g. NH for NL)`,
     requiredMessage:
       required === 'always'
@@ -140,7 +140,7 @@ const compiledTopLevel = compileObject(topLevelSpec);
 const compiledObjects = Object.entries(objectSpecs).map(([name, spec]) => [name, compileObject(spec)] as const);
 const browserInfoFieldCount = Object.keys(objectSpecs.browserInfo.fields).length;
 
-/** The top-level request fields this module owns, so the lead's validator knows which keys are yours. */
+/** The top-level request fields this module owns, so the request validator leaves them to validateThreeDS. */
 export const threeDSTopLevelFields: readonly string[] = Object.freeze([...Object.keys(topLevelFields), ...Object.keys(objectSpecs)]);
 
 const echoedFieldNames = Object.keys(topLevelFields).filter((name) => name !== 'scaReady') as (keyof BillingAndShipping)[];
@@ -168,32 +168,20 @@ function conditionHolds(condition: Condition, object: Record<string, unknown>, c
   return true;
 }
 
-function checkFormat(format: Format, value: string): boolean {
-  switch (format) {
-    case 'digits':
-      return isDigits(value);
-    case 'date':
-      return isCalendarDate(value);
-    case 'timestamp':
-      return isTimestamp(value);
-    case 'country':
-      return isCountryAlpha2(value);
-    case 'callingCode':
-      return isCallingCode(value);
-    case 'email':
-      return isEmailAddress(value);
-    case 'languageTag':
-      return isLanguageTag(value);
-    case 'ipAddress':
-      return isIpAddress(value);
-    case 'currencyNumeric':
-      return isCurrencyNumeric(value);
-    case 'minutesOffset':
-      return isMinutesOffset(value);
-    case 'subdivision':
-      return isSubdivisionShape(value);
-  }
-}
+/** The check behind each format of the tables (country and subdivision also normalize case, in checkValue). */
+const formatChecks: Record<Format, (value: string) => boolean> = {
+  digits: isDigits,
+  date: isCalendarDate,
+  timestamp: isTimestamp,
+  country: isCountryAlpha2,
+  subdivision: isSubdivisionShape,
+  callingCode: isCallingCode,
+  email: isEmailAddress,
+  languageTag: isLanguageTag,
+  ipAddress: isIpAddress,
+  currencyNumeric: isCurrencyNumeric,
+  minutesOffset: isMinutesOffset,
+};
 
 /** Checks one given value against its row: the first rule it breaks is its one error. Returns the normalized value. */
 function checkValue(field: CompiledField, value: unknown, object: Record<string, unknown>, errors: FieldError[]): unknown {
@@ -237,7 +225,7 @@ function checkValue(field: CompiledField, value: unknown, object: Record<string,
     }
     return isSubdivisionShape(upper) ? upper : fail(errors, field, 'format', field.formatMessage);
   }
-  return checkFormat(format, value) ? value : fail(errors, field, field.formatCode, field.formatMessage);
+  return formatChecks[format](value) ? value : fail(errors, field, field.formatCode, field.formatMessage);
 }
 
 /** §2.4 phone adaptation: a combined international number without its country is split before validation. */
@@ -261,14 +249,14 @@ interface Run {
   errors: FieldError[];
 }
 
-/** Validates one object against its table; returns the normalized given fields (possibly none). */
+/** Validates one object against its table, writing the valid normalized fields `into`; returns how many. */
 function validateObject(compiled: CompiledObject, given: Record<string, unknown>, run: Run, into: Record<string, unknown>): number {
   const object = compiled.phonePairs.length > 0 ? splitPhones(compiled.phonePairs, given) : given;
   let allRequired = false;
   if (compiled.spec.allOrNothing) {
     for (const field of compiled.fields) {
       if (!isAbsent(object[field.name])) {
-        allRequired = true;
+        allRequired = true; // §2.9: one field given makes every field required
         break;
       }
     }

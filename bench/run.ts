@@ -1,0 +1,182 @@
+/**
+ * `npm run bench`: Kassa's throughput and latency as ratios to a Fastify hello-world
+ * server measured in the same run (these machines are noisy; ratios travel better).
+ * Servers run as child processes on 127.0.0.1; autocannon drives them from here, for a
+ * bounded time each. Results are printed as a table and written to bench/results/.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { fullCardPayment } from './fixtures.ts';
+import { createTestDatabase, type Backend } from '../test/support/app.ts';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
+const WARMUP_S = 2;
+const CONNECTIONS = 50;
+const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',') as Backend[];
+const root = path.resolve(import.meta.dirname, '..');
+
+interface Measured {
+  name: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function start(script: string, env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (ready.test(output)) {
+        clearTimeout(timer);
+        resolve({ child, output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
+  });
+}
+
+async function stop(child: ChildProcess) {
+  child.removeAllListeners('exit');
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function drive(name: string, options: autocannon.Options): Promise<Measured> {
+  process.stderr.write(`measuring ${name}…\n`);
+  await autocannon({ ...options, connections: CONNECTIONS, duration: WARMUP_S });
+  const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION_S });
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function measureHello(): Promise<Measured> {
+  const port = await freePort();
+  const { child } = await start('bench/hello.ts', { PORT: String(port) }, /ready/);
+  try {
+    return await drive('hello-world', { url: `http://127.0.0.1:${port}/` });
+  } finally {
+    await stop(child);
+  }
+}
+
+async function measureKassa(backend: Backend): Promise<Measured[]> {
+  const database = await createTestDatabase(backend);
+  const port = await freePort();
+  const env = { ...database.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', LOG_REQUESTS: 'false', DEMO_MERCHANT: 'false' };
+  const merchant = JSON.parse(
+    execFileSync(process.execPath, ['bin/kassa.js', 'merchant', 'create', '--name', 'Bench Shop', '--json'], { cwd: root, env: { ...process.env, ...env } }).toString(),
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  await waitForHealth(port);
+  const headers = { authorization: `Basic ${Buffer.from(`${merchant.testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  try {
+    let sequence = 0;
+    const body = JSON.stringify(fullCardPayment);
+    const create = await drive(`POST /payment (${backend})`, {
+      url: `${base}/payment`,
+      requests: [{
+        method: 'POST', headers, body,
+        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-reference': `bench-${process.pid}-${++sequence}` } }),
+      }],
+    });
+    const references: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${base}/payment`, { method: 'POST', headers, body });
+      references.push(((await res.json()) as { reference: string }).reference);
+    }
+    let next = 0;
+    const read = await drive(`GET /transaction (${backend})`, {
+      url: base,
+      requests: [{ method: 'GET', headers, setupRequest: (request) => ({ ...request, path: `/api/v1/transaction?reference=${references[next++ % references.length]}` }) }],
+    });
+    return [create, read];
+  } finally {
+    await stop(child);
+    await database.drop();
+  }
+}
+
+async function waitForHealth(port: number) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('Kassa did not become healthy');
+}
+
+/** Micro-benchmarks that other parts of Kassa register as bench/<name>.ts exporting a measure function. */
+async function optionalMeasure<T>(file: string, exportName: string): Promise<T | undefined> {
+  if (!fs.existsSync(path.join(root, file))) return undefined;
+  const module = await import(path.join(root, file));
+  return typeof module[exportName] === 'function' ? module[exportName]() : undefined;
+}
+
+const helloBefore = await measureHello();
+const kassa: Measured[] = [];
+for (const backend of BACKENDS) kassa.push(...(await measureKassa(backend)));
+const helloAfter = await measureHello();
+const hello: Measured = {
+  ...helloBefore,
+  requestsPerSecond: (helloBefore.requestsPerSecond + helloAfter.requestsPerSecond) / 2,
+  p50Ms: (helloBefore.p50Ms + helloAfter.p50Ms) / 2,
+  p99Ms: (helloBefore.p99Ms + helloAfter.p99Ms) / 2,
+};
+const threedsValidation = await optionalMeasure<Record<string, number>>('bench/threeds-validation.ts', 'measureThreeDSValidation');
+const webhooks = await optionalMeasure<Record<string, number>>('bench/webhooks.ts', 'measureWebhookThroughput');
+
+const rows = [hello, ...kassa].map((m) => ({
+  ...m,
+  throughputRatio: m.requestsPerSecond / hello.requestsPerSecond,
+  p99Ratio: m.p99Ms / Math.max(hello.p99Ms, 1),
+}));
+const table = rows.map((r) => ({
+  run: r.name,
+  'req/s': Math.round(r.requestsPerSecond),
+  '× hello': r.throughputRatio.toFixed(3),
+  'p50 ms': r.p50Ms,
+  'p99 ms': r.p99Ms,
+  'p99 × hello': r.p99Ratio.toFixed(2),
+  'non-2xx': r.non2xx,
+  errors: r.errors,
+}));
+console.log(`\nKassa benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per run, ${os.cpus().length} cores, node ${process.version}`);
+console.table(table);
+if (threedsValidation) console.log(`3-D Secure 2 validation of a fully populated request: median ${threedsValidation.medianMicros.toFixed(1)} µs, p99 ${threedsValidation.p99Micros.toFixed(1)} µs`);
+if (webhooks) console.log(`Webhook delivery on SQLite: ${Math.round(webhooks.deliveredPerSecond)} webhooks/s (${webhooks.events} events)`);
+
+const out = path.join(root, 'bench', 'results');
+fs.mkdirSync(out, { recursive: true });
+const report = { at: new Date().toISOString(), connections: CONNECTIONS, durationSeconds: DURATION_S, node: process.version, hello: { before: helloBefore, after: helloAfter }, runs: rows, threedsValidation, webhooks };
+fs.writeFileSync(path.join(out, 'latest.json'), JSON.stringify(report, null, 2));
+console.log(`written: ${path.relative(root, path.join(out, 'latest.json'))}`);

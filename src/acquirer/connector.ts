@@ -1,0 +1,70 @@
+/**
+ * The acquirer port: every acquirer sits behind this one interface (DESIGN §1 "ports with
+ * adapters"). Each call carries an idempotency key, so a retried call (after a timeout, a
+ * crash, a double submit) is answered with the first call's result instead of acting twice.
+ * Calls are network calls: never made inside a store unit of work.
+ */
+import type { CardBrand } from '../merchants/merchants.ts';
+import type { Mode } from '../store/schema.ts';
+
+/** Card data for one authorisation. Held in memory for the call only; never logged or stored. */
+export interface CardData {
+  pan: string;
+  expiryMonth: number;
+  /** Four digits. */
+  expiryYear: number;
+  /** Absent for brands without a security code (bcmc). */
+  cvc?: string;
+  holderName: string;
+  brand: CardBrand;
+}
+
+/** The cardholder authentication that goes with the authorisation (liability shift). */
+export interface AuthenticationData {
+  protocolVersion: string;
+  transStatus: string;
+  eci?: string;
+  authenticationValue?: string;
+  dsTransID?: string;
+}
+
+export interface AuthoriseRequest {
+  reference: string;
+  mode: Mode;
+  amountMinor: number;
+  /** ISO 4217 alphabetic, lower case. */
+  currency: string;
+  /** Exponent of the currency, so a connector needs no currency table of its own. */
+  exponent: number;
+  card: CardData;
+  authentication?: AuthenticationData;
+  /** sale: authorise and capture at once; authorise: hold the amount until capture or reversal. */
+  captureNow: boolean;
+  merchantName: string;
+}
+
+export type DeclineCode = 'card_refused' | 'insufficient_funds' | 'fraud_detected';
+
+export type AuthoriseResult =
+  | { outcome: 'authorised'; acquirerReference: string; authorisationCode: string }
+  | { outcome: 'declined'; failureCode: DeclineCode; acquirerReference?: string }
+  /** No answer in time: the authorisation may or may not exist (→ manualintervention). */
+  | { outcome: 'unknown'; reason: string };
+
+export interface FollowUpRequest {
+  reference: string;
+  acquirerReference: string;
+  amountMinor: number;
+  currency: string;
+}
+
+export type FollowUpResult = { outcome: 'done'; acquirerReference: string } | { outcome: 'refused'; reason: string };
+
+export interface AcquirerConnector {
+  readonly name: string;
+  authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult>;
+  capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
+  refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
+  /** Releases an authorisation that was not captured. */
+  reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
+}

@@ -1,0 +1,80 @@
+/**
+ * The test-mode acquirer: answers per the DESIGN §3 scenario table (the amount's cents).
+ * Only test-mode payments ever reach it (see select.ts). Idempotency keys are honoured
+ * like a real acquirer's: the same key returns the first answer.
+ */
+import { randomBase62 } from '../lib/tokens.ts';
+import { findCurrency } from '../payments/amount.ts';
+import type {
+  AcquirerConnector,
+  AuthoriseRequest,
+  AuthoriseResult,
+  FollowUpRequest,
+  FollowUpResult,
+} from './connector.ts';
+import { scenarioFor } from './scenarios.ts';
+
+const REMEMBERED_KEYS = 10_000;
+
+export class SimulatedAcquirer implements AcquirerConnector {
+  readonly name = 'simulator';
+  private readonly answers = new Map<string, unknown>();
+  /** Authorisations by acquirer reference, to refuse a capture of something never authorised. */
+  private readonly authorisations = new Map<string, { amountMinor: number; state: 'authorised' | 'captured' | 'reversed' }>();
+
+  async authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult> {
+    if (request.mode !== 'test') throw new Error('the simulated acquirer serves test mode only');
+    return this.once(`authorise:${idempotencyKey}`, () => {
+      const scenario = scenarioFor(request.amountMinor, request.exponent);
+      const acquirerReference = `sim_${randomBase62(20)}`;
+      switch (scenario.acquirer) {
+        case 'authorised':
+          this.remember(acquirerReference, { amountMinor: request.amountMinor, state: request.captureNow ? 'captured' : 'authorised' });
+          return { outcome: 'authorised', acquirerReference, authorisationCode: String(100000 + Math.floor(Math.random() * 900000)) };
+        case 'timeout':
+          return { outcome: 'unknown', reason: 'the simulated acquirer did not answer in time' };
+        default:
+          return { outcome: 'declined', failureCode: scenario.acquirer, acquirerReference };
+      }
+    });
+  }
+
+  async capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+    return this.once(`capture:${idempotencyKey}`, () => this.follow(request, 'authorised', 'captured'));
+  }
+
+  async reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+    return this.once(`reversal:${idempotencyKey}`, () => this.follow(request, 'authorised', 'reversed'));
+  }
+
+  async refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+    return this.once(`refund:${idempotencyKey}`, () => {
+      if (!findCurrency(request.currency)) return { outcome: 'refused', reason: 'unknown currency' };
+      return { outcome: 'done', acquirerReference: `sim_${randomBase62(20)}` };
+    });
+  }
+
+  private follow(request: FollowUpRequest, from: 'authorised', to: 'captured' | 'reversed'): FollowUpResult {
+    const authorisation = this.authorisations.get(request.acquirerReference);
+    // A simulator restarted since the authorisation has forgotten it: accept, as the authorisation was real.
+    if (authorisation) {
+      if (authorisation.state !== from) return { outcome: 'refused', reason: `the authorisation is already ${authorisation.state}` };
+      if (request.amountMinor > authorisation.amountMinor) return { outcome: 'refused', reason: 'more than the authorised amount' };
+      authorisation.state = to;
+    }
+    return { outcome: 'done', acquirerReference: `sim_${randomBase62(20)}` };
+  }
+
+  private once<T>(key: string, act: () => T): T {
+    if (this.answers.has(key)) return this.answers.get(key) as T;
+    const answer = act();
+    if (this.answers.size >= REMEMBERED_KEYS) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(key, answer);
+    return answer;
+  }
+
+  private remember(reference: string, authorisation: { amountMinor: number; state: 'authorised' | 'captured' | 'reversed' }) {
+    if (this.authorisations.size >= REMEMBERED_KEYS) this.authorisations.delete(this.authorisations.keys().next().value!);
+    this.authorisations.set(reference, authorisation);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The webhook outbox (DESIGN §3): `transition()` calls `enqueueWebhook` in the unit
+ * of work that changes the status, so the delivery row commits with the change or
+ * not at all. Delivery happens later, outside any unit (worker.ts).
+ */
+import type { Db } from '../store/store.ts';
+import { ensureWebhookSecret, insertDelivery, webhookTargetOf } from '../store/webhooks.ts';
+import { randomBase62 } from '../lib/tokens.ts';
+import { newWebhookSecret } from './signing.ts';
+
+/** Statuses the merchant is told about (spec §6.1): the final ones, and a hold for review. */
+export const notifiedStatuses: ReadonlySet<string> = new Set(['success', 'failed', 'manualintervention']);
+
+/** The `webhook-id`: one per event, the same on every retry and redelivery. */
+export const newWebhookId = () => `msg_${randomBase62(24)}`;
+
+export interface OutcomeEvent {
+  reference: string;
+  to: string;
+  failureCode?: string | null;
+  at: number;
+}
+
+/**
+ * Writes the delivery row for a status change, when the change is one the merchant is
+ * told about and a webhook URL is configured (the payment's `webhookUrl` or its
+ * merchant's). The URL itself is looked up again at each attempt, so a corrected URL
+ * or rotated secret applies to retries. Returns the delivery id, if any.
+ */
+export async function enqueueWebhook(db: Db, event: OutcomeEvent): Promise<string | undefined> {
+  if (!notifiedStatuses.has(event.to)) return undefined;
+  const target = await webhookTargetOf(db, event.reference);
+  if (!target?.url) return undefined;
+  // Only a payment's own webhookUrl can get here without a merchant secret; it is shown by `kassa webhook show`.
+  if (!target.secret) await ensureWebhookSecret(db, { merchantId: target.merchant_id, secret: newWebhookSecret(), updated: event.at });
+  const id = newWebhookId();
+  await insertDelivery(db, {
+    id,
+    merchantId: target.merchant_id,
+    mode: target.mode,
+    reference: event.reference,
+    event: event.failureCode ? `${event.to}/${event.failureCode}` : event.to,
+    at: event.at,
+  });
+  return id;
+}

@@ -1,0 +1,255 @@
+/**
+ * The customer pages as template functions: the card form, the landing page, the
+ * challenge pop-up, the 3DS1 redirect step, the outcome. Every text comes from the
+ * translations; every value is escaped by `html`.
+ */
+import { html, jsonScriptData, trusted, type SafeHtml } from './html.ts';
+import { autosubmitScript, cardScript, challengeScript, notifyScript, stylesheet } from './assets.ts';
+import type { MessageKey, Translate } from './i18n.ts';
+import type { CardError, CardField } from '../payments/card-input.ts';
+import { brandName, ruleOf } from '../payments/card-brand.ts';
+import type { CardBrand } from '../merchants/merchants.ts';
+
+export interface PaymentView {
+  t: Translate;
+  nonce: string;
+  /** The payUrl's capability token. */
+  token: string;
+  csrf: string;
+  merchantName: string;
+  amountText: string;
+  description?: string | null;
+  testMode: boolean;
+  returnUrl?: string | null;
+}
+
+export function layout(view: Pick<PaymentView, 't' | 'nonce'>, title: string, body: SafeHtml, scripts: string[] = [], head: SafeHtml = html``): SafeHtml {
+  const { t, nonce } = view;
+  return html`<!doctype html>
+<html lang="${t('htmlLang')}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title}</title>
+${head}
+<style nonce="${nonce}">${trusted(stylesheet)}</style>
+</head>
+<body>
+${body}
+${scripts.map((script) => html`<script nonce="${nonce}">${trusted(script)}</script>`)}
+</body>
+</html>`;
+}
+
+function summary(view: PaymentView): SafeHtml {
+  const { t } = view;
+  return html`<header class="summary">
+<p class="merchant">${t('payTo', { merchant: view.merchantName })}</p>
+<p class="amount"><span class="visually-hidden">${t('amount')}: </span>${view.amountText}</p>
+${view.description ? html`<p class="description">${view.description}</p>` : ''}
+</header>
+${view.testMode ? html`<p class="test-banner" role="note">${t('testMode')}</p>` : ''}`;
+}
+
+const csrfField = (view: PaymentView) => html`<input type="hidden" name="csrf" value="${view.csrf}">`;
+
+function cancelForm(view: PaymentView): SafeHtml {
+  return html`<form method="post" action="/pay/${view.token}/cancel">${csrfField(view)}<button type="submit" class="secondary">${view.t('cancel')}</button></form>`;
+}
+
+export interface CardFormState {
+  accepted: readonly CardBrand[];
+  preselected?: CardBrand;
+  errors?: Partial<Record<CardField, CardError>>;
+  /** Values typed before, shown again after errors: never the card number or CVC. */
+  values?: { expiry?: string; holderName?: string };
+  attemptsLeft?: number;
+  notice?: string;
+}
+
+export function cardPage(view: PaymentView, state: CardFormState): SafeHtml {
+  const { t } = view;
+  const errors = state.errors ?? {};
+  const brands = state.preselected ? [state.preselected] : state.accepted;
+  const cvcLength = (brand: CardBrand) => ruleOf(brand).cvcLength;
+  const askCvc = brands.some((brand) => cvcLength(brand) > 0);
+  const cvcDigits = [...new Set(brands.map(cvcLength).filter((n) => n > 0))].join('/');
+  const errorText = (field: CardField) => {
+    const code = errors[field];
+    if (!code) return undefined;
+    return t(code as MessageKey, { brand: state.preselected ? brandName(state.preselected) : '', length: cvcDigits });
+  };
+  const describedBy = (field: CardField, hint = true) => [hint ? `${field}-hint` : '', errors[field] ? `${field}-error` : ''].filter(Boolean).join(' ');
+  const errorLine = (field: CardField) =>
+    html`<p class="error" id="${field}-error"${errors[field] ? '' : trusted(' hidden')}>${errorText(field) ?? ''}</p>`;
+  const invalid = (field: CardField) => (errors[field] ? trusted(' aria-invalid="true"') : '');
+  const rules = brands.map((brand) => ruleOf(brand));
+  const hasErrors = Object.keys(errors).length > 0;
+  const body = html`<main>
+${summary(view)}
+<h1>${t('cardDetails')}</h1>
+<p class="accepted">${t('acceptedCards', { brands: brands.map(brandName).join(', ') })}</p>
+${hasErrors || state.notice ? html`<div class="error-summary" role="alert"><p>${state.notice ?? t('formErrors')}${state.attemptsLeft !== undefined ? html` ${t('attemptsLeft', { count: state.attemptsLeft })}` : ''}</p></div>` : ''}
+<form id="card-form" method="post" action="/pay/${view.token}/card" novalidate data-brand-label="${t('brandDetected')}" data-number-invalid="${t('number_invalid')}">
+${csrfField(view)}
+<input type="hidden" name="js" value="0">
+<input type="hidden" name="screenWidth" value=""><input type="hidden" name="screenHeight" value=""><input type="hidden" name="colorDepth" value="">
+<input type="hidden" name="timeZone" value=""><input type="hidden" name="browserLanguage" value=""><input type="hidden" name="windowWidth" value="">
+<div class="field">
+<label for="cardNumber">${t('cardNumber')}</label>
+<span class="hint" id="cardNumber-hint">${t('cardNumberHint')}</span>
+<input type="text" id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" spellcheck="false" required aria-describedby="${describedBy('cardNumber')} cardNumber-brand"${invalid('cardNumber')}>
+<p class="brand" id="cardNumber-brand" aria-live="polite">${state.preselected ? t('brandDetected', { brand: brandName(state.preselected) }) : ''}</p>
+${errorLine('cardNumber')}
+</div>
+${
+  state.preselected
+    ? ''
+    : html`<fieldset id="brand-choice" hidden><legend>${t('brandChoice')}</legend>${brands.map(
+        (brand) => html`<label data-brand="${brand}" hidden><input type="radio" name="brand" value="${brand}"> ${brandName(brand)}</label>`,
+      )}</fieldset>`
+}
+<div class="row">
+<div class="field">
+<label for="expiry">${t('expiry')}</label>
+<span class="hint" id="expiry-hint">${t('expiryHint')}</span>
+<input type="text" id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="${t('expiryHint')}" maxlength="7" required value="${state.values?.expiry ?? ''}" aria-describedby="${describedBy('expiry')}"${invalid('expiry')}>
+${errorLine('expiry')}
+</div>
+${
+  askCvc
+    ? html`<div class="field" id="cvc-field">
+<label for="cvc">${t('cvc')}</label>
+<span class="hint" id="cvc-hint">${t('cvcHint')}</span>
+<input type="text" id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required aria-describedby="${describedBy('cvc')}"${invalid('cvc')}>
+${errorLine('cvc')}
+</div>`
+    : ''
+}
+</div>
+<div class="field">
+<label for="holderName">${t('holderName')}</label>
+<input type="text" id="holderName" name="holderName" autocomplete="cc-name" maxlength="45" required value="${state.values?.holderName ?? ''}"${errors.holderName ? trusted(' aria-describedby="holderName-error" aria-invalid="true"') : ''}>
+${errorLine('holderName')}
+</div>
+<button type="submit" class="primary">${t('pay', { amount: view.amountText })}</button>
+</form>
+${cancelForm(view)}
+</main>
+<script type="application/json" id="brand-rules">${jsonScriptData(rules.map(({ brand, name, patterns, cvcLength }) => ({ brand, name, patterns, cvcLength })))}</script>`;
+  return layout(view, t('title', { merchant: view.merchantName }), body, [cardScript]);
+}
+
+export function landingPage(view: PaymentView, methods: readonly string[], validUntil?: string): SafeHtml {
+  const { t } = view;
+  const body = html`<main>
+${summary(view)}
+<h1>${t('chooseMethod')}</h1>
+<form method="post" action="/pay/${view.token}/method" class="methods">
+${csrfField(view)}
+${methods.map((method) => html`<button type="submit" name="method" value="${method}">${t(`method_${method}` as MessageKey)}</button>`)}
+</form>
+${validUntil ? html`<p class="accepted">${t('validUntil', { time: validUntil })}</p>` : ''}
+${cancelForm(view)}
+</main>`;
+  return layout(view, t('title', { merchant: view.merchantName }), body);
+}
+
+const WINDOW_CLASSES: Record<string, string> = { W250H400: 'window-01', W390H400: 'window-02', W500H600: 'window-03', W600H400: 'window-04', FULL_SCREEN: 'window-05' };
+
+export interface ChallengeView {
+  sessionId: string;
+  windowSize: string;
+  sealedCard: string;
+  pending?: boolean;
+}
+
+/** The challenge pop-up: a modal over Kassa's page holding the issuer's window, sized by challengeWindowSize. */
+export function challengePage(view: PaymentView, challenge: ChallengeView): SafeHtml {
+  const { t } = view;
+  const windowClass = WINDOW_CLASSES[challenge.windowSize] ?? 'window-05';
+  const body = html`<main>
+${summary(view)}
+<h1>${t('challengeTitle')}</h1>
+<p>${t('challengeIntro')}</p>
+</main>
+<div class="backdrop">
+<div class="modal${windowClass === 'window-05' ? ' modal-full' : ''}" role="dialog" aria-modal="true" aria-labelledby="challenge-title">
+<h2 id="challenge-title">${t('challengeTitle')}</h2>
+${challenge.pending ? html`<p class="error" role="alert">${t('challengePending')}</p>` : ''}
+<iframe name="challenge-window" class="${windowClass}" title="${t('challengeFrame')}" src="/pay/${view.token}/3ds/frame/${challenge.sessionId}"></iframe>
+<form id="complete-form" method="post" action="/pay/${view.token}/3ds/complete">
+${csrfField(view)}
+<input type="hidden" name="session" value="${challenge.sessionId}">
+<input type="hidden" name="sealedCard" value="${challenge.sealedCard}">
+<noscript><button type="submit" class="primary">${t('challengeContinue')}</button></noscript>
+</form>
+${cancelForm(view)}
+</div>
+</div>`;
+  return layout(view, t('challengeTitle'), body, [challengeScript]);
+}
+
+/** Inside the challenge window: posts the CReq to the ACS (by itself when scripts run). */
+export function challengeFramePage(view: Pick<PaymentView, 't' | 'nonce'>, acsUrl: string, creq: string, sessionData: string): SafeHtml {
+  const { t } = view;
+  const body = html`<main class="bank">
+<form method="post" action="${acsUrl}" data-autosubmit>
+<input type="hidden" name="creq" value="${creq}">
+<input type="hidden" name="threeDSSessionData" value="${sessionData}">
+<p>${t('redirecting')}</p>
+<noscript><button type="submit" class="primary">${t('acsContinue')}</button></noscript>
+</form>
+</main>`;
+  return layout(view, t('challengeFrame'), body, [autosubmitScript]);
+}
+
+/** The notification URL's answer, inside the challenge window: tells Kassa's page to go on. */
+export function notifyPage(view: Pick<PaymentView, 't' | 'nonce'>): SafeHtml {
+  const { t } = view;
+  return layout(view, t('acsDone'), html`<main class="bank"><h1>${t('acsDone')}</h1></main>`, [notifyScript]);
+}
+
+/** The 3-D Secure 1 redirect step: the customer goes to the issuer's ACS with the PaReq. */
+export function redirect3ds1Page(view: PaymentView, step: { acsUrl: string; paReq: string; md: string; termUrl: string }): SafeHtml {
+  const { t } = view;
+  const body = html`<main>
+${summary(view)}
+<h1>${t('redirectTitle')}</h1>
+<p>${t('redirectIntro')}</p>
+<form method="post" action="${step.acsUrl}" data-autosubmit>
+<input type="hidden" name="PaReq" value="${step.paReq}">
+<input type="hidden" name="TermUrl" value="${step.termUrl}">
+<input type="hidden" name="MD" value="${step.md}">
+<button type="submit" class="primary">${t('redirectContinue')}</button>
+</form>
+</main>`;
+  return layout(view, t('redirectTitle'), body, [autosubmitScript]);
+}
+
+/**
+ * The outcome. `refresh` reloads it while a payment is still processing; `goTo` sends the
+ * browser on to the returnUrl at once (used where a 303 cannot be: after the 3DS1 ACS's
+ * post, whose page's form-action would not allow the merchant's address).
+ */
+export function outcomePage(view: PaymentView, status: string, failureCode: string | null, refresh = false, goTo?: string): SafeHtml {
+  const { t } = view;
+  const title = t(`outcome_${status}` as MessageKey);
+  const detail =
+    status === 'failed'
+      ? t(`failure_${failureCode ?? 'processing_error'}` as MessageKey)
+      : t(`outcomeDetail_${status}` as MessageKey, { amount: view.amountText, merchant: view.merchantName });
+  const body = html`<main>
+${summary(view)}
+<h1 class="outcome-${status}">${title}</h1>
+<p>${detail}</p>
+${view.returnUrl ? html`<p><a class="button" href="${view.returnUrl}">${t('returnToShop', { merchant: view.merchantName })}</a></p>` : ''}
+</main>`;
+  const head = goTo ? html`<meta http-equiv="refresh" content="0;url=${goTo}">` : refresh ? html`<meta http-equiv="refresh" content="3">` : html``;
+  return layout(view, title, body, [], head);
+}
+
+export function messagePage(view: Pick<PaymentView, 't' | 'nonce'>, title: string, message: string): SafeHtml {
+  return layout(view, title, html`<main><h1>${title}</h1><p>${message}</p></main>`);
+}

@@ -1,0 +1,43 @@
+/**
+ * The collaborators of card processing, built once per store: acquirers (simulator for
+ * test mode, the configured connector for live), Kassa's 3DS Server with its Directory
+ * Server port (the simulator in test mode), the ACS simulator, and the card sealer.
+ */
+import type { Config } from '../config.ts';
+import type { Store } from '../store/store.ts';
+import type { Mode } from '../store/schema.ts';
+import { Acquirers } from '../acquirer/select.ts';
+import { AcsSimulator } from '../threeds/acs-simulator.ts';
+import { SimulatedDirectoryServer } from '../threeds/ds-simulator.ts';
+import { ThreeDSServer } from '../threeds/server.ts';
+import type { DirectoryServer } from '../threeds/directory.ts';
+import { Problem } from '../problem.ts';
+import { CardSealer } from './card-seal.ts';
+
+export interface CardProcessing {
+  config: Config;
+  store: Store;
+  acquirers: Acquirers;
+  threeDS: ThreeDSServer;
+  acs: AcsSimulator;
+  sealer: CardSealer;
+}
+
+const built = new WeakMap<Store, CardProcessing>();
+
+export function cardProcessing(config: Config, store: Store): CardProcessing {
+  let processing = built.get(store);
+  if (processing) return processing;
+  let threeDS: ThreeDSServer | undefined;
+  // The simulated ACS answers Kassa's 3DS Server directly (a real ACS goes through the DS).
+  const acs = new AcsSimulator(store, async (rreq) => void (await threeDS!.receiveResults(rreq)));
+  const simulatedDirectory = new SimulatedDirectoryServer(acs, config.publicUrl);
+  const directoryFor = (mode: Mode): DirectoryServer => {
+    if (mode === 'test') return simulatedDirectory;
+    throw new Problem(503, 'No directory server configured', 'Live 3-D Secure needs a Directory Server connection; none is configured.');
+  };
+  threeDS = new ThreeDSServer(store, directoryFor, config.publicUrl);
+  processing = { config, store, acquirers: new Acquirers(config.acquirerConnector), threeDS, acs, sealer: new CardSealer(config.cardSealKey) };
+  built.set(store, processing);
+  return processing;
+}

@@ -1,0 +1,295 @@
+/**
+ * Pay by card on the hosted page (spec §1, §3; DESIGN §3): validate the card → count the
+ * attempt and take the processing lease (one unit of work) → 3-D Secure (frictionless,
+ * challenge pop-up, or the 3DS1 redirect) → authorise at the acquirer → one atomic state
+ * change through `transition()`. Network calls (DS, acquirer) run outside units of work.
+ *
+ * A payment is processed by one request at a time (the lease), and its final state is a
+ * compare-and-set, so a double submit can neither authorise twice nor change a final
+ * payment. The card number and CVC live in memory for the request; across a 3-D Secure
+ * step they travel sealed with the customer's browser (card-seal.ts), never stored.
+ */
+import type { TransactionRow } from '../store/schema.ts';
+import type { CardBrand, MerchantSettings } from '../merchants/merchants.ts';
+import type { BrowserInfo, ThreeDSData } from '../threeds/fields.ts';
+import type { AuthoriseResult, CardData } from '../acquirer/connector.ts';
+import { findTransaction } from '../store/transactions.ts';
+import {
+  countAttempt,
+  ensurePaymentPage,
+  findThreeDSSession,
+  releaseProcessingLease,
+  setPageFields,
+  takeProcessingLease,
+  updateThreeDSSession,
+  type ThreeDSSessionRow,
+} from '../store/payment-pages.ts';
+import { randomBase62 } from '../lib/tokens.ts';
+import { encodeCReq, isAuthenticated, merchantSubjectToThreeDS, toAuthenticationData, type Authentication } from '../threeds/server.ts';
+import { findCurrency } from './amount.ts';
+import type { StoredRequest } from './serialize.ts';
+import type { FailureCode, Status } from './states.ts';
+import { transition } from './transition.ts';
+import { validateCard, type CardField, type CardError, type CardForm } from './card-input.ts';
+import type { CardProcessing } from './card-processing.ts';
+
+export const MAX_CARD_ATTEMPTS = 5;
+/** Longest a card may take from submit to outcome; a crashed request frees the payment after it. */
+const PROCESSING_LEASE_MS = 60_000;
+
+export interface StoredPaymentRequest extends StoredRequest {
+  threeDS: ThreeDSData;
+  storeInVault?: boolean;
+  preselectedBrand?: CardBrand;
+}
+
+export interface PaymentContext {
+  row: TransactionRow;
+  merchant: { id: string; name: string; settings: MerchantSettings };
+}
+
+export interface BrowserFacts {
+  javascriptEnabled: boolean;
+  collected: Partial<BrowserInfo>;
+}
+
+export type CardStep =
+  | { step: 'final'; row: TransactionRow }
+  | { step: 'invalid'; errors: Partial<Record<CardField, CardError>>; attemptsLeft: number }
+  /** Another request of this payment is processing a card right now. */
+  | { step: 'busy' }
+  | { step: 'unavailable' }
+  | { step: 'challenge'; session: ThreeDSSessionRow; acsUrl: string; creq: string; sealedCard: string; pending?: boolean }
+  | { step: 'redirect3ds1'; acsUrl: string; paReq: string; md: string }
+  /** A completion whose seal or session is not (or no longer) valid. */
+  | { step: 'stale' };
+
+export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) as StoredPaymentRequest;
+
+const sealBinding = (reference: string, sessionId: string) => `${reference}|${sessionId}`;
+
+export async function submitCard(cp: CardProcessing, ctx: PaymentContext, form: CardForm, browser: BrowserFacts, now = new Date()): Promise<CardStep> {
+  const { row, merchant } = ctx;
+  const stored = storedRequestOf(row);
+  const validation = validateCard(form, { accepted: merchant.settings.cardBrands, preselected: stored.preselectedBrand, now });
+  if (!cp.acquirers.available(row.mode)) return { step: 'unavailable' };
+  const at = now.getTime();
+  const gate = await cp.store.transact(async (db): Promise<CardStep | { step: 'go'; attempts: number }> => {
+    const current = (await findTransaction(db, row.reference))!;
+    if (current.status !== 'pending') return { step: 'final', row: current };
+    if (current.expires_at !== null && current.expires_at <= at) return failNow(db, current, 'expired', 'expired', at);
+    await ensurePaymentPage(db, row.reference, randomBase62(32), at);
+    const attempts = await countAttempt(db, row.reference);
+    if (attempts > MAX_CARD_ATTEMPTS || (!validation.ok && attempts >= MAX_CARD_ATTEMPTS)) {
+      return failNow(db, current, 'fraud_detected', 'card_attempts_exceeded', at);
+    }
+    if (!validation.ok) return { step: 'invalid', errors: validation.errors, attemptsLeft: MAX_CARD_ATTEMPTS - attempts };
+    if (!(await takeProcessingLease(db, row.reference, at, at + PROCESSING_LEASE_MS))) return { step: 'busy' };
+    return { step: 'go', attempts };
+  });
+  if (gate.step !== 'go' || !validation.ok) return gate as CardStep;
+  try {
+    return await authenticateAndAuthorise(cp, ctx, stored, validation.card, browser, gate.attempts, now);
+  } finally {
+    await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
+  }
+}
+
+async function authenticateAndAuthorise(
+  cp: CardProcessing,
+  ctx: PaymentContext,
+  stored: StoredPaymentRequest,
+  card: CardData,
+  browser: BrowserFacts,
+  attempt: number,
+  now: Date,
+): Promise<CardStep> {
+  const { row, merchant } = ctx;
+  // Merchants that accept only bcmc are not subject to 3-D Secure (spec §1).
+  if (!merchantSubjectToThreeDS(merchant.settings.cardBrands)) return authorise(cp, ctx, row, card, undefined, `attempt-${attempt}`);
+  const currency = findCurrency(row.currency)!;
+  const started = await cp.threeDS.start({
+    reference: row.reference,
+    mode: row.mode,
+    amountMinor: row.amount_minor,
+    currency: row.currency,
+    exponent: currency.exponent,
+    card,
+    merchantName: merchant.name,
+    merchantId: merchant.id,
+    language: row.language,
+    data: stored.threeDS ?? { scaReady: 'no' },
+    storeInVault: stored.storeInVault ?? false,
+    collectedBrowser: browser.collected,
+    javascriptEnabled: browser.javascriptEnabled,
+    notificationUrl: `${cp.config.publicUrl}/pay/${row.page_token}/3ds/notify`,
+    now,
+  });
+  switch (started.kind) {
+    case 'result':
+      return isAuthenticated(started.authentication)
+        ? authorise(cp, ctx, row, card, started.authentication, started.authentication.threeDSServerTransID)
+        : finish(cp, row, { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication: started.authentication });
+    case 'challenge': {
+      const sealedCard = cp.sealer.seal(card, sealBinding(row.reference, started.session.id), started.session.expires_at);
+      return { step: 'challenge', session: started.session, acsUrl: started.acsUrl, creq: started.creq, sealedCard };
+    }
+    case 'redirect3ds1': {
+      const md = `${started.session.id}.${cp.sealer.seal(card, sealBinding(row.reference, started.session.id), started.session.expires_at)}`;
+      return { step: 'redirect3ds1', acsUrl: started.acsUrl, paReq: started.paReq, md };
+    }
+  }
+}
+
+/** The challenge window reported completion: the RReq's outcome decides; then authorise. */
+export async function completeChallenge(cp: CardProcessing, ctx: PaymentContext, sessionId: string, sealedCard: string, now = new Date()): Promise<CardStep> {
+  const { row } = ctx;
+  const at = now.getTime();
+  const card = cp.sealer.unseal(sealedCard, sealBinding(row.reference, sessionId), at);
+  if (!card) return { step: 'stale' };
+  const gate = await claimSession(cp, row, sessionId, '2.2.0', at);
+  if (gate.step !== 'go') {
+    if (gate.step === 'waiting') return { step: 'challenge', session: gate.session, acsUrl: gate.session.acs_url!, creq: encodeCReq(gate.session), sealedCard, pending: true };
+    return gate;
+  }
+  try {
+    const authentication = JSON.parse(gate.session.result!) as Authentication;
+    await cp.store.transact((db) => updateThreeDSSession(db, sessionId, ['result'], { state: 'used' }));
+    return isAuthenticated(authentication)
+      ? await authorise(cp, ctx, gate.row, card, authentication, sessionId)
+      : await finish(cp, gate.row, { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication });
+  } finally {
+    await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
+  }
+}
+
+/** The 3-D Secure 1 redirect came back (TermUrl) with the PaRes and our sealed MD. */
+export async function complete3ds1(cp: CardProcessing, ctx: PaymentContext, paRes: string, md: string, now = new Date()): Promise<CardStep> {
+  const { row } = ctx;
+  const at = now.getTime();
+  const dot = md.indexOf('.');
+  const sessionId = dot > 0 ? md.slice(0, dot) : '';
+  const card = sessionId ? cp.sealer.unseal(md.slice(dot + 1), sealBinding(row.reference, sessionId), at) : undefined;
+  if (!card) return { step: 'stale' };
+  const gate = await claimSession(cp, row, sessionId, '1.0.2', at);
+  if (gate.step !== 'waiting') {
+    if (gate.step === 'go') await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
+    return gate.step === 'go' ? { step: 'stale' } : gate;
+  }
+  try {
+    const authentication = await cp.threeDS.finish3ds1(row.mode, gate.session, paRes);
+    await cp.store.transact((db) => updateThreeDSSession(db, sessionId, ['result'], { state: 'used' }));
+    return isAuthenticated(authentication)
+      ? await authorise(cp, ctx, gate.row, card, authentication, sessionId)
+      : await finish(cp, gate.row, { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication });
+  } finally {
+    await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
+  }
+}
+
+type SessionGate =
+  | { step: 'go'; row: TransactionRow; session: ThreeDSSessionRow }
+  /** The session has no result yet (3DS2: the RReq has not come; 3DS1: the PaRes is to be checked). Lease held for 3DS1. */
+  | { step: 'waiting'; row: TransactionRow; session: ThreeDSSessionRow }
+  | { step: 'final'; row: TransactionRow }
+  | { step: 'busy' }
+  | { step: 'stale' };
+
+async function claimSession(cp: CardProcessing, row: TransactionRow, sessionId: string, protocol: string, at: number): Promise<SessionGate> {
+  return cp.store.transact(async (db): Promise<SessionGate> => {
+    const current = (await findTransaction(db, row.reference))!;
+    if (current.status !== 'pending') return { step: 'final', row: current };
+    const session = await findThreeDSSession(db, sessionId);
+    if (!session || session.reference !== row.reference || session.protocol !== protocol || session.expires_at < at) return { step: 'stale' };
+    if (protocol === '2.2.0' && session.state === 'challenge') return { step: 'waiting', row: current, session };
+    if (protocol === '2.2.0' && session.state !== 'result') return { step: 'stale' };
+    if (protocol === '1.0.2' && session.state !== 'challenge') return { step: 'stale' };
+    if (!(await takeProcessingLease(db, row.reference, at, at + PROCESSING_LEASE_MS))) return { step: 'busy' };
+    return protocol === '1.0.2' ? { step: 'waiting', row: current, session } : { step: 'go', row: current, session };
+  });
+}
+
+async function authorise(cp: CardProcessing, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
+  const currency = findCurrency(row.currency)!;
+  const result: AuthoriseResult = await cp.acquirers.forMode(row.mode).authorise(
+    {
+      reference: row.reference,
+      mode: row.mode,
+      amountMinor: row.amount_minor,
+      currency: row.currency,
+      exponent: currency.exponent,
+      card,
+      authentication: authentication && toAuthenticationData(authentication),
+      captureNow: row.type !== 'authorise',
+      merchantName: ctx.merchant.name,
+    },
+    `${row.reference}:${key}`,
+  );
+  const common = { brand: card.brand, authentication };
+  switch (result.outcome) {
+    case 'authorised': {
+      const step = await finish(cp, row, { ...common, status: 'success', cause: 'acquirer_authorised', acquirerReference: result.acquirerReference });
+      // Expired or cancelled while we were at the acquirer: release the money we just held.
+      if (step.step === 'final' && step.row.status !== 'success') {
+        await cp.acquirers
+          .forMode(row.mode)
+          .reversal({ reference: row.reference, acquirerReference: result.acquirerReference, amountMinor: row.amount_minor, currency: row.currency }, `${row.reference}:reversal`)
+          .catch(() => undefined);
+      }
+      return step;
+    }
+    case 'declined':
+      return finish(cp, row, { ...common, status: 'failed', failureCode: result.failureCode, cause: 'acquirer_declined' });
+    case 'unknown':
+      return finish(cp, row, { ...common, status: 'manualintervention', cause: 'acquirer_timeout' });
+  }
+}
+
+interface Finish {
+  status: Status;
+  failureCode?: FailureCode;
+  cause: string;
+  brand: CardBrand;
+  authentication?: Authentication;
+  acquirerReference?: string;
+}
+
+/** The one state change of the payment, with what it learned (brand, authentication, capture state). */
+async function finish(cp: CardProcessing, row: TransactionRow, outcome: Finish): Promise<CardStep> {
+  return cp.store.transact(async (db) => {
+    const current = (await findTransaction(db, row.reference))!;
+    if (current.status === 'pending') {
+      const details = JSON.parse(current.details) as Record<string, unknown>;
+      const authorisedOnly = current.type === 'authorise' && outcome.status === 'success';
+      await transition(db, {
+        reference: row.reference,
+        from: 'pending',
+        to: outcome.status,
+        failureCode: outcome.failureCode ?? null,
+        cause: outcome.cause,
+        at: Date.now(),
+        set: {
+          brand: outcome.brand,
+          authentication: outcome.authentication ? JSON.stringify(outcome.authentication) : null,
+          ...(authorisedOnly ? { details: JSON.stringify({ ...details, captureStatus: 'authorised' }) } : {}),
+        },
+      });
+      if (outcome.acquirerReference) await setPageFields(db, row.reference, { acquirer_reference: outcome.acquirerReference });
+    }
+    return { step: 'final', row: (await findTransaction(db, row.reference))! } as const;
+  });
+}
+
+async function failNow(db: Parameters<typeof transition>[0], row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<CardStep> {
+  await transition(db, { reference: row.reference, from: 'pending', to: 'failed', failureCode, cause, at });
+  return { step: 'final', row: (await findTransaction(db, row.reference))! };
+}
+
+/** Landing page: the customer's choice of method. */
+export async function chooseMethod(cp: CardProcessing, row: TransactionRow, method: string, now = Date.now()): Promise<void> {
+  await cp.store.transact(async (db) => {
+    await ensurePaymentPage(db, row.reference, randomBase62(32), now);
+    await setPageFields(db, row.reference, { chosen_method: method });
+  });
+}
+

@@ -1,0 +1,25 @@
+/** Queries for completing an authorisation (capture, reversal). The status stays `success`; `details` records it. */
+import type { Db } from './store.ts';
+
+/**
+ * Compare-and-set on `details`: applies only if the payment still has the details it was
+ * read with, so two concurrent captures cannot both record. Written with its event row.
+ */
+export async function recordAuthorisationChange(
+  db: Db,
+  change: { reference: string; fromDetails: string; toDetails: string; cause: 'capture' | 'reversal'; at: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('transactions')
+    .set({ details: change.toDetails, last_update: change.at })
+    .where('reference', '=', change.reference)
+    .where('status', '=', 'success')
+    .where('details', '=', change.fromDetails)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) return false;
+  await db
+    .insertInto('transaction_events')
+    .values({ reference: change.reference, from_status: 'success', to_status: 'success', failure_code: null, cause: change.cause, at: change.at })
+    .execute();
+  return true;
+}

@@ -1,0 +1,70 @@
+/** Queries of the hosted pages' tables (003_pages), nothing else. */
+import type { Db } from './store.ts';
+import type { ThreeDSSessionTable } from './schema.ts';
+import type { Insertable, Selectable } from 'kysely';
+
+export type PaymentPageRow = Awaited<ReturnType<typeof findPaymentPage>>;
+export type ThreeDSSessionRow = Selectable<ThreeDSSessionTable>;
+
+export async function findPaymentPage(db: Db, reference: string) {
+  return db.selectFrom('payment_pages').selectAll().where('reference', '=', reference).executeTakeFirst();
+}
+
+/** Creates the page state once; a concurrent first visit keeps the first one's token. */
+export async function ensurePaymentPage(db: Db, reference: string, csrfToken: string, now: number) {
+  await db
+    .insertInto('payment_pages')
+    .values({ reference, csrf_token: csrfToken, attempts: 0, chosen_method: null, processing_until: null, acquirer_reference: null, created: now })
+    .onConflict((oc) => oc.column('reference').doNothing())
+    .execute();
+  return (await findPaymentPage(db, reference))!;
+}
+
+export async function countAttempt(db: Db, reference: string): Promise<number> {
+  await db
+    .updateTable('payment_pages')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('reference', '=', reference)
+    .execute();
+  return (await findPaymentPage(db, reference))!.attempts;
+}
+
+/**
+ * Takes the processing lease (compare-and-set): false when another request of the same
+ * payment is processing a card right now, so a double submit cannot authorise twice.
+ */
+export async function takeProcessingLease(db: Db, reference: string, now: number, until: number): Promise<boolean> {
+  const result = await db
+    .updateTable('payment_pages')
+    .set({ processing_until: until })
+    .where('reference', '=', reference)
+    .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', now)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function releaseProcessingLease(db: Db, reference: string) {
+  await db.updateTable('payment_pages').set({ processing_until: null }).where('reference', '=', reference).execute();
+}
+
+export async function setPageFields(db: Db, reference: string, fields: { chosen_method?: string | null; acquirer_reference?: string | null }) {
+  await db.updateTable('payment_pages').set(fields).where('reference', '=', reference).execute();
+}
+
+export async function insertThreeDSSession(db: Db, row: Insertable<ThreeDSSessionTable>) {
+  await db.insertInto('threeds_sessions').values(row).execute();
+}
+
+export async function findThreeDSSession(db: Db, id: string) {
+  return db.selectFrom('threeds_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateThreeDSSession(
+  db: Db,
+  id: string,
+  fromStates: ThreeDSSessionTable['state'][],
+  fields: Partial<Omit<ThreeDSSessionTable, 'id'>>,
+): Promise<boolean> {
+  const result = await db.updateTable('threeds_sessions').set(fields).where('id', '=', id).where('state', 'in', fromStates).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

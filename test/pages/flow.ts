@@ -1,0 +1,51 @@
+/** Helpers for driving the hosted pages over HTTP (app.inject), as a browser without scripts would. */
+import assert from 'node:assert/strict';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+
+export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+export const csrfOf = (body: string) => /name="csrf" value="([^"]+)"/.exec(body)?.[1] ?? '';
+export const hiddenValue = (body: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(body)?.[1] ?? '';
+
+export function postForm(app: FastifyInstance, url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload: new URLSearchParams(fields).toString() });
+}
+
+export const card = (overrides: Record<string, string> = {}) => ({
+  cardNumber: '4111 1111 1111 1111',
+  expiry: '12/34',
+  cvc: '123',
+  holderName: 'Jo Tester',
+  js: '0',
+  ...overrides,
+});
+
+/** Opens payUrl and returns its path and CSRF token. */
+export async function openPage(app: FastifyInstance, payUrl: string) {
+  const path = new URL(payUrl).pathname;
+  const page = await app.inject({ method: 'GET', url: path });
+  assert.equal(page.statusCode, 200, page.body);
+  return { path, csrf: csrfOf(page.body), page };
+}
+
+/** Plays a 3DS2 challenge over HTTP: frame → ACS page → answer → notify → completion. */
+export async function playChallenge(app: FastifyInstance, path: string, challengePage: string, code: string) {
+  const csrf = csrfOf(challengePage);
+  const framePath = /<iframe[^>]+src="([^"]+)"/.exec(challengePage)![1];
+  const frame = await app.inject({ method: 'GET', url: framePath });
+  assert.equal(frame.statusCode, 200, frame.body);
+  const acsUrl = new URL(/<form method="post" action="([^"]+)"/.exec(frame.body)![1]);
+  const acsPage = await postForm(app, acsUrl.pathname, { creq: hiddenValue(frame.body, 'creq'), threeDSSessionData: hiddenValue(frame.body, 'threeDSSessionData') });
+  assert.equal(acsPage.statusCode, 200, acsPage.body);
+  assert.match(acsPage.body, /autocomplete="one-time-code"/);
+  const answer = await postForm(app, '/simulator/acs/challenge/answer', {
+    acsTransID: hiddenValue(acsPage.body, 'acsTransID'),
+    token: hiddenValue(acsPage.body, 'token'),
+    threeDSSessionData: hiddenValue(acsPage.body, 'threeDSSessionData'),
+    code,
+  });
+  assert.equal(answer.statusCode, 200, answer.body);
+  const notify = await postForm(app, `${path}/3ds/notify`, { cres: hiddenValue(answer.body, 'cres'), threeDSSessionData: hiddenValue(answer.body, 'threeDSSessionData') });
+  assert.equal(notify.statusCode, 200, notify.body);
+  return postForm(app, `${path}/3ds/complete`, { csrf, session: hiddenValue(challengePage, 'session'), sealedCard: hiddenValue(challengePage, 'sealedCard') });
+}
