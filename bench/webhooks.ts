@@ -84,7 +84,7 @@ async function fillOutbox(store: Awaited<ReturnType<typeof openStore>>, merchant
             {
               reference, merchant_id: merchantId, mode: 'test', method: 'card', type: 'sale', status: 'pending', failure_code: null,
               amount_minor: 1000, currency: 'eur', language: 'eng', return_url: null, merchant_order_reference: null, description: null,
-              metadata: null, brand: null, webhook_url: null, page_token: newPageToken(), request: '{"flow":"card"}', details: '{}',
+              metadata: null, brand: null, webhook_url: null, page_token: newPageToken(), flow: 'card', echo: '{}', request: '{}', details: '{}',
               authentication: null, parent_reference: null, created: now, last_update: now, expires_at: now + 900_000,
             },
             'created',

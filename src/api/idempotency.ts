@@ -10,6 +10,7 @@ import canonicalize from 'canonicalize';
 import { Problem } from '../problem.ts';
 import type { Db, Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
+import { prepare } from '../store/prepared.ts';
 
 export interface Outcome {
   status: number;
@@ -68,31 +69,35 @@ const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(s
 
 type Key = Scope & { idempotencyReference: string };
 
-function findRecord(db: Db, key: Key) {
-  return db
+const selectRecord = prepare((db, key: Key) =>
+  db
     .selectFrom('idempotency_records')
     .select(['fingerprint', 'status_code', 'response_body'])
     .where('merchant_id', '=', key.merchantId)
     .where('mode', '=', key.mode)
     .where('route', '=', key.route)
-    .where('idempotency_reference', '=', key.idempotencyReference)
-    .executeTakeFirst();
+    .where('idempotency_reference', '=', key.idempotencyReference),
+);
+
+const insertRecordRow = prepare((db, r: Key & { fingerprint: string; status: number; body: string; created: number }) =>
+  db.insertInto('idempotency_records').values({
+    merchant_id: r.merchantId,
+    mode: r.mode,
+    route: r.route,
+    idempotency_reference: r.idempotencyReference,
+    fingerprint: r.fingerprint,
+    status_code: r.status,
+    response_body: r.body,
+    created: r.created,
+  }),
+);
+
+async function findRecord(db: Db, key: Key) {
+  return (await selectRecord(db, key)).rows[0];
 }
 
 async function insertRecord(db: Db, key: Key, fingerprint: string, outcome: Outcome) {
-  await db
-    .insertInto('idempotency_records')
-    .values({
-      merchant_id: key.merchantId,
-      mode: key.mode,
-      route: key.route,
-      idempotency_reference: key.idempotencyReference,
-      fingerprint,
-      status_code: outcome.status,
-      response_body: JSON.stringify(outcome.body),
-      created: Date.now(),
-    })
-    .execute();
+  await insertRecordRow(db, { ...key, fingerprint, status: outcome.status, body: JSON.stringify(outcome.body), created: Date.now() });
 }
 
 function replay(record: { fingerprint: string; status_code: number | null; response_body: string | null }, fingerprint: string): Outcome {

@@ -51,9 +51,9 @@ export async function createPayment(db: Db, request: PaymentRequest, ctx: Create
     brand: null,
     webhook_url: request.webhookUrl ?? null,
     page_token: newPageToken(),
+    flow: request.flow,
+    echo: JSON.stringify(echoedFields(request.threeDS)),
     request: JSON.stringify({
-      flow: request.flow,
-      echo: echoedFields(request.threeDS),
       threeDS: request.threeDS,
       storeInVault: request.storeInVault,
       preselectedBrand: request.brand,

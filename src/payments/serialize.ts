@@ -12,16 +12,20 @@ export const cancelUrlOf = (publicUrl: string, pageToken: string) => `${publicUr
 /** Flows whose response carries `cancelUrl` (spec §2.1: wallet hybrid and card/vault). */
 const CANCELLABLE_FLOWS = new Set(['card', 'vault', 'walletpay-hybrid']);
 
+/** The `request` column: validated request data kept for the payment's later steps. */
 export interface StoredRequest {
-  flow: string;
-  /** Billing/shipping fields echoed in the payment object. */
-  echo?: Record<string, string>;
+  threeDS: unknown;
+  storeInVault?: boolean;
+  preselectedBrand?: string;
+  orderLines?: unknown[];
   [key: string]: unknown;
 }
 
-export function serializePayment(row: TransactionRow, publicUrl: string): Record<string, unknown> {
+/** The columns the payment object is built from (the large `request` column is not needed). */
+export type SerializableRow = Omit<TransactionRow, 'request'>;
+
+export function serializePayment(row: SerializableRow, publicUrl: string): Record<string, unknown> {
   const currency = findCurrency(row.currency)!;
-  const request = JSON.parse(row.request) as StoredRequest;
   const payment: Record<string, unknown> = {
     reference: row.reference,
     created: row.created,
@@ -36,7 +40,7 @@ export function serializePayment(row: TransactionRow, publicUrl: string): Record
   if (row.failure_code) payment.failureCode = row.failure_code;
   if (row.return_url) payment.returnUrl = row.return_url;
   if (row.type !== 'credit') payment.payUrl = payUrlOf(publicUrl, row.page_token);
-  if (CANCELLABLE_FLOWS.has(request.flow)) payment.cancelUrl = cancelUrlOf(publicUrl, row.page_token);
+  if (CANCELLABLE_FLOWS.has(row.flow)) payment.cancelUrl = cancelUrlOf(publicUrl, row.page_token);
   if (row.merchant_order_reference) payment.merchantOrderReference = row.merchant_order_reference;
   if (row.description) payment.description = row.description;
   if (row.metadata) payment.metadata = row.metadata;
@@ -45,5 +49,5 @@ export function serializePayment(row: TransactionRow, publicUrl: string): Record
   if (row.brand) payment.brand = row.brand;
   if (row.parent_reference) payment.parentReference = row.parent_reference;
   payment.details = JSON.parse(row.details);
-  return Object.assign(payment, request.echo);
+  return row.echo === '{}' ? payment : Object.assign(payment, JSON.parse(row.echo));
 }

@@ -45,6 +45,10 @@ export interface TransactionTable {
   webhook_url: string | null;
   /** Capability token in payUrl/cancelUrl (≥ 256 bits, unguessable). */
   page_token: string;
+  /** How the customer pays (payments/request.ts `Flow`): decides the response shape and the pages. */
+  flow: string;
+  /** JSON: billing/shipping fields echoed in the payment object (spec §2.1). */
+  echo: string;
   /** JSON: the validated request data that is not a column (3-D Secure 2 data, orderLines, …). */
   request: string;
   /** JSON: the `details` object of the payment object. */

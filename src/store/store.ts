@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations.ts';
 
@@ -106,6 +106,9 @@ interface PendingUnit {
 }
 
 const MAX_UNITS_PER_COMMIT = 256;
+const [BEGIN, SAVEPOINT, ROLLBACK_TO_SAVEPOINT, RELEASE_SAVEPOINT, COMMIT, ROLLBACK] = [
+  'BEGIN IMMEDIATE', 'SAVEPOINT unit', 'ROLLBACK TO unit', 'RELEASE unit', 'COMMIT', 'ROLLBACK',
+].map((statement) => CompiledQuery.raw(statement));
 
 class GroupCommit {
   private queue: PendingUnit[] = [];
@@ -138,21 +141,21 @@ class GroupCommit {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
       await this.db.connection().execute(async (conn) => {
-        await sql`BEGIN IMMEDIATE`.execute(conn);
+        await conn.executeQuery(BEGIN);
         try {
           for (const pending of batch) {
-            await sql`SAVEPOINT unit`.execute(conn);
+            await conn.executeQuery(SAVEPOINT);
             try {
               outcomes.push({ ok: true, value: await pending.unit(conn) });
             } catch (error) {
-              await sql`ROLLBACK TO unit`.execute(conn);
+              await conn.executeQuery(ROLLBACK_TO_SAVEPOINT);
               outcomes.push({ ok: false, value: error });
             }
-            await sql`RELEASE unit`.execute(conn);
+            await conn.executeQuery(RELEASE_SAVEPOINT);
           }
-          await sql`COMMIT`.execute(conn);
+          await conn.executeQuery(COMMIT);
         } catch (error) {
-          await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+          await conn.executeQuery(ROLLBACK).catch(() => undefined);
           throw error;
         }
       });

@@ -1,6 +1,24 @@
 /** Transaction queries, nothing else. A status changes only through `changeStatus`. */
 import type { Db } from './store.ts';
 import type { Mode, NewTransaction, TransactionRow } from './schema.ts';
+import { prepare, standInRow } from './prepared.ts';
+
+const transactionColumns = [
+  'reference', 'merchant_id', 'mode', 'method', 'type', 'status', 'failure_code', 'amount_minor', 'currency', 'language',
+  'return_url', 'merchant_order_reference', 'description', 'metadata', 'brand', 'webhook_url', 'page_token', 'flow', 'echo',
+  'request', 'details', 'authentication', 'parent_reference', 'created', 'last_update', 'expires_at',
+] as const satisfies readonly (keyof TransactionRow)[];
+
+const insertTransactionRow = prepare((db, row: Record<string, unknown>) =>
+  db.insertInto('transactions').values(standInRow(transactionColumns, row)),
+);
+const insertEvent = prepare((db, e: { reference: string; from: string | null; to: string; failureCode: string | null; cause: string; at: number }) =>
+  db.insertInto('transaction_events').values({ reference: e.reference, from_status: e.from, to_status: e.to, failure_code: e.failureCode, cause: e.cause, at: e.at }),
+);
+const selectOwnTransaction = prepare((db, p: { reference: string; merchantId: string; mode: Mode }) =>
+  db.selectFrom('transactions').selectAll().where('reference', '=', p.reference).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode),
+);
+const selectByPageToken = prepare((db, p: { pageToken: string }) => db.selectFrom('transactions').selectAll().where('page_token', '=', p.pageToken));
 
 export interface StatusChange {
   reference: string;
@@ -15,11 +33,8 @@ export interface StatusChange {
 }
 
 export async function insertTransaction(db: Db, row: NewTransaction, cause: string): Promise<void> {
-  await db.insertInto('transactions').values(row).execute();
-  await db
-    .insertInto('transaction_events')
-    .values({ reference: row.reference, from_status: null, to_status: row.status, failure_code: null, cause, at: row.created })
-    .execute();
+  await insertTransactionRow(db, { ...row });
+  await insertEvent(db, { reference: row.reference, from: null, to: row.status, failureCode: null, cause, at: row.created });
 }
 
 /**
@@ -34,29 +49,13 @@ export async function changeStatus(db: Db, change: StatusChange): Promise<boolea
     .where('status', '=', change.from)
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) return false;
-  await db
-    .insertInto('transaction_events')
-    .values({
-      reference: change.reference,
-      from_status: change.from,
-      to_status: change.to,
-      failure_code: change.failureCode ?? null,
-      cause: change.cause,
-      at: change.at,
-    })
-    .execute();
+  await insertEvent(db, { reference: change.reference, from: change.from, to: change.to, failureCode: change.failureCode ?? null, cause: change.cause, at: change.at });
   return true;
 }
 
 /** A transaction as its owner sees it: another merchant's or the other mode's is simply not there. */
-export async function findOwnTransaction(db: Db, owner: { merchantId: string; mode: Mode }, reference: string) {
-  return db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('reference', '=', reference)
-    .where('merchant_id', '=', owner.merchantId)
-    .where('mode', '=', owner.mode)
-    .executeTakeFirst();
+export async function findOwnTransaction(db: Db, owner: { merchantId: string; mode: Mode }, reference: string): Promise<TransactionRow | undefined> {
+  return (await selectOwnTransaction(db, { reference, merchantId: owner.merchantId, mode: owner.mode })).rows[0];
 }
 
 export async function findOwnTransactions(db: Db, owner: { merchantId: string; mode: Mode }, references: string[]) {
@@ -69,8 +68,8 @@ export async function findOwnTransactions(db: Db, owner: { merchantId: string; m
     .execute();
 }
 
-export async function findByPageToken(db: Db, pageToken: string) {
-  return db.selectFrom('transactions').selectAll().where('page_token', '=', pageToken).executeTakeFirst();
+export async function findByPageToken(db: Db, pageToken: string): Promise<TransactionRow | undefined> {
+  return (await selectByPageToken(db, { pageToken })).rows[0];
 }
 
 export async function findTransaction(db: Db, reference: string) {

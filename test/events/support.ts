@@ -142,6 +142,8 @@ export async function insertPendingPayment(store: Store, merchantId: string, opt
         brand: null,
         webhook_url: options.webhookUrl ?? null,
         page_token: newPageToken(),
+        flow: 'card',
+        echo: '{}',
         request: JSON.stringify({ flow: 'card' }),
         details: '{}',
         authentication: null,

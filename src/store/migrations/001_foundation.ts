@@ -42,6 +42,8 @@ export const foundation = (dialect: Dialect) => ({
       .addColumn('brand', 'text')
       .addColumn('webhook_url', 'text')
       .addColumn('page_token', 'text', (c) => c.notNull().unique())
+    .addColumn('flow', 'text', (c) => c.notNull())
+    .addColumn('echo', 'text', (c) => c.notNull())
       .addColumn('request', 'text', (c) => c.notNull())
       .addColumn('details', 'text', (c) => c.notNull())
       .addColumn('authentication', 'text')

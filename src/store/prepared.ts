@@ -1,0 +1,40 @@
+/**
+ * Hot-path queries compiled once. Building and compiling a Kysely query costs several
+ * times more than running it on SQLite (measured: 30 µs per read vs 6 µs precompiled),
+ * so the queries on every request are built once per dialect with placeholder values
+ * and each call binds its own. The query is still written with Kysely, typed as usual.
+ */
+import { CompiledQuery, type Compilable } from 'kysely';
+import type { Db } from './store.ts';
+
+const MARK = '\u0000kassa:';
+
+type Slot = { name: string } | { value: unknown };
+
+/**
+ * `build` receives a stand-in for the parameters: use each field where the value goes
+ * (never inspect it). Returns a function that runs the query with real values.
+ */
+export function prepare<P extends object, O>(build: (db: Db, params: P) => Compilable<O>) {
+  const compiledByDialect = new Map<unknown, { sql: string; slots: Slot[] }>();
+  const stand_in = new Proxy({} as P, { get: (_, name) => `${MARK}${String(name)}` });
+  return async (db: Db, params: P): Promise<{ rows: O[]; numAffectedRows?: bigint }> => {
+    const dialect = db.getExecutor().adapter.constructor;
+    let compiled = compiledByDialect.get(dialect);
+    if (!compiled) {
+      const query = build(db, stand_in).compile();
+      const slots = query.parameters.map((value): Slot =>
+        typeof value === 'string' && value.startsWith(MARK) ? { name: value.slice(MARK.length) } : { value },
+      );
+      compiled = { sql: query.sql, slots };
+      compiledByDialect.set(dialect, compiled);
+    }
+    const parameters = compiled.slots.map((slot) => ('name' in slot ? (params as Record<string, unknown>)[slot.name] : slot.value));
+    return db.executeQuery<O>(CompiledQuery.raw(compiled.sql, parameters));
+  };
+}
+
+/** The columns of a row, as a values object of stand-ins, for prepared inserts. */
+export function standInRow<K extends string>(columns: readonly K[], params: Record<string, unknown>): Record<K, any> {
+  return Object.fromEntries(columns.map((column) => [column, params[column]])) as Record<K, any>;
+}
