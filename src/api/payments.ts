@@ -39,7 +39,7 @@ export function sendOutcome(reply: FastifyReply, outcome: Outcome) {
   return reply.code(outcome.status).send(outcome.body);
 }
 
-const idempotencyReferenceOf = (request: FastifyRequest) => {
+export const idempotencyReferenceOf = (request: FastifyRequest) => {
   const value = request.headers['idempotency-reference'];
   return Array.isArray(value) ? value[0] : value;
 };

@@ -5,8 +5,8 @@
  */
 import type { FieldError } from '../problem.ts';
 import { findCurrency, parseAmount, type Currency } from './amount.ts';
-import { checkLanguage, DEFAULT_LANGUAGE } from './language.ts';
-import { checkHttpUrl, checkReturnUrl } from '../lib/urls.ts';
+import { checkHttpUrl } from '../lib/urls.ts';
+import { given, isObject, parseCommonFields, type CommonFields } from './common-fields.ts';
 import { parseIsoDuration } from '../lib/duration.ts';
 import { cardBrands, paymentMethods, type CardBrand, type MerchantSettings, type PaymentMethod } from '../merchants/merchants.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
@@ -14,19 +14,13 @@ import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 /** How the customer pays: decides required fields, the response shape and the page flow. */
 export type Flow = 'card' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid';
 
-export interface PaymentRequest {
+export interface PaymentRequest extends CommonFields {
   method: PaymentMethod;
   flow: Flow;
   type: 'sale' | 'authorise';
   amountMinor: number;
   currency: Currency;
-  language: string;
-  returnUrl?: string;
-  merchantOrderReference?: string;
-  description?: string;
-  metadata?: string;
   brand?: CardBrand;
-  webhookUrl?: string;
   storeInVault: boolean;
   orderLines?: unknown[];
   expirationDuration?: string;
@@ -40,14 +34,10 @@ export interface PaymentRequest {
   threeDS: ThreeDSData;
 }
 
-const TEXT_LIMITS = { merchantOrderReference: 255, description: 1000, metadata: 4096 } as const;
 const MIN_EXPIRATION_MS = 60_000;
 const MAX_EXPIRATION_MS = 30 * 24 * 3600_000;
 const MAX_ORDER_LINES = 200;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-/** Existing clients send `""` for unset optional fields (DESIGN §2): treat as absent. */
-const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 export function parsePaymentRequest(
   body: Record<string, unknown>,
@@ -55,14 +45,6 @@ export function parsePaymentRequest(
 ): { errors: FieldError[]; request?: PaymentRequest } {
   const errors: FieldError[] = [];
   const fail = (field: string, code: string, message: string) => errors.push({ field, code, message });
-
-  const text = (name: string, max: number): string | undefined => {
-    const value = body[name];
-    if (!given(value)) return undefined;
-    if (typeof value !== 'string') return void fail(`/${name}`, 'type', 'must be a string');
-    if (value.length > max) return void fail(`/${name}`, 'max_length', `must be at most ${max} characters`);
-    return value;
-  };
 
   // method
   let method: PaymentMethod | undefined;
@@ -149,26 +131,7 @@ export function parsePaymentRequest(
   }
 
   // returnUrl: every flow that sends the customer to a Kassa page comes back to it.
-  let returnUrl: string | undefined;
-  const redirects = flow !== 'walletpay-direct' && flow !== 'walletpay-hybrid';
-  if (!given(body.returnUrl)) {
-    if (flow && redirects) fail('/returnUrl', 'required', 'is required: the customer returns there after paying');
-  } else if (typeof body.returnUrl !== 'string') fail('/returnUrl', 'type', 'must be a string');
-  else {
-    const check = checkReturnUrl(body.returnUrl);
-    if (!check.ok) fail('/returnUrl', 'format', check.message);
-    else returnUrl = body.returnUrl;
-  }
-
-  let language = DEFAULT_LANGUAGE;
-  if (given(body.language)) {
-    if (typeof body.language !== 'string') fail('/language', 'type', 'must be a string');
-    else {
-      const check = checkLanguage(body.language);
-      if (!check.ok) fail('/language', 'enum', check.message);
-      else language = check.code;
-    }
-  }
+  const common = parseCommonFields(body, fail, flow !== undefined && flow !== 'walletpay-direct' && flow !== 'walletpay-hybrid');
 
   let brand: CardBrand | undefined;
   if (given(body.brand)) {
@@ -185,16 +148,6 @@ export function parsePaymentRequest(
     else storeInVault = body.storeInVault === 'yes';
   }
 
-  let webhookUrl: string | undefined;
-  if (given(body.webhookUrl)) {
-    if (typeof body.webhookUrl !== 'string') fail('/webhookUrl', 'type', 'must be a string');
-    else {
-      const check = checkHttpUrl(body.webhookUrl);
-      if (!check.ok) fail('/webhookUrl', 'format', check.message);
-      else webhookUrl = body.webhookUrl;
-    }
-  }
-
   let orderLines: unknown[] | undefined;
   if (given(body.orderLines)) {
     if (!Array.isArray(body.orderLines) || body.orderLines.some((line) => !isObject(line))) {
@@ -203,9 +156,6 @@ export function parsePaymentRequest(
     else orderLines = body.orderLines;
   }
 
-  const merchantOrderReference = text('merchantOrderReference', TEXT_LIMITS.merchantOrderReference);
-  const description = text('description', TEXT_LIMITS.description);
-  const metadata = text('metadata', TEXT_LIMITS.metadata);
 
   const threeDS = validateThreeDS(body, {
     operation: 'payment',
@@ -218,8 +168,7 @@ export function parsePaymentRequest(
   return {
     errors,
     request: {
-      method, flow, type, amountMinor, currency, language, returnUrl, merchantOrderReference, description, metadata,
-      brand, webhookUrl, storeInVault, orderLines, expirationDuration, expirationMs, details, threeDS: threeDS.data,
+      ...common, method, flow, type, amountMinor, currency, brand, storeInVault, orderLines, expirationDuration, expirationMs, details, threeDS: threeDS.data,
     },
   };
 }

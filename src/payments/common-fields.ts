@@ -1,0 +1,65 @@
+/**
+ * Request fields shared by every operation that sends a customer to a Kassa page
+ * (payments, vault enrollments): returnUrl, language, the merchant's free texts and
+ * the per-transaction webhookUrl. Pure: no I/O.
+ */
+import { checkHttpUrl, checkReturnUrl } from '../lib/urls.ts';
+import { checkLanguage, DEFAULT_LANGUAGE } from './language.ts';
+
+export type Fail = (field: string, code: string, message: string) => void;
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Existing clients send `""` for unset optional fields (DESIGN §2): treat as absent. */
+export const given = (v: unknown) => v !== undefined && v !== null && v !== '';
+
+const TEXT_LIMITS = { merchantOrderReference: 255, description: 1000, metadata: 4096 } as const;
+
+export interface CommonFields {
+  returnUrl?: string;
+  language: string;
+  merchantOrderReference?: string;
+  description?: string;
+  metadata?: string;
+  webhookUrl?: string;
+}
+
+export function parseCommonFields(body: Record<string, unknown>, fail: Fail, returnUrlRequired: boolean): CommonFields {
+  const text = (name: keyof typeof TEXT_LIMITS): string | undefined => {
+    const value = body[name];
+    if (!given(value)) return undefined;
+    if (typeof value !== 'string') return void fail(`/${name}`, 'type', 'must be a string');
+    const max = TEXT_LIMITS[name];
+    if (value.length > max) return void fail(`/${name}`, 'max_length', `must be at most ${max} characters`);
+    return value;
+  };
+  const url = (name: 'returnUrl' | 'webhookUrl', check: (value: string) => { ok: true } | { ok: false; message: string }) => {
+    const value = body[name];
+    if (!given(value)) return undefined;
+    if (typeof value !== 'string') return void fail(`/${name}`, 'type', 'must be a string');
+    const result = check(value);
+    if (!result.ok) return void fail(`/${name}`, 'format', result.message);
+    return value;
+  };
+
+  const returnUrl = url('returnUrl', checkReturnUrl);
+  if (!given(body.returnUrl) && returnUrlRequired) fail('/returnUrl', 'required', 'is required: the customer returns there afterwards');
+
+  let language = DEFAULT_LANGUAGE;
+  if (given(body.language)) {
+    if (typeof body.language !== 'string') fail('/language', 'type', 'must be a string');
+    else {
+      const check = checkLanguage(body.language);
+      if (!check.ok) fail('/language', 'enum', check.message);
+      else language = check.code;
+    }
+  }
+
+  return {
+    returnUrl,
+    language,
+    merchantOrderReference: text('merchantOrderReference'),
+    description: text('description'),
+    metadata: text('metadata'),
+    webhookUrl: url('webhookUrl', checkHttpUrl),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Vault enrollment (spec §4.2): `dataType: "card"` creates a pending transaction with
+ * `method: "vault"`, `type: "token"` and a `payUrl` where the customer enters the card
+ * to store. The 3-D Secure 2 data is validated as for payments, in enrollment mode.
+ */
+import { Problem, type FieldError } from '../problem.ts';
+import type { Db } from '../store/store.ts';
+import type { NewTransaction } from '../store/schema.ts';
+import { insertTransaction } from '../store/transactions.ts';
+import { newPageToken, newTransactionReference } from '../lib/tokens.ts';
+import type { Caller } from '../merchants/merchants.ts';
+import { given, parseCommonFields, type CommonFields } from '../payments/common-fields.ts';
+import { echoedFields, validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
+
+export interface EnrollmentRequest extends CommonFields {
+  threeDS: ThreeDSData;
+}
+
+/** Enrollments carry no amount; the payment object shows 0 in this currency. */
+const ENROLLMENT_CURRENCY = 'eur';
+
+export function parseEnrollmentRequest(body: Record<string, unknown>): { errors: FieldError[]; request?: EnrollmentRequest } {
+  const errors: FieldError[] = [];
+  const fail = (field: string, code: string, message: string) => errors.push({ field, code, message });
+  if (!given(body.dataType)) fail('/dataType', 'required', 'is required: card');
+  else if (body.dataType !== 'card') fail('/dataType', 'enum', 'must be card');
+  const common = parseCommonFields(body, fail, true);
+  const threeDS = validateThreeDS(body, { operation: 'enrollment', usesVaultToken: false, merchantCapturesCardData: false });
+  errors.push(...threeDS.errors);
+  return errors.length > 0 ? { errors } : { errors, request: { ...common, threeDS: threeDS.data } };
+}
+
+export async function createEnrollment(
+  db: Db,
+  body: Record<string, unknown>,
+  ctx: { caller: Caller; now: number; expiryMs: number },
+): Promise<NewTransaction> {
+  const { errors, request } = parseEnrollmentRequest(body);
+  if (!request) throw Problem.validation(errors);
+  const row: NewTransaction = {
+    reference: newTransactionReference(),
+    merchant_id: ctx.caller.merchantId,
+    mode: ctx.caller.mode,
+    method: 'vault',
+    type: 'token',
+    status: 'pending',
+    failure_code: null,
+    amount_minor: 0,
+    currency: ENROLLMENT_CURRENCY,
+    language: request.language,
+    return_url: request.returnUrl ?? null,
+    merchant_order_reference: request.merchantOrderReference ?? null,
+    description: request.description ?? null,
+    metadata: request.metadata ?? null,
+    brand: null,
+    webhook_url: request.webhookUrl ?? null,
+    page_token: newPageToken(),
+    flow: 'enrollment',
+    echo: JSON.stringify(echoedFields(request.threeDS)),
+    request: JSON.stringify({ threeDS: request.threeDS }),
+    details: '{}',
+    authentication: null,
+    parent_reference: null,
+    created: ctx.now,
+    last_update: ctx.now,
+    expires_at: ctx.now + ctx.expiryMs,
+  };
+  await insertTransaction(db, row, 'created');
+  return row;
+}
