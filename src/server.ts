@@ -6,6 +6,7 @@ import { KeyResolver } from './merchants/merchants.ts';
 import { installErrorHandling } from './api/errors.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { authenticate } from './api/auth.ts';
+import { vaultApi } from './api/vault.ts';
 import { testHelpersApi } from './api/test-helpers.ts';
 import { pages } from './pages/routes.ts';
 import { capturesApi } from './api/captures.ts';
@@ -42,6 +43,7 @@ export async function buildServer(config: Config, store: Store, options: { logge
         request.caller = (await authenticate(request, keys, true))!;
       });
       await authenticated.register(paymentsApi, deps);
+      await authenticated.register(vaultApi, deps);
       await authenticated.register(capturesApi, deps);
       await authenticated.register(testHelpersApi, deps);
     });
