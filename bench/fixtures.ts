@@ -1,7 +1,7 @@
 /** A realistic card payment request carrying every 3-D Secure 2 field of spec §2.4–2.9. */
 import { exampleThreeDSRequest } from '../src/threeds/example.ts';
 
-export const fullCardPayment = {
+export const fullCardPayment: Record<string, any> = {
   amount: '49.95',
   currency: 'EUR',
   method: 'card',
@@ -10,5 +10,5 @@ export const fullCardPayment = {
   merchantOrderReference: 'order-10045',
   description: 'Order 10045: two mugs and a teapot',
   metadata: 'cart=8812;channel=web',
-  ...(exampleThreeDSRequest() as Record<string, any>),
+  ...exampleThreeDSRequest(),
 };

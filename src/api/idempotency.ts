@@ -15,6 +15,8 @@ import { prepare } from '../store/prepared.ts';
 export interface Outcome {
   status: number;
   body: unknown;
+  /** The body already serialized (stored outcomes): sent as is instead of serializing again. */
+  json?: string;
   replayed?: boolean;
 }
 
@@ -48,8 +50,7 @@ export async function runIdempotent(
       const existing = await findRecord(db, key);
       if (existing) return replay(existing, fingerprint);
       const outcome = await operation(db);
-      await insertRecord(db, key, fingerprint, outcome);
-      return outcome;
+      return insertRecord(db, key, fingerprint, outcome);
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
@@ -96,8 +97,10 @@ async function findRecord(db: Db, key: Key) {
   return (await selectRecord(db, key)).rows[0];
 }
 
-async function insertRecord(db: Db, key: Key, fingerprint: string, outcome: Outcome) {
-  await insertRecordRow(db, { ...key, fingerprint, status: outcome.status, body: JSON.stringify(outcome.body), created: Date.now() });
+async function insertRecord(db: Db, key: Key, fingerprint: string, outcome: Outcome): Promise<Outcome> {
+  const json = JSON.stringify(outcome.body);
+  await insertRecordRow(db, { ...key, fingerprint, status: outcome.status, body: json, created: Date.now() });
+  return { ...outcome, json };
 }
 
 function replay(record: { fingerprint: string; status_code: number | null; response_body: string | null }, fingerprint: string): Outcome {
@@ -107,7 +110,7 @@ function replay(record: { fingerprint: string; status_code: number | null; respo
   if (record.status_code === null) {
     throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });
   }
-  return { status: record.status_code, body: JSON.parse(record.response_body ?? 'null'), replayed: true };
+  return { status: record.status_code, body: undefined, json: record.response_body ?? 'null', replayed: true };
 }
 
 function isUniqueViolation(error: unknown): boolean {

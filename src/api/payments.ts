@@ -36,7 +36,8 @@ export function objectBody(body: unknown): Record<string, unknown> {
 export function sendOutcome(reply: FastifyReply, outcome: Outcome) {
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   if (outcome.status >= 400) reply.type('application/problem+json');
-  return reply.code(outcome.status).send(outcome.body);
+  else if (outcome.json !== undefined) reply.type('application/json; charset=utf-8');
+  return reply.code(outcome.status).send(outcome.json ?? outcome.body);
 }
 
 export const idempotencyReferenceOf = (request: FastifyRequest) => {
