@@ -29,7 +29,7 @@ for (const backend of backends) {
       });
 
     test('kill -9 under load loses no acknowledged payment; retries make exactly one each', async () => {
-      const first = await startKassaProcess(db.env);
+      const first = await startKassaProcess({ ...db.env, RATE_LIMIT_PER_SECOND: '0' });
       const acknowledged = new Map<string, string>();
       const attempted: string[] = [];
       let next = 0;
@@ -54,7 +54,7 @@ for (const backend of backends) {
       await waitForExit(first.child);
       assert.ok(acknowledged.size >= 150, `only ${acknowledged.size} acknowledged before the kill`);
 
-      const second = await startKassaProcess(db.env);
+      const second = await startKassaProcess({ ...db.env, RATE_LIMIT_PER_SECOND: '0' });
       try {
         for (const [ref, reference] of acknowledged) {
           const res = await fetch(`${second.baseUrl}/api/v1/transaction?reference=${reference}`, { headers: { authorization: basic(key) } });
