@@ -31,6 +31,10 @@ export interface Config {
   demoMerchant: boolean;
   /** How long a resolved API key is cached; a revoked key keeps working in a running process at most this long. */
   apiKeyCacheMs: number;
+  /** Average requests per second per API key (bursts up to twice that); 0 turns the limit off. */
+  rateLimitPerSecond: number;
+  /** Shares rate-limit counters between Kassa processes. */
+  redisUrl?: string;
   /** Live acquirer connector (ACQUIRER_CONNECTOR); unset = live card payments are refused. Test mode always uses the simulator. */
   acquirerConnector?: string;
   /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per process when unset. */
@@ -73,6 +77,8 @@ export function loadConfig(env: Env = process.env): Config {
     runWorkers: flag(env, 'RUN_WORKERS', true),
     demoMerchant: flag(env, 'DEMO_MERCHANT', true),
     apiKeyCacheMs: integer(env, 'API_KEY_CACHE_MS', 5000),
+    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100),
+    redisUrl: env.REDIS_URL || undefined,
     webhooks: loadWebhookSettings(env),
     acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
     cardSealKey: cardSealKey(env.CARD_SEAL_KEY),

@@ -7,6 +7,7 @@ import { installErrorHandling } from './api/errors.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { authenticate } from './api/auth.ts';
 import { vaultApi } from './api/vault.ts';
+import { registerRateLimit } from './api/rate-limit.ts';
 import { testHelpersApi } from './api/test-helpers.ts';
 import { pages } from './pages/routes.ts';
 import { capturesApi } from './api/captures.ts';
@@ -42,6 +43,7 @@ export async function buildServer(config: Config, store: Store, options: { logge
       authenticated.addHook('onRequest', async (request) => {
         request.caller = (await authenticate(request, keys, true))!;
       });
+      await registerRateLimit(authenticated, config);
       await authenticated.register(paymentsApi, deps);
       await authenticated.register(vaultApi, deps);
       await authenticated.register(capturesApi, deps);

@@ -69,11 +69,19 @@ export function patternStrength(digits: string, pattern: Pattern): number {
   return head >= low && head <= high ? width : 0;
 }
 
+/** Ranges of the brands Kassa does not take (Discover, JCB, …): a number in one is not caught by a broad range such as Maestro's `6`. */
+const otherPatterns: Pattern[] = Object.values(creditCardType.types)
+  .filter((type) => !Object.values(libraryTypes).includes(type))
+  .flatMap((type) => creditCardType.getTypeInfo(type).patterns as Pattern[]);
+
+const strengthOf = (digits: string, patterns: Pattern[]) => Math.max(0, ...patterns.map((p) => patternStrength(digits, p)));
+
 /** Every brand whose range holds this (complete) card number, most specific range first. */
 export function detectBrands(digits: string): CardBrand[] {
+  const otherBrand = strengthOf(digits, otherPatterns);
   return brandRules
-    .map((rule) => ({ rule, strength: Math.max(0, ...rule.patterns.map((p) => patternStrength(digits, p))) }))
-    .filter(({ rule, strength }) => strength > 0 && rule.lengths.includes(digits.length))
+    .map((rule) => ({ rule, strength: strengthOf(digits, rule.patterns) }))
+    .filter(({ rule, strength }) => strength > otherBrand && rule.lengths.includes(digits.length))
     .sort((a, b) => b.strength - a.strength)
     .map(({ rule }) => rule.brand);
 }

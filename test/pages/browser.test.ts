@@ -208,6 +208,36 @@ describe('hosted card page in Chromium', { skip: !browserAvailable && 'no Chromi
     await dutch.context.close();
   });
 
+  for (const language of ['eng', 'nld'] as const) {
+    test(`3DS1 redirect step without JavaScript, and a failed outcome, in ${language}`, async () => {
+      const labels = language === 'eng'
+        ? { pay: /^Pay /, bank: 'Go to my bank', code: 'One-time code', confirm: 'Confirm', next: 'Continue', failed: 'Payment failed' }
+        : { pay: /^Betaal /, bank: 'Naar mijn bank', code: 'Eenmalige code', confirm: 'Bevestigen', next: 'Verder', failed: 'Betaling mislukt' };
+      const locale = language === 'eng' ? 'en-GB' : 'nl-NL';
+      const { page, payment, context } = await open('25.13', { language }, { javaScriptEnabled: false, locale });
+      await payWithCard(page, {}, labels.pay);
+      await page.getByRole('button', { name: labels.bank }).waitFor();
+      await screenshot(page, `threeds1-redirect-${language}`);
+      await assertAccessible(page, `3DS1 redirect step ${language}`);
+      await page.getByRole('button', { name: labels.bank }).click();
+      await page.getByLabel(labels.code).pressSequentially('1234');
+      await screenshot(page, `threeds1-bank-${language}`);
+      await page.getByRole('button', { name: labels.confirm, exact: true }).click();
+      await page.getByRole('button', { name: labels.next }).click();
+      await page.waitForURL(h.returnUrl);
+      assert.equal((await h.transaction(payment.reference)).status, 'success');
+      await context.close();
+
+      const declined = await open('25.21', { language }, { locale });
+      await payWithCard(declined.page, {}, labels.pay);
+      await declined.page.waitForURL(h.returnUrl);
+      await declined.page.goto(declined.payment.payUrl);
+      await declined.page.getByRole('heading', { name: labels.failed }).waitFor();
+      await screenshot(declined.page, `outcome-failed-${language}`);
+      await declined.context.close();
+    });
+  }
+
   test('Bancontact: no security code asked, 3DS1 redirect, brand bcmc', async () => {
     const { page, payment, context } = await open('25.00');
     await page.locator('#cardNumber').pressSequentially(BANCONTACT);

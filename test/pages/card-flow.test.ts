@@ -91,6 +91,22 @@ for (const backend of backends) {
       assert.equal(authentication.transStatus, 'Y');
     });
 
+    test("the challenge window is sized by the merchant's challengeWindowSize", async () => {
+      const browserInfo = {
+        javaEnabled: false, acceptHeaders: 'text/html', ipAddress: '192.0.2.1', language: 'nl-NL', screenColorDepth: '24',
+        screenHeight: '800', screenWidth: '1280', timeZone: '-60', userAgent: 'Mozilla/5.0', challengeWindowSize: 'W250H400',
+      };
+      const payment = await create({ amount: '12.11', browserInfo });
+      const { path, csrf } = await openPage(t.app, payment.payUrl);
+      const challenge = await postForm(t.app, `${path}/card`, { csrf, ...card() });
+      assert.match(challenge.body, /<iframe name="challenge-window" class="window-01"/);
+      const frame = await t.app.inject({ method: 'GET', url: /<iframe[^>]+src="([^"]+)"/.exec(challenge.body)![1] });
+      assert.match(frame.headers['content-security-policy'] as string, /frame-ancestors 'self'/);
+      const creq = JSON.parse(Buffer.from(hiddenValue(frame.body, 'creq'), 'base64url').toString());
+      assert.equal(creq.challengeWindowSize, '01');
+      assert.equal(creq.messageType, 'CReq');
+    });
+
     test('a challenge failed with another code → failed/rejected', async () => {
       const payment = await create({ amount: '12.11' });
       const { path, csrf } = await openPage(t.app, payment.payUrl);

@@ -1,0 +1,68 @@
+/** Pure parts of the pages: translations complete, escaping, CSP, sealed card data, browser data. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { placeholders, translations, translator } from '../../src/pages/i18n.ts';
+import { html } from '../../src/pages/html.ts';
+import { contentSecurityPolicy, sourceOf } from '../../src/pages/security.ts';
+import { CardSealer } from '../../src/payments/card-seal.ts';
+import { collectBrowserFacts, windowSizeFor } from '../../src/pages/browser-info.ts';
+
+const english = translations.eng;
+for (const [language, messages] of Object.entries(translations)) {
+  test(`translations ${language}: every message present, non-empty, with the same placeholders as eng`, () => {
+    assert.deepEqual(Object.keys(messages).sort(), Object.keys(english).sort());
+    for (const [key, message] of Object.entries(messages)) {
+      assert.ok(message.trim(), `${language}.${key} is empty`);
+      assert.deepEqual(placeholders(message), placeholders(english[key as keyof typeof english]), `${language}.${key} placeholders`);
+    }
+  });
+}
+
+test('the translator fills values and falls back to eng', () => {
+  assert.equal(translator('nld')('pay', { amount: '€ 1,00' }), 'Betaal € 1,00');
+  assert.equal(translator('fra')('pay', { amount: '€1.00' }), 'Pay €1.00');
+});
+
+test('html escapes every interpolated value', () => {
+  const name = `<script>alert("x")</script>&'`;
+  assert.equal(html`<p title="${name}">${name}</p>`.value, '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>');
+  assert.equal(html`<ul>${['a', html`<b>b</b>`]}</ul>`.value, '<ul>a<b>b</b></ul>');
+});
+
+test('the CSP allows only nonce scripts, and forms to the returnUrl', () => {
+  const csp = contentSecurityPolicy({ nonce: 'abc', frameAncestors: "'none'", formTargets: [sourceOf('https://shop.example/return?x=1')!, sourceOf('myshop://done')!] });
+  assert.equal(
+    csp,
+    "default-src 'none'; script-src 'nonce-abc'; style-src 'nonce-abc'; img-src 'self' data:; form-action 'self' https://shop.example myshop:; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
+});
+
+test('sealed card data opens only for its binding and before it expires', () => {
+  const sealer = new CardSealer(randomBytes(32));
+  const card = { pan: '4111111111111111', expiryMonth: 1, expiryYear: 2030, cvc: '123', holderName: 'Jo', brand: 'visa' as const };
+  const sealed = sealer.seal(card, 'tr_1|s1', 2000);
+  assert.doesNotMatch(sealed, /4111/);
+  assert.deepEqual(sealer.unseal(sealed, 'tr_1|s1', 1000), card);
+  assert.equal(sealer.unseal(sealed, 'tr_1|s2', 1000), undefined);
+  assert.equal(sealer.unseal(sealed, 'tr_1|s1', 3000), undefined);
+  assert.equal(sealer.unseal(`A${sealed.slice(1)}`, 'tr_1|s1', 1000), undefined);
+  assert.equal(new CardSealer(randomBytes(32)).unseal(sealed, 'tr_1|s1', 1000), undefined);
+});
+
+test('browser data: from the script when it ran, from the request otherwise', () => {
+  const request = { accept: 'text/html', userAgent: 'Mozilla/5.0', acceptLanguage: 'nl-NL,nl;q=0.9', ip: '127.0.0.1' };
+  const scripted = collectBrowserFacts({ js: '1', screenWidth: '1920', screenHeight: '1080', colorDepth: '30', timeZone: '-60', browserLanguage: 'nl-NL', windowWidth: '1200' }, request);
+  assert.deepEqual(scripted, {
+    javascriptEnabled: true,
+    collected: {
+      javaEnabled: false, acceptHeaders: 'text/html', userAgent: 'Mozilla/5.0', ipAddress: '127.0.0.1', language: 'nl-NL',
+      screenWidth: '1920', screenHeight: '1080', screenColorDepth: '24', timeZone: '-60', challengeWindowSize: 'W500H600',
+    },
+  });
+  const plain = collectBrowserFacts({ js: '0' }, request);
+  assert.equal(plain.javascriptEnabled, false);
+  assert.equal(plain.collected.language, 'nl-NL');
+  assert.equal(plain.collected.screenWidth, undefined);
+  assert.deepEqual([windowSizeFor(320), windowSizeFor(500), windowSizeFor(800)], ['FULL_SCREEN', 'W390H400', 'W500H600']);
+});
