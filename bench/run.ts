@@ -63,17 +63,88 @@ async function stop(child: ChildProcess) {
   });
 }
 
-async function drive(name: string, options: autocannon.Options): Promise<Measured> {
+/** What one run sends: a method and path, headers, a body, and per-request variation. */
+interface Load {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** POST: a unique Idempotency-Reference on every request. */
+  uniqueIdempotencyReference?: boolean;
+  /** GET: cycle through these paths. */
+  paths?: string[];
+}
+
+/** wrk (C, from Debian's package) when installed: it keeps the client off the critical path; autocannon otherwise. */
+const WRK = ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((file) => fs.existsSync(file));
+
+async function drive(name: string, load: Load): Promise<Measured> {
   process.stderr.write(`measuring ${name}…\n`);
-  await autocannon({ ...options, connections: CONNECTIONS, duration: WARMUP_S });
-  const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION_S });
+  const run = WRK ? driveWrk : driveAutocannon;
+  await run(load, WARMUP_S);
+  return { name, ...(await run(load, DURATION_S)) };
+}
+
+async function driveAutocannon(load: Load, seconds: number): Promise<Omit<Measured, 'name'>> {
+  let sequence = 0;
+  let next = 0;
+  const result = await autocannon({
+    url: load.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [{
+      method: load.method ?? 'GET',
+      headers: load.headers,
+      body: load.body,
+      setupRequest: (request) => {
+        if (load.uniqueIdempotencyReference) request.headers = { ...request.headers, 'idempotency-reference': `bench-${process.pid}-${++sequence}` };
+        if (load.paths) request.path = load.paths[next++ % load.paths.length];
+        return request;
+      },
+    }],
+  });
+  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+}
+
+let wrkRuns = 0;
+async function driveWrk(load: Load, seconds: number): Promise<Omit<Measured, 'name'>> {
+  const lua = `
+local headers = {}
+local paths = { ${(load.paths ?? []).map((p) => JSON.stringify(p)).join(', ')} }
+local counter = 0
+wrk.method = ${JSON.stringify(load.method ?? 'GET')}
+${load.body ? `wrk.body = ${JSON.stringify(load.body)}` : ''}
+${Object.entries(load.headers ?? {}).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')}
+request = function()
+  counter = counter + 1
+  local path = nil
+  if #paths > 0 then path = paths[(counter % #paths) + 1] end
+  ${load.uniqueIdempotencyReference ? `local h = {}
+  for k, v in pairs(wrk.headers) do h[k] = v end
+  h["Idempotency-Reference"] = "bench-${process.pid}-${++wrkRuns}-" .. counter
+  return wrk.format(nil, path, h)` : 'return wrk.format(nil, path)'}
+end`;
+  const script = path.join(os.tmpdir(), `kassa-bench-${process.pid}.lua`);
+  fs.writeFileSync(script, lua);
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(WRK!, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, load.url]);
+    let text = '';
+    child.stdout.on('data', (c) => (text += c));
+    child.stderr.on('data', (c) => (text += c));
+    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk failed: ${text}`))));
+  });
+  const ms = (label: string) => {
+    const match = new RegExp(`^\\s+${label}\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
+    if (!match) return Number.NaN;
+    return Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as const)[match[2] as 'us' | 'ms' | 's'];
+  };
+  const count = (pattern: RegExp) => [...output.matchAll(pattern)].reduce((sum, m) => sum + m.slice(1).reduce((a, b) => a + Number(b), 0), 0);
   return {
-    name,
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0),
+    p50Ms: ms('50%'),
+    p99Ms: ms('99%'),
+    non2xx: count(/Non-2xx or 3xx responses: (\d+)/g),
+    errors: count(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/g),
   };
 }
 
@@ -101,24 +172,17 @@ async function measureKassa(backend: Backend): Promise<Measured[]> {
   const headers = { authorization: `Basic ${Buffer.from(`${merchant.testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
   const base = `http://127.0.0.1:${port}/api/v1`;
   try {
-    let sequence = 0;
     const body = JSON.stringify(fullCardPayment);
-    const create = await drive(`POST /payment (${backend})`, {
-      url: `${base}/payment`,
-      requests: [{
-        method: 'POST', headers, body,
-        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-reference': `bench-${process.pid}-${++sequence}` } }),
-      }],
-    });
+    const create = await drive(`POST /payment (${backend})`, { url: `${base}/payment`, method: 'POST', headers, body, uniqueIdempotencyReference: true });
     const references: string[] = [];
     for (let i = 0; i < 100; i++) {
       const res = await fetch(`${base}/payment`, { method: 'POST', headers, body });
       references.push(((await res.json()) as { reference: string }).reference);
     }
-    let next = 0;
     const read = await drive(`GET /transaction (${backend})`, {
-      url: base,
-      requests: [{ method: 'GET', headers, setupRequest: (request) => ({ ...request, path: `/api/v1/transaction?reference=${references[next++ % references.length]}` }) }],
+      url: `${base}/transaction`,
+      headers: { authorization: headers.authorization },
+      paths: references.map((reference) => `/api/v1/transaction?reference=${reference}`),
     });
     return [create, read];
   } finally {
@@ -172,13 +236,13 @@ const table = rows.map((r) => ({
   'non-2xx': r.non2xx,
   errors: r.errors,
 }));
-console.log(`\nKassa benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per run, ${os.cpus().length} cores, node ${process.version}`);
+console.log(`\nKassa benchmark (${WRK ? 'wrk' : 'autocannon'}): ${CONNECTIONS} connections, ${DURATION_S} s per run, ${os.cpus().length} cores, node ${process.version}`);
 console.table(table);
 if (threedsValidation) console.log(`3-D Secure 2 validation of a fully populated request: median ${threedsValidation.medianMicros.toFixed(1)} µs, p99 ${threedsValidation.p99Micros.toFixed(1)} µs`);
 if (webhooks) console.log(`Webhook delivery on SQLite: ${Math.round(webhooks.deliveredPerSecond)} webhooks/s (${webhooks.events} events)`);
 
 const out = path.join(root, 'bench', 'results');
 fs.mkdirSync(out, { recursive: true });
-const report = { at: new Date().toISOString(), connections: CONNECTIONS, durationSeconds: DURATION_S, node: process.version, hello: { before: helloBefore, after: helloAfter }, runs: rows, threedsValidation, webhooks };
+const report = { at: new Date().toISOString(), driver: WRK ? 'wrk' : 'autocannon', connections: CONNECTIONS, durationSeconds: DURATION_S, node: process.version, hello: { before: helloBefore, after: helloAfter }, runs: rows, threedsValidation, webhooks };
 fs.writeFileSync(path.join(out, 'latest.json'), JSON.stringify(report, null, 2));
 console.log(`written: ${path.relative(root, path.join(out, 'latest.json'))}`);

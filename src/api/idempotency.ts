@@ -6,7 +6,7 @@
  * waits for the first to commit, fails on the unique key, and the second replays.
  */
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { stringify as sortedJson } from 'safe-stable-stringify';
 import { Problem } from '../problem.ts';
 import type { Db, Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
@@ -44,25 +44,39 @@ export async function runIdempotent(
     throw new Problem(400, 'Invalid Idempotency-Reference', `The Idempotency-Reference header must be 1 to ${MAX_REFERENCE_LENGTH} characters.`);
   }
   const key = { ...scope, idempotencyReference };
-  const fingerprint = createHash('sha256').update(canonicalize(body ?? null) ?? '').digest('hex');
+  // Keys sorted at every level (RFC 8785's order; JSON numbers and strings as JSON.stringify writes them, as RFC 8785 does).
+  const fingerprint = createHash('sha256').update(sortedJson(body ?? null) ?? '').digest('hex');
   try {
     return await store.transact(async (db) => {
-      const existing = await findRecord(db, key);
-      if (existing) return replay(existing, fingerprint);
+      // SQLite: units of one group commit see each other's records only inside that commit, so look
+      // first (a local read, nearly free). PostgreSQL: the unique key decides alone; a look-up
+      // would cost a round trip on every request to save work only on retries.
+      if (store.dialect === 'sqlite') {
+        const existing = await findRecord(db, key);
+        if (existing) return replay(existing, fingerprint);
+      }
       const outcome = await operation(db);
       return insertRecord(db, key, fingerprint, outcome);
     });
   } catch (error) {
-    if (isUniqueViolation(error)) {
-      const existing = await findRecord(store.read, key);
-      if (existing) return replay(existing, fingerprint);
-    }
+    if (isUniqueViolation(error)) return replayStored(store, key, fingerprint, error);
     if (error instanceof Problem && !(error instanceof RecordProblem) && isStored(error.status)) {
       const outcome = { status: error.status, body: error.toBody() };
-      await store.transact((db) => insertRecord(db, key, fingerprint, outcome)).catch(() => undefined);
+      try {
+        await store.transact((db) => insertRecord(db, key, fingerprint, outcome));
+      } catch (insertError) {
+        // Another request with this reference was recorded first: its outcome is the answer.
+        if (isUniqueViolation(insertError)) return replayStored(store, key, fingerprint, error);
+      }
     }
     throw error;
   }
+}
+
+async function replayStored(store: Store, key: Key, fingerprint: string, otherwise: unknown): Promise<Outcome> {
+  const existing = await findRecord(store.read, key);
+  if (!existing) throw otherwise;
+  return replay(existing, fingerprint);
 }
 
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */

@@ -3,9 +3,28 @@
  * times more than running it on SQLite (measured: 30 µs per read vs 6 µs precompiled),
  * so the queries on every request are built once per dialect with placeholder values
  * and each call binds its own. The query is still written with Kysely, typed as usual.
+ * On SQLite connections registered with `runDirectly`, the compiled statement runs on
+ * better-sqlite3 itself: the query is synchronous there, and Kysely's per-query
+ * connection hand-over would cost more than the query.
  */
 import { CompiledQuery, type Compilable } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Db } from './store.ts';
+
+export interface SqliteStatements {
+  statement(sql: string): BetterSqlite3.Statement;
+}
+
+const directConnections = new WeakMap<Db, SqliteStatements>();
+
+/** SQL of prepared queries → a server-side statement name (PostgreSQL parses and plans each once per connection). */
+const statementNames = new Map<string, string>();
+export const statementName = (sql: string): string | undefined => statementNames.get(sql);
+
+/** Prepared queries on `db` run straight on these SQLite statements. */
+export function runDirectly(db: Db, statements: SqliteStatements): void {
+  directConnections.set(db, statements);
+}
 
 const MARK = '\u0000kassa:';
 
@@ -28,8 +47,15 @@ export function prepare<P extends object, O>(build: (db: Db, params: P) => Compi
       );
       compiled = { sql: query.sql, slots };
       compiledByDialect.set(dialect, compiled);
+      if (!statementNames.has(query.sql)) statementNames.set(query.sql, `kassa_${statementNames.size + 1}`);
     }
     const parameters = compiled.slots.map((slot) => ('name' in slot ? (params as Record<string, unknown>)[slot.name] : slot.value));
+    const direct = directConnections.get(db);
+    if (direct) {
+      const statement = direct.statement(compiled.sql);
+      if (statement.reader) return { rows: statement.all(parameters) as O[] };
+      return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) };
+    }
     return db.executeQuery<O>(CompiledQuery.raw(compiled.sql, parameters));
   };
 }

@@ -76,7 +76,7 @@ export interface IdempotencyRecordTable {
   mode: Mode;
   route: string;
   idempotency_reference: string;
-  /** SHA-256 of the canonicalized (RFC 8785) request body. */
+  /** SHA-256 of the request body as JSON with keys sorted at every level. */
   fingerprint: string;
   /** null while the first request is still executing. */
   status_code: number | null;

@@ -4,17 +4,32 @@
  *
  * SQLite commits are group commits: units that arrive while a commit is in progress
  * share the next transaction (each inside its own savepoint, so one failing unit
- * rolls back alone). With `synchronous=FULL` every commit is an fsync; sharing it
- * is what lets a durable SQLite accept thousands of payments a second. A unit is
- * resolved only after its commit is on disk.
+ * rolls back alone). A unit is resolved only after its commit is on disk.
+ *
+ * Durability without blocking: with SQLITE_SYNCHRONOUS=FULL the writer runs SQLite at
+ * NORMAL and Kassa itself fsyncs the WAL file after each commit, on libuv's thread
+ * pool, before answering. The committed WAL frames are then exactly as durable as with
+ * SQLite's own FULL (which fsyncs the same file at the same point), but the event loop
+ * keeps serving requests during the fsync instead of waiting in it. Checkpoints (WAL →
+ * database file, with their own fsyncs) run on a separate connection in a worker
+ * thread for the same reason; SQLite syncs the WAL before and the database after each
+ * checkpoint at NORMAL, so a checkpoint never weakens what was acknowledged. Under
+ * steady writes a passive checkpoint never quite catches up with the newest frames, and
+ * SQLite restarts the WAL only after a complete one; so when the WAL passes
+ * WAL_RESET_BYTES the worker runs a TRUNCATE checkpoint, which briefly holds the write
+ * lock. The writer never sleeps in SQLite's busy handler on the event loop: it runs with
+ * busy_timeout 0 and retries a busy BEGIN on a timer.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations.ts';
+import { runDirectly, statementName, type SqliteStatements } from './prepared.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -44,7 +59,10 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 
 function openPostgres(databaseUrl: string): Store {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 16 });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // An idle connection dropped by the server (restart, failover) is discarded by the pool and
+  // replaced on next use; unhandled, pg would raise it as an uncaught error and stop the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPreparedStatements(pool) }) });
   return {
     dialect: 'postgres',
     read: db,
@@ -54,49 +72,137 @@ function openPostgres(databaseUrl: string): Store {
   };
 }
 
+/** Kysely sends every query unnamed; queries from store/prepared.ts go out as named statements instead. */
+function namingPreparedStatements(pool: pg.Pool) {
+  const clients = new WeakMap<pg.PoolClient, { query: (...args: any[]) => any; release: () => void }>();
+  return {
+    end: () => pool.end(),
+    async connect() {
+      const client = await pool.connect();
+      let wrapped = clients.get(client);
+      if (!wrapped) {
+        wrapped = {
+          query: (text: any, values?: unknown[]) => {
+            const name = typeof text === 'string' ? statementName(text) : undefined;
+            return name ? client.query({ name, text, values }) : client.query(text, values);
+          },
+          release: () => client.release(),
+        };
+        clients.set(client, wrapped);
+      }
+      return wrapped;
+    },
+  };
+}
+
 function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: StoreOptions): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'kassa.db');
   const connect = (readonly: boolean) => {
     const raw = new BetterSqlite3(file, { readonly: false });
     raw.pragma('journal_mode = WAL');
-    raw.pragma(`synchronous = ${sqliteSynchronous}`);
+    raw.pragma('synchronous = NORMAL');
     raw.pragma('busy_timeout = 5000');
     raw.pragma('foreign_keys = ON');
+    // The checkpointer thread moves the WAL into the database file; no connection of ours does it inline.
+    raw.pragma('wal_autocheckpoint = 0');
     if (readonly) raw.pragma('query_only = ON');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(raw) }) });
+    const statements = cachingStatements(raw);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    return { db, statements };
   };
-  const writer = connect(false);
-  const reader = connect(true);
-  const groupCommit = new GroupCommit(writer);
+  const { db: writer, statements: writerStatements } = connect(false);
+  const { db: reader, statements: readerStatements } = connect(true);
+  runDirectly(reader, readerStatements);
+  const walFile = `${file}-wal`;
+  let walDescriptor: number | undefined;
+  const syncWal =
+    sqliteSynchronous === 'FULL'
+      ? () =>
+          new Promise<void>((resolve, reject) => {
+            walDescriptor ??= fs.openSync(walFile, 'r+');
+            fs.fdatasync(walDescriptor, (error) => (error ? reject(error) : resolve()));
+          })
+      : async () => {};
+  const walSize = () => {
+    try {
+      return fs.statSync(walFile).size;
+    } catch {
+      return 0;
+    }
+  };
+  const groupCommit = new GroupCommit(writer, writerStatements, syncWal, walSize);
+  writerStatements.statement('PRAGMA busy_timeout = 0').all();
+  const checkpointer = startCheckpointer(file);
   return {
     dialect: 'sqlite',
     read: reader,
     transact: (unit) => groupCommit.run(unit),
-    migrate: () => migrateToLatest(writer, 'sqlite'),
+    migrate: async () => {
+      // Migrations run through Kysely, not the group commit: let SQLite wait for a busy lock here.
+      writerStatements.statement('PRAGMA busy_timeout = 5000').all();
+      try {
+        return await migrateToLatest(writer, 'sqlite');
+      } finally {
+        writerStatements.statement('PRAGMA busy_timeout = 0').all();
+      }
+    },
     close: async () => {
       await groupCommit.drain();
+      await checkpointer.stop();
       await reader.destroy();
       await writer.destroy();
+      if (walDescriptor !== undefined) fs.closeSync(walDescriptor);
     },
+  };
+}
+
+const CHECKPOINT_INTERVAL_MS = 50;
+const WAL_RESET_BYTES = 64 * 1024 * 1024;
+const BUSY_RETRY_MS = 2;
+const BUSY_GIVE_UP_MS = 10_000;
+
+/** A worker thread with its own connection that checkpoints the WAL: PASSIVE every 100 ms, TRUNCATE when it grew large. */
+function startCheckpointer(file: string) {
+  const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const Database = require(workerData.betterSqlite3);
+     const db = new Database(workerData.file);
+     db.pragma('busy_timeout = 5000');
+     const fs = require('node:fs');
+     const walSize = () => { try { return fs.statSync(workerData.file + '-wal').size; } catch { return 0; } };
+     const checkpoint = () => {
+       try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+     };
+     const timer = setInterval(checkpoint, workerData.intervalMs);
+     parentPort.on('message', () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });`,
+    { eval: true, workerData: { file, betterSqlite3, intervalMs: CHECKPOINT_INTERVAL_MS, walResetBytes: WAL_RESET_BYTES } },
+  );
+  worker.unref();
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        worker.ref(); // keep the process alive until the last checkpoint is done
+        worker.once('exit', () => resolve());
+        worker.postMessage('stop');
+      }),
   };
 }
 
 /** Kysely prepares every query anew; better-sqlite3 statements are reusable, so keep them. */
 function cachingStatements(raw: BetterSqlite3.Database) {
   const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => raw.close(),
-    prepare(query: string) {
-      let statement = statements.get(query);
-      if (!statement) {
-        if (statements.size >= 1000) statements.clear();
-        statement = raw.prepare(query);
-        statements.set(query, statement);
-      }
-      return statement;
-    },
+  const statement = (query: string) => {
+    let cached = statements.get(query);
+    if (!cached) {
+      if (statements.size >= 1000) statements.clear();
+      cached = raw.prepare(query);
+      statements.set(query, cached);
+    }
+    return cached;
   };
+  return { close: () => raw.close(), prepare: statement, statement };
 }
 
 interface PendingUnit {
@@ -106,15 +212,35 @@ interface PendingUnit {
 }
 
 const MAX_UNITS_PER_COMMIT = 256;
-const [BEGIN, SAVEPOINT, ROLLBACK_TO_SAVEPOINT, RELEASE_SAVEPOINT, COMMIT, ROLLBACK] = [
-  'BEGIN IMMEDIATE', 'SAVEPOINT unit', 'ROLLBACK TO unit', 'RELEASE unit', 'COMMIT', 'ROLLBACK',
-].map((statement) => CompiledQuery.raw(statement));
+
 
 class GroupCommit {
   private queue: PendingUnit[] = [];
   private flushing: Promise<void> | undefined;
 
-  constructor(private readonly db: Db) {}
+  /** fsyncs under way: a unit is answered only once the fsync after its commit is done. */
+  private syncing = new Set<Promise<void>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly statements: SqliteStatements,
+    private readonly syncWal: () => Promise<void>,
+    private readonly walSize: () => number,
+  ) {}
+
+  private walCheckedAt = 0;
+
+  /** Between two commits: a checkpoint on the writer once the WAL passed WAL_RESET_BYTES, so the next commit restarts it. */
+  private keepWalBounded() {
+    const now = Date.now();
+    if (now - this.walCheckedAt < 250) return;
+    this.walCheckedAt = now;
+    if (this.walSize() > WAL_RESET_BYTES) this.statements.statement('PRAGMA wal_checkpoint(PASSIVE)').all();
+  }
+
+  private exec(sql: string) {
+    this.statements.statement(sql).run();
+  }
 
   run<T>(unit: (db: Db) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -124,45 +250,75 @@ class GroupCommit {
   }
 
   async drain(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.flushing || this.syncing.size > 0) await Promise.all([this.flushing, ...this.syncing]);
   }
 
   private async flush(): Promise<void> {
     // Let the requests that arrived in the same turn of the event loop join this commit.
     await new Promise((resolve) => setImmediate(resolve));
+    let busySince: number | undefined;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_UNITS_PER_COMMIT);
-      await this.commit(batch);
+      const busy = await this.commit(batch, busySince !== undefined && Date.now() - busySince > BUSY_GIVE_UP_MS);
+      if (!busy) {
+        busySince = undefined;
+        continue;
+      }
+      // Another connection (the checkpointer, a `kassa` command) holds the write lock: wait on a timer, not in SQLite.
+      busySince ??= Date.now();
+      this.queue.unshift(...batch);
+      await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
     }
     this.flushing = undefined;
   }
 
-  private async commit(batch: PendingUnit[]): Promise<void> {
+  /** Returns true when the write lock was busy and nothing ran (unless `giveUp`: then the batch fails). */
+  private async commit(batch: PendingUnit[], giveUp: boolean): Promise<boolean> {
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    let busy = false;
     try {
+      // The Kysely connection is held for the whole commit, so nothing else can use it meanwhile.
       await this.db.connection().execute(async (conn) => {
-        await conn.executeQuery(BEGIN);
+        runDirectly(conn, this.statements);
+        try {
+          this.exec('BEGIN IMMEDIATE');
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'SQLITE_BUSY' || giveUp) throw error;
+          busy = true;
+          return;
+        }
         try {
           for (const pending of batch) {
-            await conn.executeQuery(SAVEPOINT);
+            this.exec('SAVEPOINT unit');
             try {
               outcomes.push({ ok: true, value: await pending.unit(conn) });
             } catch (error) {
-              await conn.executeQuery(ROLLBACK_TO_SAVEPOINT);
+              this.exec('ROLLBACK TO unit');
               outcomes.push({ ok: false, value: error });
             }
-            await conn.executeQuery(RELEASE_SAVEPOINT);
+            this.exec('RELEASE unit');
           }
-          await conn.executeQuery(COMMIT);
+          this.exec('COMMIT');
         } catch (error) {
-          await conn.executeQuery(ROLLBACK).catch(() => undefined);
+          try {
+            this.exec('ROLLBACK');
+          } catch {}
           throw error;
         }
       });
     } catch (error) {
       for (const pending of batch) pending.reject(error);
-      return;
+      return false;
     }
-    batch.forEach((pending, i) => (outcomes[i].ok ? pending.resolve(outcomes[i].value) : pending.reject(outcomes[i].value)));
+    if (busy) return true;
+    this.keepWalBounded();
+    // The next batch may commit while this one's fsync runs; each batch waits only for its own.
+    const synced = this.syncWal().then(
+      () => batch.forEach((pending, i) => (outcomes[i].ok ? pending.resolve(outcomes[i].value) : pending.reject(outcomes[i].value))),
+      (error) => batch.forEach((pending) => pending.reject(error)),
+    );
+    this.syncing.add(synced);
+    void synced.finally(() => this.syncing.delete(synced));
+    return false;
   }
 }

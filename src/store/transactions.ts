@@ -1,6 +1,7 @@
 /** Transaction queries, nothing else. A status changes only through `changeStatus`. */
 import type { Db } from './store.ts';
 import type { Mode, NewTransaction, TransactionRow } from './schema.ts';
+import { PostgresAdapter } from 'kysely';
 import { prepare, standInRow } from './prepared.ts';
 
 const transactionColumns = [
@@ -18,6 +19,11 @@ const insertEvent = prepare((db, e: { reference: string; from: string | null; to
 const selectOwnTransaction = prepare((db, p: { reference: string; merchantId: string; mode: Mode }) =>
   db.selectFrom('transactions').selectAll().where('reference', '=', p.reference).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode),
 );
+/** Everything the payment object shows: all columns but the large `request` document. */
+const paymentColumns = transactionColumns.filter((column) => column !== 'request');
+const selectOwnPayment = prepare((db, p: { reference: string; merchantId: string; mode: Mode }) =>
+  db.selectFrom('transactions').select(paymentColumns).where('reference', '=', p.reference).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode),
+);
 const selectByPageToken = prepare((db, p: { pageToken: string }) => db.selectFrom('transactions').selectAll().where('page_token', '=', p.pageToken));
 
 export interface StatusChange {
@@ -32,7 +38,29 @@ export interface StatusChange {
   set?: Partial<Pick<TransactionRow, 'authentication' | 'brand' | 'details'>>;
 }
 
+/** PostgreSQL: the row and its creation event in one statement, one round trip. */
+const insertTransactionWithEvent = prepare((db, row: Record<string, unknown>) =>
+  db
+    .with('created', (db) => db.insertInto('transactions').values(standInRow(transactionColumns, row)).returning(['reference', 'status', 'created']))
+    .insertInto('transaction_events')
+    .columns(['reference', 'from_status', 'to_status', 'failure_code', 'cause', 'at'])
+    .expression((eb) =>
+      eb.selectFrom('created').select((eb) => [
+        'created.reference',
+        eb.val(null).as('from_status'),
+        'created.status',
+        eb.val(null).as('failure_code'),
+        eb.val(row.cause as string).as('cause'),
+        'created.created',
+      ]),
+    ),
+);
+
 export async function insertTransaction(db: Db, row: NewTransaction, cause: string): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await insertTransactionWithEvent(db, { ...row, cause });
+    return;
+  }
   await insertTransactionRow(db, { ...row });
   await insertEvent(db, { reference: row.reference, from: null, to: row.status, failureCode: null, cause, at: row.created });
 }
@@ -56,6 +84,11 @@ export async function changeStatus(db: Db, change: StatusChange): Promise<boolea
 /** A transaction as its owner sees it: another merchant's or the other mode's is simply not there. */
 export async function findOwnTransaction(db: Db, owner: { merchantId: string; mode: Mode }, reference: string): Promise<TransactionRow | undefined> {
   return (await selectOwnTransaction(db, { reference, merchantId: owner.merchantId, mode: owner.mode })).rows[0];
+}
+
+/** As findOwnTransaction, without the `request` document: for reading the payment object. */
+export async function findOwnPayment(db: Db, owner: { merchantId: string; mode: Mode }, reference: string): Promise<Omit<TransactionRow, 'request'> | undefined> {
+  return (await selectOwnPayment(db, { reference, merchantId: owner.merchantId, mode: owner.mode })).rows[0];
 }
 
 export async function findOwnTransactions(db: Db, owner: { merchantId: string; mode: Mode }, references: string[]) {
