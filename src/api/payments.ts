@@ -5,7 +5,7 @@ import { Problem } from '../problem.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import type { KeyResolver } from '../merchants/merchants.ts';
-import { findOwnTransaction, findOwnTransactions } from '../store/transactions.ts';
+import { findOwnPayment, findOwnTransactions } from '../store/transactions.ts';
 import { createPayment, validatePaymentBody } from '../payments/create.ts';
 import { cancelByPageToken } from '../payments/cancel.ts';
 import { serializePayment } from '../payments/serialize.ts';
@@ -78,7 +78,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
         throw Problem.validation([{ field: '/reference', code: 'required', message: 'give either reference or references (comma-separated)' }]);
       }
       if (reference !== undefined) {
-        const row = await findOwnTransaction(store.read, request.caller, reference);
+        const row = await findOwnPayment(store.read, request.caller, reference);
         if (!row) throw Problem.notFound(`No transaction with reference ${reference}.`);
         return serializePayment(row, config.publicUrl);
       }
