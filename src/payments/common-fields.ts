@@ -5,6 +5,7 @@
  */
 import { checkHttpUrl, checkReturnUrl } from '../lib/urls.ts';
 import { checkLanguage, DEFAULT_LANGUAGE } from './language.ts';
+import { checkLiveUrl } from '../events/ssrf.ts';
 
 export type Fail = (field: string, code: string, message: string) => void;
 
@@ -23,7 +24,19 @@ export interface CommonFields {
   webhookUrl?: string;
 }
 
-export function parseCommonFields(body: Record<string, unknown>, fail: Fail, returnUrlRequired: boolean): CommonFields {
+/** A live webhook must be https and not a literal private address (the connect-time check covers names). */
+function checkLiveWebhookUrl(value: string): { ok: true } | { ok: false; message: string } {
+  const check = checkHttpUrl(value);
+  if (!check.ok) return check;
+  try {
+    checkLiveUrl(new URL(value));
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+}
+
+export function parseCommonFields(body: Record<string, unknown>, fail: Fail, returnUrlRequired: boolean, mode: 'test' | 'live'): CommonFields {
   const text = (name: keyof typeof TEXT_LIMITS): string | undefined => {
     const value = body[name];
     if (!given(value)) return undefined;
@@ -60,6 +73,6 @@ export function parseCommonFields(body: Record<string, unknown>, fail: Fail, ret
     merchantOrderReference: text('merchantOrderReference'),
     description: text('description'),
     metadata: text('metadata'),
-    webhookUrl: url('webhookUrl', checkHttpUrl),
+    webhookUrl: url('webhookUrl', mode === 'live' ? checkLiveWebhookUrl : checkHttpUrl),
   };
 }

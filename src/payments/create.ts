@@ -20,7 +20,7 @@ export interface CreateContext {
 
 /** Validates `body`; throws a 422 Problem listing every failing field. */
 export function validatePaymentBody(body: Record<string, unknown>, caller: Caller): PaymentRequest {
-  const { errors, request } = parsePaymentRequest(body, caller.settings);
+  const { errors, request } = parsePaymentRequest(body, caller.settings, caller.mode);
   if (!request) throw Problem.validation(errors);
   return request;
 }

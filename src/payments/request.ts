@@ -42,6 +42,7 @@ const MAX_ORDER_LINES = 200;
 export function parsePaymentRequest(
   body: Record<string, unknown>,
   settings: MerchantSettings,
+  mode: 'test' | 'live' = 'test',
 ): { errors: FieldError[]; request?: PaymentRequest } {
   const errors: FieldError[] = [];
   const fail = (field: string, code: string, message: string) => errors.push({ field, code, message });
@@ -131,7 +132,7 @@ export function parsePaymentRequest(
   }
 
   // returnUrl: every flow that sends the customer to a Kassa page comes back to it.
-  const common = parseCommonFields(body, fail, flow !== undefined && flow !== 'walletpay-direct' && flow !== 'walletpay-hybrid');
+  const common = parseCommonFields(body, fail, flow !== undefined && flow !== 'walletpay-direct' && flow !== 'walletpay-hybrid', mode);
 
   let brand: CardBrand | undefined;
   if (given(body.brand)) {

@@ -19,12 +19,12 @@ export interface EnrollmentRequest extends CommonFields {
 /** Enrollments carry no amount; the payment object shows 0 in this currency. */
 const ENROLLMENT_CURRENCY = 'eur';
 
-export function parseEnrollmentRequest(body: Record<string, unknown>): { errors: FieldError[]; request?: EnrollmentRequest } {
+export function parseEnrollmentRequest(body: Record<string, unknown>, mode: 'test' | 'live'): { errors: FieldError[]; request?: EnrollmentRequest } {
   const errors: FieldError[] = [];
   const fail = (field: string, code: string, message: string) => errors.push({ field, code, message });
   if (!given(body.dataType)) fail('/dataType', 'required', 'is required: card');
   else if (body.dataType !== 'card') fail('/dataType', 'enum', 'must be card');
-  const common = parseCommonFields(body, fail, true);
+  const common = parseCommonFields(body, fail, true, mode);
   const threeDS = validateThreeDS(body, { operation: 'enrollment', usesVaultToken: false, merchantCapturesCardData: false });
   errors.push(...threeDS.errors);
   return errors.length > 0 ? { errors } : { errors, request: { ...common, threeDS: threeDS.data } };
@@ -35,7 +35,7 @@ export async function createEnrollment(
   body: Record<string, unknown>,
   ctx: { caller: Caller; now: number; expiryMs: number },
 ): Promise<NewTransaction> {
-  const { errors, request } = parseEnrollmentRequest(body);
+  const { errors, request } = parseEnrollmentRequest(body, ctx.caller.mode);
   if (!request) throw Problem.validation(errors);
   const row: NewTransaction = {
     reference: newTransactionReference(),

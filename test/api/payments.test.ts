@@ -192,6 +192,16 @@ for (const backend of backends) {
       ]);
     });
 
+    test('a live payment refuses a webhookUrl that is not https or points at a private address', async () => {
+      for (const webhookUrl of ['http://shop.example/hook', 'https://127.0.0.1/hook', 'https://10.0.0.8/hook', 'https://[::1]/hook']) {
+        const res = await client.post('/payment', cardPayment({ webhookUrl }), { key: t.merchant.liveApiKey });
+        assert.equal(res.statusCode, 422, webhookUrl);
+        assert.equal(res.json().errors[0].field, '/webhookUrl');
+      }
+      assert.equal((await client.post('/payment', cardPayment({ webhookUrl: 'https://shop.example/hook' }), { key: t.merchant.liveApiKey })).statusCode, 200);
+      assert.equal((await client.post('/payment', cardPayment({ webhookUrl: 'http://127.0.0.1:9000/hook' }))).statusCode, 200, 'test mode allows local receivers');
+    });
+
     test('live keys create live payments that test keys cannot see', async () => {
       const live = await client.post('/payment', cardPayment(), { key: t.merchant.liveApiKey });
       assert.equal(live.statusCode, 200);
