@@ -6,10 +6,9 @@ import { Problem } from '../problem.ts';
 import type { Db } from '../store/store.ts';
 import type { NewTransaction } from '../store/schema.ts';
 import { insertTransaction } from '../store/transactions.ts';
-import { newPageToken, newTransactionReference } from '../lib/tokens.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
-import { echoedFields } from '../threeds/validate.ts';
+import { pendingTransactionRow } from './pending-transaction.ts';
 
 export interface CreateContext {
   caller: Caller;
@@ -33,39 +32,15 @@ export async function createPayment(db: Db, request: PaymentRequest, ctx: Create
   if (request.flow === 'walletpay-direct' || request.flow === 'walletpay-hybrid') {
     throw new Problem(501, 'Not implemented', `The ${request.flow} flow is not available yet; use method walletpay without details for the hosted flow.`);
   }
-  const row: NewTransaction = {
-    reference: newTransactionReference(),
-    merchant_id: ctx.caller.merchantId,
-    mode: ctx.caller.mode,
-    method: request.method,
-    type: request.type,
-    status: 'pending',
-    failure_code: null,
-    amount_minor: request.amountMinor,
+  const row = pendingTransactionRow({
+    ...request,
+    owner: ctx.caller,
     currency: request.currency.code,
-    language: request.language,
-    return_url: request.returnUrl ?? null,
-    merchant_order_reference: request.merchantOrderReference ?? null,
-    description: request.description ?? null,
-    metadata: request.metadata ?? null,
-    brand: null,
-    webhook_url: request.webhookUrl ?? null,
-    page_token: newPageToken(),
-    flow: request.flow,
-    echo: JSON.stringify(echoedFields(request.threeDS)),
-    request: JSON.stringify({
-      threeDS: request.threeDS,
-      storeInVault: request.storeInVault,
-      preselectedBrand: request.brand,
-      orderLines: request.orderLines,
-    }),
-    details: JSON.stringify(request.method === 'landingpage' ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : {}),
-    authentication: null,
-    parent_reference: null,
-    created: ctx.now,
-    last_update: ctx.now,
-    expires_at: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
-  };
+    kept: { storeInVault: request.storeInVault, preselectedBrand: request.brand, orderLines: request.orderLines },
+    details: request.method === 'landingpage' ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : {},
+    now: ctx.now,
+    expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
+  });
   await insertTransaction(db, row, 'created');
   return row;
 }

@@ -7,10 +7,10 @@ import { Problem, type FieldError } from '../problem.ts';
 import type { Db } from '../store/store.ts';
 import type { NewTransaction } from '../store/schema.ts';
 import { insertTransaction } from '../store/transactions.ts';
-import { newPageToken, newTransactionReference } from '../lib/tokens.ts';
+import { pendingTransactionRow } from '../payments/pending-transaction.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import { given, parseCommonFields, type CommonFields } from '../payments/common-fields.ts';
-import { echoedFields, validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
+import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 
 export interface EnrollmentRequest extends CommonFields {
   threeDS: ThreeDSData;
@@ -37,34 +37,19 @@ export async function createEnrollment(
 ): Promise<NewTransaction> {
   const { errors, request } = parseEnrollmentRequest(body, ctx.caller.mode);
   if (!request) throw Problem.validation(errors);
-  const row: NewTransaction = {
-    reference: newTransactionReference(),
-    merchant_id: ctx.caller.merchantId,
-    mode: ctx.caller.mode,
+  const row = pendingTransactionRow({
+    ...request,
+    owner: ctx.caller,
     method: 'vault',
     type: 'token',
-    status: 'pending',
-    failure_code: null,
-    amount_minor: 0,
-    currency: ENROLLMENT_CURRENCY,
-    language: request.language,
-    return_url: request.returnUrl ?? null,
-    merchant_order_reference: request.merchantOrderReference ?? null,
-    description: request.description ?? null,
-    metadata: request.metadata ?? null,
-    brand: null,
-    webhook_url: request.webhookUrl ?? null,
-    page_token: newPageToken(),
     flow: 'enrollment',
-    echo: JSON.stringify(echoedFields(request.threeDS)),
-    request: JSON.stringify({ threeDS: request.threeDS }),
-    details: '{}',
-    authentication: null,
-    parent_reference: null,
-    created: ctx.now,
-    last_update: ctx.now,
-    expires_at: ctx.now + ctx.expiryMs,
-  };
+    amountMinor: 0,
+    currency: ENROLLMENT_CURRENCY,
+    kept: {},
+    details: {},
+    now: ctx.now,
+    expiresAt: ctx.now + ctx.expiryMs,
+  });
   await insertTransaction(db, row, 'created');
   return row;
 }
