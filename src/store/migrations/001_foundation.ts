@@ -44,13 +44,15 @@ export const foundation = (dialect: Dialect) => ({
       .addColumn('page_token', 'text', (c) => c.notNull().unique())
     .addColumn('flow', 'text', (c) => c.notNull())
     .addColumn('echo', 'text', (c) => c.notNull())
-      .addColumn('request', 'text', (c) => c.notNull())
-      .addColumn('details', 'text', (c) => c.notNull())
+        .addColumn('details', 'text', (c) => c.notNull())
       .addColumn('authentication', 'text')
       .addColumn('parent_reference', 'text')
       .addColumn('created', bigint, (c) => c.notNull())
       .addColumn('last_update', bigint, (c) => c.notNull())
       .addColumn('expires_at', bigint)
+    // Last on purpose: the request document is large and spills into overflow pages; every column
+    // before it stays on the row's own page, so reading a payment never walks that overflow chain.
+    .addColumn('request', 'text', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('transactions_pending_expiry').on('transactions').columns(['status', 'expires_at']).execute();
     await db.schema.createIndex('transactions_parent').on('transactions').column('parent_reference').execute();
