@@ -105,6 +105,7 @@ const insertRecordRow = prepare((db, r: Key & { fingerprint: string; status: num
     response_body: r.body,
     created: r.created,
   }),
+  { deferrable: true },
 );
 
 async function findRecord(db: Db, key: Key) {

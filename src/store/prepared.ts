@@ -20,6 +20,15 @@ const directConnections = new WeakMap<Db, SqliteStatements>();
 /** SQL of prepared queries → a server-side statement name (PostgreSQL parses and plans each once per connection). */
 const statementNames = new Map<string, string>();
 export const statementName = (sql: string): string | undefined => statementNames.get(sql);
+/** Names a statement (bounded: combinations of deferred inserts are few). */
+export function nameStatement(sql: string): string | undefined {
+  if (!statementNames.has(sql) && statementNames.size < 500) statementNames.set(sql, `kassa_${statementNames.size + 1}`);
+  return statementNames.get(sql);
+}
+
+/** Inserts whose result nobody reads: on PostgreSQL a unit of work may send them later, together (store.ts). */
+const deferrableStatements = new Set<string>();
+export const isDeferrable = (sql: string) => deferrableStatements.has(sql);
 
 /** Prepared queries on `db` run straight on these SQLite statements. */
 export function runDirectly(db: Db, statements: SqliteStatements): void {
@@ -34,7 +43,7 @@ type Slot = { name: string } | { value: unknown };
  * `build` receives a stand-in for the parameters: use each field where the value goes
  * (never inspect it). Returns a function that runs the query with real values.
  */
-export function prepare<P extends object, O>(build: (db: Db, params: P) => Compilable<O>) {
+export function prepare<P extends object, O>(build: (db: Db, params: P) => Compilable<O>, options: { deferrable?: boolean } = {}) {
   const compiledByDialect = new Map<unknown, { sql: string; slots: Slot[] }>();
   const stand_in = new Proxy({} as P, { get: (_, name) => `${MARK}${String(name)}` });
   return async (db: Db, params: P): Promise<{ rows: O[]; numAffectedRows?: bigint }> => {
@@ -47,7 +56,8 @@ export function prepare<P extends object, O>(build: (db: Db, params: P) => Compi
       );
       compiled = { sql: query.sql, slots };
       compiledByDialect.set(dialect, compiled);
-      if (!statementNames.has(query.sql)) statementNames.set(query.sql, `kassa_${statementNames.size + 1}`);
+      nameStatement(query.sql);
+      if (options.deferrable) deferrableStatements.add(query.sql);
     }
     const parameters = compiled.slots.map((slot) => ('name' in slot ? (params as Record<string, unknown>)[slot.name] : slot.value));
     const direct = directConnections.get(db);

@@ -1,7 +1,6 @@
 /** Transaction queries, nothing else. A status changes only through `changeStatus`. */
 import type { Db } from './store.ts';
 import type { Mode, NewTransaction, TransactionRow } from './schema.ts';
-import { PostgresAdapter } from 'kysely';
 import { prepare, standInRow } from './prepared.ts';
 
 const transactionColumns = [
@@ -10,11 +9,13 @@ const transactionColumns = [
   'request', 'details', 'authentication', 'parent_reference', 'created', 'last_update', 'expires_at',
 ] as const satisfies readonly (keyof TransactionRow)[];
 
-const insertTransactionRow = prepare((db, row: Record<string, unknown>) =>
-  db.insertInto('transactions').values(standInRow(transactionColumns, row)),
+const insertTransactionRow = prepare(
+  (db, row: Record<string, unknown>) => db.insertInto('transactions').values(standInRow(transactionColumns, row)),
+  { deferrable: true },
 );
 const insertEvent = prepare((db, e: { reference: string; from: string | null; to: string; failureCode: string | null; cause: string; at: number }) =>
   db.insertInto('transaction_events').values({ reference: e.reference, from_status: e.from, to_status: e.to, failure_code: e.failureCode, cause: e.cause, at: e.at }),
+  { deferrable: true },
 );
 const selectOwnTransaction = prepare((db, p: { reference: string; merchantId: string; mode: Mode }) =>
   db.selectFrom('transactions').selectAll().where('reference', '=', p.reference).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode),
@@ -38,29 +39,7 @@ export interface StatusChange {
   set?: Partial<Pick<TransactionRow, 'authentication' | 'brand' | 'details'>>;
 }
 
-/** PostgreSQL: the row and its creation event in one statement, one round trip. */
-const insertTransactionWithEvent = prepare((db, row: Record<string, unknown>) =>
-  db
-    .with('created', (db) => db.insertInto('transactions').values(standInRow(transactionColumns, row)).returning(['reference', 'status', 'created']))
-    .insertInto('transaction_events')
-    .columns(['reference', 'from_status', 'to_status', 'failure_code', 'cause', 'at'])
-    .expression((eb) =>
-      eb.selectFrom('created').select((eb) => [
-        'created.reference',
-        eb.val(null).as('from_status'),
-        'created.status',
-        eb.val(null).as('failure_code'),
-        eb.val(row.cause as string).as('cause'),
-        'created.created',
-      ]),
-    ),
-);
-
 export async function insertTransaction(db: Db, row: NewTransaction, cause: string): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await insertTransactionWithEvent(db, { ...row, cause });
-    return;
-  }
   await insertTransactionRow(db, { ...row });
   await insertEvent(db, { reference: row.reference, from: null, to: row.status, failureCode: null, cause, at: row.created });
 }

@@ -218,7 +218,6 @@ describe('hosted card page in Chromium', { skip: !browserAvailable && 'no Chromi
       await payWithCard(page, {}, labels.pay);
       await page.getByRole('button', { name: labels.bank }).waitFor();
       await screenshot(page, `threeds1-redirect-${language}`);
-      await assertAccessible(page, `3DS1 redirect step ${language}`);
       await page.getByRole('button', { name: labels.bank }).click();
       await page.getByLabel(labels.code).pressSequentially('1234');
       await screenshot(page, `threeds1-bank-${language}`);

@@ -71,6 +71,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Br
       // Only Kassa and the local shop are reachable: anything else is refused in the browser.
       const shopOrigin = new URL(returnUrl).origin;
       await context.route((url) => url.origin !== baseUrl && url.origin !== shopOrigin, (route) => route.abort());
+      // A customer step that does not happen fails the test in seconds instead of waiting forever.
+      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
       const cspViolations: string[] = [];
       page.on('console', (message) => {
