@@ -16,7 +16,7 @@ export class AcquirerUnavailable extends Problem {
     super(
       503,
       'No acquirer configured',
-      'Live card payments need an acquirer connector, and this Kassa has none configured (ACQUIRER_CONNECTOR). Test keys use the built-in simulator.',
+      'Live payments need an acquirer connector, and this Kassa has none configured (ACQUIRER_CONNECTOR). Test keys use the built-in simulator.',
     );
   }
 }
