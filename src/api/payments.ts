@@ -59,7 +59,6 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
         const paymentRequest = validatePaymentBody(body, caller);
         const row = await createPayment(db, paymentRequest, {
           caller,
-          liveAcquirer: config.acquirerConnector !== undefined,
           defaultExpiry: config.paymentExpiry,
           defaultExpiryMs: config.paymentExpiryMs,
           now: Date.now(),

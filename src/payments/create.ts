@@ -9,12 +9,9 @@ import { insertTransaction } from '../store/transactions.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';
-import { AcquirerUnavailable } from '../acquirer/select.ts';
 
 export interface CreateContext {
   caller: Caller;
-  /** A live acquirer connector is configured (ACQUIRER_CONNECTOR): without one, live payments are refused. */
-  liveAcquirer: boolean;
   defaultExpiryMs: number;
   defaultExpiry: string;
   now: number;
@@ -32,8 +29,6 @@ export async function createPayment(db: Db, request: PaymentRequest, ctx: Create
     // No card has been enrolled in the vault yet (vault enrollment is not built), so no token can match.
     throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant' }]);
   }
-  // DESIGN §3: live keys never reach the simulator; with no live connector a live payment could never be paid.
-  if (ctx.caller.mode === 'live' && !ctx.liveAcquirer) throw new AcquirerUnavailable();
   if (request.flow === 'walletpay-direct' || request.flow === 'walletpay-hybrid') {
     throw new Problem(501, 'Not implemented', `The ${request.flow} flow is not available yet; use method walletpay without details for the hosted flow.`);
   }

@@ -9,7 +9,7 @@ for (const backend of backends) {
     let t: TestApp;
     let client: ReturnType<typeof api>;
     before(async () => {
-      t = await startTestApp(backend, { ACQUIRER_CONNECTOR: 'test-double' });
+      t = await startTestApp(backend);
       client = api(t.app, t.merchant.testApiKey);
     });
     after(() => t.close());

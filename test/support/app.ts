@@ -13,14 +13,6 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import { buildServer } from '../../src/server.ts';
 import { createMerchant, type CreatedMerchant } from '../../src/merchants/merchants.ts';
 import { randomBase62 } from '../../src/lib/tokens.ts';
-import { liveConnectors } from '../../src/acquirer/select.ts';
-import { SimulatedAcquirer } from '../../src/acquirer/simulator.ts';
-
-/**
- * A stand-in live connector for tests that need live payments to exist (mode isolation,
- * live-only validation). Registered only here, in test support: ACQUIRER_CONNECTOR=test-double.
- */
-liveConnectors['test-double'] = () => new SimulatedAcquirer();
 
 export type Backend = 'sqlite' | 'postgres';
 
