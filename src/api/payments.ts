@@ -5,7 +5,8 @@ import { Problem } from '../problem.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import type { KeyResolver } from '../merchants/merchants.ts';
-import { findOwnPayment, findOwnTransactions } from '../store/transactions.ts';
+import { findOwnTransactions } from '../store/transactions.ts';
+import { PaymentReader } from '../payments/read.ts';
 import { createPayment, validatePaymentBody } from '../payments/create.ts';
 import { cancelByPageToken } from '../payments/cancel.ts';
 import { serializePayment } from '../payments/serialize.ts';
@@ -47,6 +48,7 @@ export const idempotencyReferenceOf = (request: FastifyRequest) => {
 
 /** Payment routes of the merchant API; registered inside the authenticated scope (server.ts). */
 export async function paymentsApi(app: FastifyInstance, { config, store }: Deps) {
+  const payments = new PaymentReader(store, config.publicUrl);
   app.post('/payment', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;
@@ -72,15 +74,15 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
   app.get<{ Querystring: Static<typeof TransactionQuery> }>(
     '/transaction',
     { schema: { querystring: TransactionQuery } },
-    async (request) => {
+    async (request, reply) => {
       const { reference, references } = request.query;
       if ((reference === undefined) === (references === undefined)) {
         throw Problem.validation([{ field: '/reference', code: 'required', message: 'give either reference or references (comma-separated)' }]);
       }
       if (reference !== undefined) {
-        const row = await findOwnPayment(store.read, request.caller, reference);
-        if (!row) throw Problem.notFound(`No transaction with reference ${reference}.`);
-        return serializePayment(row, config.publicUrl);
+        const json = await payments.json(request.caller, reference);
+        if (json === undefined) throw Problem.notFound(`No transaction with reference ${reference}.`);
+        return reply.type('application/json; charset=utf-8').send(json);
       }
       const wanted = [...new Set(references!.split(',').map((r) => r.trim()).filter(Boolean))];
       if (wanted.length === 0 || wanted.length > MAX_REFERENCES) {

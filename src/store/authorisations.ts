@@ -11,7 +11,7 @@ export async function recordAuthorisationChange(
 ): Promise<boolean> {
   const result = await db
     .updateTable('transactions')
-    .set({ details: change.toDetails, last_update: change.at })
+    .set((eb) => ({ details: change.toDetails, last_update: change.at, version: eb('version', '+', 1) }))
     .where('reference', '=', change.reference)
     .where('status', '=', 'success')
     .where('details', '=', change.fromDetails)

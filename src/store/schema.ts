@@ -58,6 +58,8 @@ export interface TransactionTable {
   parent_reference: string | null;
   created: number;
   last_update: number;
+  /** Incremented by every update of the row (a cached payment object is valid for one version). */
+  version: Generated<number>;
   expires_at: number | null;
 }
 

@@ -21,9 +21,12 @@ const selectOwnTransaction = prepare((db, p: { reference: string; merchantId: st
   db.selectFrom('transactions').selectAll().where('reference', '=', p.reference).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode),
 );
 /** Everything the payment object shows: all columns but the large `request` document. */
-const paymentColumns = transactionColumns.filter((column) => column !== 'request');
+const paymentColumns = [...transactionColumns.filter((column) => column !== 'request'), 'version' as const];
 const selectOwnPayment = prepare((db, p: { reference: string; merchantId: string; mode: Mode }) =>
   db.selectFrom('transactions').select(paymentColumns).where('reference', '=', p.reference).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode),
+);
+const selectOwnPaymentVersion = prepare((db, p: { reference: string; merchantId: string; mode: Mode }) =>
+  db.selectFrom('transactions').select('version').where('reference', '=', p.reference).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode),
 );
 const selectByPageToken = prepare((db, p: { pageToken: string }) => db.selectFrom('transactions').selectAll().where('page_token', '=', p.pageToken));
 
@@ -51,7 +54,7 @@ export async function insertTransaction(db: Db, row: NewTransaction, cause: stri
 export async function changeStatus(db: Db, change: StatusChange): Promise<boolean> {
   const result = await db
     .updateTable('transactions')
-    .set({ ...change.set, status: change.to, failure_code: change.failureCode ?? null, last_update: change.at })
+    .set((eb) => ({ ...change.set, status: change.to, failure_code: change.failureCode ?? null, last_update: change.at, version: eb('version', '+', 1) }))
     .where('reference', '=', change.reference)
     .where('status', '=', change.from)
     .executeTakeFirst();
@@ -63,6 +66,11 @@ export async function changeStatus(db: Db, change: StatusChange): Promise<boolea
 /** A transaction as its owner sees it: another merchant's or the other mode's is simply not there. */
 export async function findOwnTransaction(db: Db, owner: { merchantId: string; mode: Mode }, reference: string): Promise<TransactionRow | undefined> {
   return (await selectOwnTransaction(db, { reference, merchantId: owner.merchantId, mode: owner.mode })).rows[0];
+}
+
+/** The row's version (incremented by every update), or undefined when the owner has no such transaction. */
+export async function ownPaymentVersion(db: Db, owner: { merchantId: string; mode: Mode }, reference: string): Promise<number | undefined> {
+  return (await selectOwnPaymentVersion(db, { reference, merchantId: owner.merchantId, mode: owner.mode })).rows[0]?.version;
 }
 
 /** As findOwnTransaction, without the `request` document: for reading the payment object. */

@@ -158,6 +158,23 @@ for (const backend of backends) {
       assert.deepEqual(read.json(), created);
     });
 
+    test('a read after a change made elsewhere shows the change (payment objects are cached per row version)', async () => {
+      const created = (await client.post('/payment', cardPayment())).json();
+      assert.equal((await client.get(`/transaction?reference=${created.reference}`)).json().status, 'pending');
+      // Another Kassa process on the same database cancels it.
+      const { buildServer } = await import('../../src/server.ts');
+      const other = await buildServer(t.config, t.store, { logger: false });
+      try {
+        await other.inject({ method: 'POST', url: new URL(created.cancelUrl).pathname });
+      } finally {
+        await other.close();
+      }
+      const read = (await client.get(`/transaction?reference=${created.reference}`)).json();
+      assert.equal(read.status, 'failed');
+      assert.equal(read.failureCode, 'cancelled');
+      assert.ok(read.lastUpdate >= created.lastUpdate);
+    });
+
     test('references=a,b returns an array in the order asked, leaving out unknown ones', async () => {
       const a = (await client.post('/payment', cardPayment())).json();
       const b = (await client.post('/payment', cardPayment({ amount: '2.00' }))).json();

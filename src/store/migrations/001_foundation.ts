@@ -49,6 +49,8 @@ export const foundation = (dialect: Dialect) => ({
       .addColumn('parent_reference', 'text')
       .addColumn('created', bigint, (c) => c.notNull())
       .addColumn('last_update', bigint, (c) => c.notNull())
+      // Incremented by every update of the row: readers cache a payment's JSON per version.
+      .addColumn('version', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('expires_at', bigint)
     // Last on purpose: the request document is large and spills into overflow pages; every column
     // before it stays on the row's own page, so reading a payment never walks that overflow chain.

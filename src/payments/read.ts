@@ -1,0 +1,33 @@
+/**
+ * Reading payment objects (spec §4.3). Merchants poll a payment until it is final, so
+ * the serialized object is kept per process for the row's `version` (bumped by every
+ * update of the row, by any process): a repeated read costs one small indexed lookup
+ * instead of reading and serializing the whole row, and can never be stale.
+ */
+import type { Store } from '../store/store.ts';
+import type { Mode } from '../store/schema.ts';
+import { findOwnPayment, ownPaymentVersion } from '../store/transactions.ts';
+import { serializePayment } from './serialize.ts';
+
+const CACHED_PAYMENTS = 10_000;
+
+export class PaymentReader {
+  private readonly cache = new Map<string, { version: number; json: string }>();
+
+  constructor(private readonly store: Store, private readonly publicUrl: string) {}
+
+  /** The payment object as JSON text, or undefined when the owner has no such transaction. */
+  async json(owner: { merchantId: string; mode: Mode }, reference: string): Promise<string | undefined> {
+    const version = await ownPaymentVersion(this.store.read, owner, reference);
+    if (version === undefined) return undefined;
+    const cached = this.cache.get(reference);
+    if (cached?.version === version) return cached.json;
+    const row = await findOwnPayment(this.store.read, owner, reference);
+    if (!row) return undefined;
+    const json = JSON.stringify(serializePayment(row, this.publicUrl));
+    if (this.cache.size >= CACHED_PAYMENTS) this.cache.delete(this.cache.keys().next().value!);
+    // A row read after the version check may be newer; it is then cached under its own, later version.
+    this.cache.set(reference, { version: row.version, json });
+    return json;
+  }
+}
