@@ -57,7 +57,8 @@ export const foundation = (dialect: Dialect) => ({
     .addColumn('request', 'text', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('transactions_pending_expiry').on('transactions').columns(['status', 'expires_at']).execute();
-    await db.schema.createIndex('transactions_parent').on('transactions').column('parent_reference').execute();
+    // Partial: only refunds have a parent, so creating a sale touches no entry of this index.
+    await db.schema.createIndex('transactions_parent').on('transactions').column('parent_reference').where('parent_reference', 'is not', null).execute();
     await db.schema
       .createTable('transaction_events')
       .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
