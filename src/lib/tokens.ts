@@ -26,10 +26,27 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export const newTransactionReference = () => `tr_${randomBase62(22)}`;
+/**
+ * Milliseconds since the epoch in base62, fixed width (8 characters last until the year
+ * 8000+): as a prefix it makes identifiers sort by creation time, so a new row's key
+ * lands at the right edge of its index instead of on a random page. With random keys a
+ * group commit of 50 payments rewrote ~50 scattered pages per index.
+ */
+function timePrefix(): string {
+  let n = Date.now();
+  let out = '';
+  for (let i = 0; i < 8; i++) {
+    out = ALPHABET[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+/** Time-ordered, then 16 random characters (≈ 95 bits): unique and not enumerable. */
+export const newTransactionReference = () => `tr_${timePrefix()}${randomBase62(16)}`;
 export const newMerchantId = () => `mer_${randomBase62(16)}`;
-/** 43 base62 characters ≈ 256 bits: a customer-facing capability, never guessable. */
-export const newPageToken = () => randomBase62(43);
+/** A customer-facing capability: 43 random base62 characters (≈ 256 bits, never guessable) after the time prefix. */
+export const newPageToken = () => `${timePrefix()}${randomBase62(43)}`;
 export const newApiKey = (mode: 'test' | 'live') => `${mode}_${randomBase62(40)}`;
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

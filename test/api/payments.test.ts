@@ -38,7 +38,7 @@ for (const backend of backends) {
       assert.equal(typeof p.created, 'number');
       assert.equal(p.created, p.lastUpdate);
       assert.ok(Math.abs(p.created - Date.now()) < 60_000);
-      assert.match(p.payUrl, /^http:\/\/kassa\.test\/pay\/[0-9A-Za-z]{43}$/);
+      assert.match(p.payUrl, /^http:\/\/kassa\.test\/pay\/[0-9A-Za-z]{51}$/);
       assert.equal(p.cancelUrl, p.payUrl.replace('/pay/', '/api/v1/cancel/'));
       assert.ok(!p.payUrl.includes(p.reference), 'payUrl must not carry the guessable reference');
     });
