@@ -11,6 +11,19 @@ export interface FieldError {
   message: string;
 }
 
+/** Collects failing fields while a request is checked, so every one is reported at once. */
+export class FieldErrors {
+  readonly list: FieldError[] = [];
+
+  add(field: string, code: string, message: string): void {
+    this.list.push({ field, code, message });
+  }
+
+  has(field: string): boolean {
+    return this.list.some((error) => error.field === field);
+  }
+}
+
 export class Problem extends Error {
   constructor(
     readonly status: number,

@@ -6,8 +6,7 @@
 import { checkHttpUrl, checkReturnUrl } from '../lib/urls.ts';
 import { checkLanguage, DEFAULT_LANGUAGE } from './language.ts';
 import { checkLiveUrl } from '../events/ssrf.ts';
-
-export type Fail = (field: string, code: string, message: string) => void;
+import type { FieldErrors } from '../problem.ts';
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Existing clients send `""` for unset optional fields (DESIGN §2): treat as absent. */
@@ -36,33 +35,36 @@ function checkLiveWebhookUrl(value: string): { ok: true } | { ok: false; message
   }
 }
 
-export function parseCommonFields(body: Record<string, unknown>, fail: Fail, returnUrlRequired: boolean, mode: 'test' | 'live'): CommonFields {
-  const text = (name: keyof typeof TEXT_LIMITS): string | undefined => {
-    const value = body[name];
-    if (!given(value)) return undefined;
-    if (typeof value !== 'string') return void fail(`/${name}`, 'type', 'must be a string');
-    const max = TEXT_LIMITS[name];
-    if (value.length > max) return void fail(`/${name}`, 'max_length', `must be at most ${max} characters`);
-    return value;
-  };
-  const url = (name: 'returnUrl' | 'webhookUrl', check: (value: string) => { ok: true } | { ok: false; message: string }) => {
-    const value = body[name];
-    if (!given(value)) return undefined;
-    if (typeof value !== 'string') return void fail(`/${name}`, 'type', 'must be a string');
-    const result = check(value);
-    if (!result.ok) return void fail(`/${name}`, 'format', result.message);
-    return value;
-  };
+type UrlCheck = (value: string) => { ok: true } | { ok: false; message: string };
 
-  const returnUrl = url('returnUrl', checkReturnUrl);
-  if (!given(body.returnUrl) && returnUrlRequired) fail('/returnUrl', 'required', 'is required: the customer returns there afterwards');
+function optionalText(body: Record<string, unknown>, errors: FieldErrors, name: keyof typeof TEXT_LIMITS): string | undefined {
+  const value = body[name];
+  if (!given(value)) return undefined;
+  if (typeof value !== 'string') return void errors.add(`/${name}`, 'type', 'must be a string');
+  const max = TEXT_LIMITS[name];
+  if (value.length > max) return void errors.add(`/${name}`, 'max_length', `must be at most ${max} characters`);
+  return value;
+}
+
+function optionalUrl(body: Record<string, unknown>, errors: FieldErrors, name: 'returnUrl' | 'webhookUrl', check: UrlCheck): string | undefined {
+  const value = body[name];
+  if (!given(value)) return undefined;
+  if (typeof value !== 'string') return void errors.add(`/${name}`, 'type', 'must be a string');
+  const result = check(value);
+  if (!result.ok) return void errors.add(`/${name}`, 'format', result.message);
+  return value;
+}
+
+export function parseCommonFields(body: Record<string, unknown>, errors: FieldErrors, returnUrlRequired: boolean, mode: 'test' | 'live'): CommonFields {
+  const returnUrl = optionalUrl(body, errors, 'returnUrl', checkReturnUrl);
+  if (!given(body.returnUrl) && returnUrlRequired) errors.add('/returnUrl', 'required', 'is required: the customer returns there afterwards');
 
   let language = DEFAULT_LANGUAGE;
   if (given(body.language)) {
-    if (typeof body.language !== 'string') fail('/language', 'type', 'must be a string');
+    if (typeof body.language !== 'string') errors.add('/language', 'type', 'must be a string');
     else {
       const check = checkLanguage(body.language);
-      if (!check.ok) fail('/language', 'enum', check.message);
+      if (!check.ok) errors.add('/language', 'enum', check.message);
       else language = check.code;
     }
   }
@@ -70,9 +72,9 @@ export function parseCommonFields(body: Record<string, unknown>, fail: Fail, ret
   return {
     returnUrl,
     language,
-    merchantOrderReference: text('merchantOrderReference'),
-    description: text('description'),
-    metadata: text('metadata'),
-    webhookUrl: url('webhookUrl', mode === 'live' ? checkLiveWebhookUrl : checkHttpUrl),
+    merchantOrderReference: optionalText(body, errors, 'merchantOrderReference'),
+    description: optionalText(body, errors, 'description'),
+    metadata: optionalText(body, errors, 'metadata'),
+    webhookUrl: optionalUrl(body, errors, 'webhookUrl', mode === 'live' ? checkLiveWebhookUrl : checkHttpUrl),
   };
 }

@@ -3,7 +3,7 @@
  * `PaymentRequest`. Pure: no I/O. Every failing field is reported at once; the
  * 3-D Secure 2 fields (§2.4–2.9) are checked by threeds/validate.
  */
-import type { FieldError } from '../problem.ts';
+import { FieldErrors, type FieldError } from '../problem.ts';
 import { findCurrency, parseAmount, type Currency } from './amount.ts';
 import { checkHttpUrl } from '../lib/urls.ts';
 import { given, isObject, parseCommonFields, type CommonFields } from './common-fields.ts';
@@ -44,29 +44,28 @@ export function parsePaymentRequest(
   settings: MerchantSettings,
   mode: 'test' | 'live' = 'test',
 ): { errors: FieldError[]; request?: PaymentRequest } {
-  const errors: FieldError[] = [];
-  const fail = (field: string, code: string, message: string) => errors.push({ field, code, message });
+  const errors = new FieldErrors();
 
   // method
   let method: PaymentMethod | undefined;
-  if (!given(body.method)) fail('/method', 'required', 'is required');
+  if (!given(body.method)) errors.add('/method', 'required', 'is required');
   else if (!paymentMethods.includes(body.method as PaymentMethod)) {
-    fail('/method', 'enum', `must be one of ${paymentMethods.join(', ')}`);
+    errors.add('/method', 'enum', `must be one of ${paymentMethods.join(', ')}`);
   } else if (!settings.methods.includes(body.method as PaymentMethod)) {
-    fail('/method', 'not_enabled', `${body.method} is not enabled for this merchant`);
+    errors.add('/method', 'not_enabled', `${body.method} is not enabled for this merchant`);
   } else method = body.method as PaymentMethod;
 
   // currency and amount
   let currency: Currency | undefined;
-  if (!given(body.currency)) fail('/currency', 'required', 'is required');
+  if (!given(body.currency)) errors.add('/currency', 'required', 'is required');
   else if (typeof body.currency !== 'string' || !/^[A-Za-z]{3}$/.test(body.currency)) {
-    fail('/currency', 'format', 'must be a three-letter ISO 4217 code such as EUR');
-  } else if (!(currency = findCurrency(body.currency))) fail('/currency', 'enum', 'is not an ISO 4217 currency code');
+    errors.add('/currency', 'format', 'must be a three-letter ISO 4217 code such as EUR');
+  } else if (!(currency = findCurrency(body.currency))) errors.add('/currency', 'enum', 'is not an ISO 4217 currency code');
   let amountMinor: number | undefined;
-  if (!given(body.amount)) fail('/amount', 'required', 'is required');
+  if (!given(body.amount)) errors.add('/amount', 'required', 'is required');
   else {
     const parsed = parseAmount(body.amount, currency ?? { code: 'xxx', numeric: '', exponent: 4 });
-    if (!parsed.ok) fail('/amount', parsed.code, parsed.message);
+    if (!parsed.ok) errors.add('/amount', parsed.code, parsed.message);
     else if (currency) amountMinor = parsed.minor;
   }
 
@@ -74,46 +73,46 @@ export function parsePaymentRequest(
   const details: PaymentRequest['details'] = {};
   let expirationDuration: string | undefined;
   let expirationMs: number | undefined;
-  if (given(body.details) && !isObject(body.details)) fail('/details', 'type', 'must be an object');
+  if (given(body.details) && !isObject(body.details)) errors.add('/details', 'type', 'must be an object');
   else if (isObject(body.details)) {
     const d = body.details;
     for (const name of ['vaultAccessToken', 'walletPayValidationUrl', 'walletPayDomainName', 'expirationDuration'] as const) {
-      if (given(d[name]) && typeof d[name] !== 'string') fail(`/details/${name}`, 'type', 'must be a string');
+      if (given(d[name]) && typeof d[name] !== 'string') errors.add(`/details/${name}`, 'type', 'must be a string');
     }
     if (typeof d.vaultAccessToken === 'string' && d.vaultAccessToken) details.vaultAccessToken = d.vaultAccessToken;
     if (typeof d.walletPayValidationUrl === 'string' && d.walletPayValidationUrl) {
       const check = checkHttpUrl(d.walletPayValidationUrl);
-      if (!check.ok) fail('/details/walletPayValidationUrl', 'format', check.message);
+      if (!check.ok) errors.add('/details/walletPayValidationUrl', 'format', check.message);
       else details.walletPayValidationUrl = d.walletPayValidationUrl;
     }
     if (typeof d.walletPayDomainName === 'string' && d.walletPayDomainName) {
       if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(d.walletPayDomainName)) {
-        fail('/details/walletPayDomainName', 'format', 'must be a host name only, such as shop.example.com');
+        errors.add('/details/walletPayDomainName', 'format', 'must be a host name only, such as shop.example.com');
       } else details.walletPayDomainName = d.walletPayDomainName.toLowerCase();
     }
     if (given(d.walletPayEncryptedToken)) {
-      if (!isObject(d.walletPayEncryptedToken)) fail('/details/walletPayEncryptedToken', 'type', 'must be the wallet token object');
+      if (!isObject(d.walletPayEncryptedToken)) errors.add('/details/walletPayEncryptedToken', 'type', 'must be the wallet token object');
       else details.walletPayEncryptedToken = d.walletPayEncryptedToken;
     }
     if (typeof d.expirationDuration === 'string' && d.expirationDuration) {
       const ms = parseIsoDuration(d.expirationDuration);
-      if (ms === undefined) fail('/details/expirationDuration', 'format', 'must be an ISO 8601 duration such as PT15M');
+      if (ms === undefined) errors.add('/details/expirationDuration', 'format', 'must be an ISO 8601 duration such as PT15M');
       else if (ms < MIN_EXPIRATION_MS || ms > MAX_EXPIRATION_MS) {
-        fail('/details/expirationDuration', 'range', 'must be between PT1M and P30D');
+        errors.add('/details/expirationDuration', 'range', 'must be between PT1M and P30D');
       } else [expirationDuration, expirationMs] = [d.expirationDuration, ms];
     }
   }
 
   const flow = method && decideFlow(method, details);
   if (flow) {
-    if (method !== 'card' && details.vaultAccessToken) fail('/details/vaultAccessToken', 'not_allowed', 'is only allowed with method card');
+    if (method !== 'card' && details.vaultAccessToken) errors.add('/details/vaultAccessToken', 'not_allowed', 'is only allowed with method card');
     if (method === 'walletpay' && details.walletPayEncryptedToken && (details.walletPayValidationUrl || details.walletPayDomainName)) {
-      fail('/details/walletPayEncryptedToken', 'not_allowed', 'cannot be combined with walletPayValidationUrl/walletPayDomainName');
+      errors.add('/details/walletPayEncryptedToken', 'not_allowed', 'cannot be combined with walletPayValidationUrl/walletPayDomainName');
     }
     if (flow === 'walletpay-hybrid') {
       for (const name of ['walletPayValidationUrl', 'walletPayDomainName'] as const) {
-        if (!details[name] && !errors.some((e) => e.field === `/details/${name}`)) {
-          fail(`/details/${name}`, 'conditional_required', 'is required for the hybrid wallet flow (with walletPayValidationUrl and walletPayDomainName)');
+        if (!details[name] && !errors.has(`/details/${name}`)) {
+          errors.add(`/details/${name}`, 'conditional_required', 'is required for the hybrid wallet flow (with walletPayValidationUrl and walletPayDomainName)');
         }
       }
     }
@@ -123,37 +122,37 @@ export function parsePaymentRequest(
   let type: 'sale' | 'authorise' = 'sale';
   for (const name of ['type', 'transactionType'] as const) {
     if (!given(body[name])) continue;
-    if (body[name] !== 'sale' && body[name] !== 'authorise') fail(`/${name}`, 'enum', 'must be one of sale, authorise');
-    else if (body[name] === 'authorise' && method && method !== 'card') fail(`/${name}`, 'not_allowed', 'authorise is only available for method card');
+    if (body[name] !== 'sale' && body[name] !== 'authorise') errors.add(`/${name}`, 'enum', 'must be one of sale, authorise');
+    else if (body[name] === 'authorise' && method && method !== 'card') errors.add(`/${name}`, 'not_allowed', 'authorise is only available for method card');
     else type = body[name] as 'sale' | 'authorise';
   }
   if (given(body.type) && given(body.transactionType) && body.type !== body.transactionType) {
-    fail('/transactionType', 'conflict', 'must agree with type');
+    errors.add('/transactionType', 'conflict', 'must agree with type');
   }
 
   // returnUrl: every flow that sends the customer to a Kassa page comes back to it.
-  const common = parseCommonFields(body, fail, flow !== undefined && flow !== 'walletpay-direct' && flow !== 'walletpay-hybrid', mode);
+  const common = parseCommonFields(body, errors, flow !== undefined && flow !== 'walletpay-direct' && flow !== 'walletpay-hybrid', mode);
 
   let brand: CardBrand | undefined;
   if (given(body.brand)) {
-    if (!cardBrands.includes(body.brand as CardBrand)) fail('/brand', 'enum', `must be one of ${cardBrands.join(', ')}`);
-    else if (!settings.cardBrands.includes(body.brand as CardBrand)) fail('/brand', 'not_enabled', `${body.brand} is not enabled for this merchant`);
-    else if (method && method !== 'card' && method !== 'landingpage') fail('/brand', 'not_allowed', 'is only allowed for card payments');
+    if (!cardBrands.includes(body.brand as CardBrand)) errors.add('/brand', 'enum', `must be one of ${cardBrands.join(', ')}`);
+    else if (!settings.cardBrands.includes(body.brand as CardBrand)) errors.add('/brand', 'not_enabled', `${body.brand} is not enabled for this merchant`);
+    else if (method && method !== 'card' && method !== 'landingpage') errors.add('/brand', 'not_allowed', 'is only allowed for card payments');
     else brand = body.brand as CardBrand;
   }
 
   let storeInVault = false;
   if (given(body.storeInVault)) {
-    if (body.storeInVault !== 'yes' && body.storeInVault !== 'no') fail('/storeInVault', 'enum', 'must be yes or no');
-    else if (body.storeInVault === 'yes' && method && method !== 'card') fail('/storeInVault', 'not_allowed', 'is only allowed for card payments');
+    if (body.storeInVault !== 'yes' && body.storeInVault !== 'no') errors.add('/storeInVault', 'enum', 'must be yes or no');
+    else if (body.storeInVault === 'yes' && method && method !== 'card') errors.add('/storeInVault', 'not_allowed', 'is only allowed for card payments');
     else storeInVault = body.storeInVault === 'yes';
   }
 
   let orderLines: unknown[] | undefined;
   if (given(body.orderLines)) {
     if (!Array.isArray(body.orderLines) || body.orderLines.some((line) => !isObject(line))) {
-      fail('/orderLines', 'type', 'must be an array of objects');
-    } else if (body.orderLines.length > MAX_ORDER_LINES) fail('/orderLines', 'max_items', `must have at most ${MAX_ORDER_LINES} lines`);
+      errors.add('/orderLines', 'type', 'must be an array of objects');
+    } else if (body.orderLines.length > MAX_ORDER_LINES) errors.add('/orderLines', 'max_items', `must have at most ${MAX_ORDER_LINES} lines`);
     else orderLines = body.orderLines;
   }
 
@@ -163,11 +162,11 @@ export function parsePaymentRequest(
     usesVaultToken: flow === 'vault',
     merchantCapturesCardData: flow === 'walletpay-direct' || flow === 'walletpay-hybrid',
   });
-  errors.push(...threeDS.errors);
+  errors.list.push(...threeDS.errors);
 
-  if (errors.length > 0 || !method || !flow || !currency || amountMinor === undefined) return { errors };
+  if (errors.list.length > 0 || !method || !flow || !currency || amountMinor === undefined) return { errors: errors.list };
   return {
-    errors,
+    errors: errors.list,
     request: {
       ...common, method, flow, type, amountMinor, currency, brand, storeInVault, orderLines, expirationDuration, expirationMs, details, threeDS: threeDS.data,
     },

@@ -3,7 +3,7 @@
  * `method: "vault"`, `type: "token"` and a `payUrl` where the customer enters the card
  * to store. The 3-D Secure 2 data is validated as for payments, in enrollment mode.
  */
-import { Problem, type FieldError } from '../problem.ts';
+import { FieldErrors, Problem, type FieldError } from '../problem.ts';
 import type { Db } from '../store/store.ts';
 import type { NewTransaction } from '../store/schema.ts';
 import { insertTransaction } from '../store/transactions.ts';
@@ -20,14 +20,13 @@ export interface EnrollmentRequest extends CommonFields {
 const ENROLLMENT_CURRENCY = 'eur';
 
 export function parseEnrollmentRequest(body: Record<string, unknown>, mode: 'test' | 'live'): { errors: FieldError[]; request?: EnrollmentRequest } {
-  const errors: FieldError[] = [];
-  const fail = (field: string, code: string, message: string) => errors.push({ field, code, message });
-  if (!given(body.dataType)) fail('/dataType', 'required', 'is required: card');
-  else if (body.dataType !== 'card') fail('/dataType', 'enum', 'must be card');
-  const common = parseCommonFields(body, fail, true, mode);
+  const errors = new FieldErrors();
+  if (!given(body.dataType)) errors.add('/dataType', 'required', 'is required: card');
+  else if (body.dataType !== 'card') errors.add('/dataType', 'enum', 'must be card');
+  const common = parseCommonFields(body, errors, true, mode);
   const threeDS = validateThreeDS(body, { operation: 'enrollment', usesVaultToken: false, merchantCapturesCardData: false });
-  errors.push(...threeDS.errors);
-  return errors.length > 0 ? { errors } : { errors, request: { ...common, threeDS: threeDS.data } };
+  errors.list.push(...threeDS.errors);
+  return errors.list.length > 0 ? { errors: errors.list } : { errors: errors.list, request: { ...common, threeDS: threeDS.data } };
 }
 
 export async function createEnrollment(
