@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { CardProcessing } from '../payments/card-processing.ts';
-import type { AcsOutcome, AcsTransaction } from '../threeds/acs-simulator.ts';
+import type { AcsOutcome } from '../threeds/acs-simulator.ts';
 import { TEST_ONE_TIME_CODE } from '../threeds/acs-simulator.ts';
 import { ACS_SIMULATOR_PATH } from '../threeds/ds-simulator.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -19,7 +19,7 @@ interface View {
   nonce: string;
 }
 
-function bankPage(view: View, tx: AcsTransaction, action: string, hidden: Record<string, string>, intro: string): SafeHtml {
+function bankPage(view: View, action: string, hidden: Record<string, string>, intro: string): SafeHtml {
   const { t } = view;
   const body = html`<main class="bank">
 <p class="logo">Demo Bank</p>
@@ -82,7 +82,7 @@ export async function acsPages(app: FastifyInstance, { cp }: { cp: CardProcessin
     const view = { t: translator(tx.language), nonce: newNonce() };
     const hidden = { acsTransID: tx.acs_trans_id, token: tx.form_token, threeDSSessionData: field(request.body, 'threeDSSessionData') ?? '' };
     const intro = view.t('acsIntro', { amount: tx.amount_text, merchant: tx.merchant_name });
-    return sendPage(reply, inWindow(view.nonce), bankPage(view, tx, `${ACS_SIMULATOR_PATH}/challenge/answer`, hidden, intro));
+    return sendPage(reply, inWindow(view.nonce), bankPage(view, `${ACS_SIMULATOR_PATH}/challenge/answer`, hidden, intro));
   });
 
   app.post(`${ACS_SIMULATOR_PATH}/challenge/answer`, async (request, reply) => {
@@ -115,7 +115,7 @@ export async function acsPages(app: FastifyInstance, { cp }: { cp: CardProcessin
     const view = { t: translator(tx.language), nonce: newNonce() };
     const hidden = { acsTransID: tx.acs_trans_id, token: tx.form_token, TermUrl: termUrl, MD: field(request.body, 'MD') ?? '' };
     const intro = view.t('acs3ds1Intro', { amount: tx.amount_text, merchant: tx.merchant_name });
-    return sendPage(reply, topLevel(view.nonce), bankPage(view, tx, `${ACS_SIMULATOR_PATH}/3ds1/answer`, hidden, intro));
+    return sendPage(reply, topLevel(view.nonce), bankPage(view, `${ACS_SIMULATOR_PATH}/3ds1/answer`, hidden, intro));
   });
 
   app.post(`${ACS_SIMULATOR_PATH}/3ds1/answer`, async (request, reply) => {

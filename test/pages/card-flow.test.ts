@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { api, backends, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { MAX_CARD_ATTEMPTS } from '../../src/payments/pay-by-card.ts';
-import { card, csrfOf, hiddenValue, openPage, playChallenge, postForm } from './flow.ts';
+import { card, hiddenValue, openPage, playChallenge, postForm } from './flow.ts';
 
 const RETURN_URL = 'https://shop.example/return?order=42&x=%20y';
 
