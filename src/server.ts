@@ -15,13 +15,21 @@ import { capturesApi } from './api/captures.ts';
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 64 * 1024;
 
-export async function buildServer(config: Config, store: Store, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export interface ServerOptions {
+  /** false: no logging (tests). */
+  logger?: boolean;
+  /** Where log lines go (default standard output). */
+  logStream?: { write(line: string): void };
+}
+
+export async function buildServer(config: Config, store: Store, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger:
       options.logger === false
         ? false
         : {
             level: config.logLevel,
+            ...(options.logStream ? { stream: options.logStream } : {}),
             // Card data and keys never reach the log: headers are not logged, and URLs are logged without query or path tokens.
             serializers: {
               req: (req) => ({ method: req.method, route: req.routeOptions?.url ?? req.url.split('?')[0], reqId: req.id }),
