@@ -76,7 +76,7 @@ interface Load {
 }
 
 /** wrk (C, from Debian's package) when installed: it keeps the client off the critical path; autocannon otherwise. */
-const WRK = ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((file) => fs.existsSync(file));
+const WRK = process.env.BENCH_DRIVER === 'autocannon' ? undefined : ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((file) => fs.existsSync(file));
 
 async function drive(name: string, load: Load): Promise<Measured> {
   process.stderr.write(`measuring ${name}…\n`);
