@@ -79,6 +79,23 @@ async function replayStored(store: Store, key: Key, fingerprint: string, otherwi
   return replay(existing, fingerprint);
 }
 
+/**
+ * Runs `plan` now (pure work: validation, building rows and the answer) and returns a
+ * function that gives its result, or throws its error, inside the unit of work. The
+ * CPU work then happens while the request is handled, not while a SQLite commit holds
+ * the writer, and a Problem it raises still reaches the unit to be recorded as usual.
+ */
+export function planned<T>(plan: () => T): () => T {
+  try {
+    const result = plan();
+    return () => result;
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
+}
+
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
 const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);
 

@@ -7,11 +7,11 @@ import type { Store } from '../store/store.ts';
 import type { KeyResolver } from '../merchants/merchants.ts';
 import { findOwnTransactions } from '../store/transactions.ts';
 import { PaymentReader } from '../payments/read.ts';
-import { createPayment, validatePaymentBody } from '../payments/create.ts';
+import { createPayment, planPayment, validatePaymentBody } from '../payments/create.ts';
 import { cancelByPageToken } from '../payments/cancel.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { authenticate } from './auth.ts';
-import { runIdempotent, type Outcome } from './idempotency.ts';
+import { planned, runIdempotent, type Outcome } from './idempotency.ts';
 import type { TransactionRow } from '../store/schema.ts';
 
 export interface Deps {
@@ -52,20 +52,24 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
   app.post('/payment', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;
+    const payment = planned(() => {
+      const row = planPayment(validatePaymentBody(body, caller), {
+        caller,
+        defaultExpiry: config.paymentExpiry,
+        defaultExpiryMs: config.paymentExpiryMs,
+        now: Date.now(),
+      });
+      return { row, body: serializePayment(row as TransactionRow, config.publicUrl) };
+    });
     const outcome = await runIdempotent(
       store,
       { merchantId: caller.merchantId, mode: caller.mode, route: 'payment' },
       idempotencyReferenceOf(request),
       body,
       async (db) => {
-        const paymentRequest = validatePaymentBody(body, caller);
-        const row = await createPayment(db, paymentRequest, {
-          caller,
-          defaultExpiry: config.paymentExpiry,
-          defaultExpiryMs: config.paymentExpiryMs,
-          now: Date.now(),
-        });
-        return { status: 200, body: serializePayment(row as TransactionRow, config.publicUrl) };
+        const { row, body: answer } = payment();
+        await createPayment(db, row);
+        return { status: 200, body: answer };
       },
     );
     return sendOutcome(reply, outcome);

@@ -24,7 +24,8 @@ export function validatePaymentBody(body: Record<string, unknown>, caller: Calle
   return request;
 }
 
-export async function createPayment(db: Db, request: PaymentRequest, ctx: CreateContext): Promise<NewTransaction> {
+/** The new payment's row, decided without I/O: validation and building happen outside the unit of work. */
+export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
   if (request.flow === 'vault') {
     // No card has been enrolled in the vault yet (vault enrollment is not built), so no token can match.
     throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant' }]);
@@ -41,6 +42,9 @@ export async function createPayment(db: Db, request: PaymentRequest, ctx: Create
     now: ctx.now,
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
   });
-  await insertTransaction(db, row, 'created');
   return row;
+}
+
+export async function createPayment(db: Db, row: NewTransaction): Promise<void> {
+  await insertTransaction(db, row, 'created');
 }
