@@ -4,10 +4,10 @@
  * Idempotency-Reference like every POST; the acquirer call itself carries an idempotency
  * key per operation, so a retried request never captures twice.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Deps } from './payments.ts';
-import { objectBody, sendOutcome } from './payments.ts';
-import { runIdempotent } from './idempotency.ts';
+import { idempotencyReferenceOf, objectBody, sendOutcome } from './payments.ts';
+import { planned, runIdempotent } from './idempotency.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { cardProcessing } from '../payments/card-processing.ts';
 import { recordCompletion, type AuthorisationOperation } from '../payments/authorisation.ts';
@@ -15,11 +15,6 @@ import { captureOperation, prepareCapture, type PreparedCompletion } from '../pa
 import { prepareReversal, reversalOperation } from '../payments/reversal.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import type { CardProcessing } from '../payments/card-processing.ts';
-
-const idempotencyReferenceOf = (request: FastifyRequest) => {
-  const value = request.headers['idempotency-reference'];
-  return Array.isArray(value) ? value[0] : value;
-};
 
 type Prepare = (cp: CardProcessing, caller: Caller, body: Record<string, unknown>) => Promise<PreparedCompletion>;
 
@@ -31,16 +26,10 @@ export async function capturesApi(app: FastifyInstance, { config, store }: Deps)
       const { caller } = request;
       const reference = idempotencyReferenceOf(request);
       const scope = { merchantId: caller.merchantId, mode: caller.mode, route: path };
-      let prepared: PreparedCompletion | undefined;
-      let failure: unknown;
-      try {
-        prepared = await prepare(cp, caller, body);
-      } catch (error) {
-        failure = error;
-      }
+      const completion = await planned(() => prepare(cp, caller, body));
       const outcome = await runIdempotent(store, scope, reference, body, async (db) => {
         // A replay never gets here; a first request records what the acquirer answered.
-        if (!prepared) throw failure;
+        const prepared = completion();
         const row = await recordCompletion(db, op, prepared.reference, prepared.result, prepared.extra);
         return { status: 200, body: serializePayment(row, config.publicUrl) };
       });

@@ -80,14 +80,15 @@ async function replayStored(store: Store, key: Key, fingerprint: string, otherwi
 }
 
 /**
- * Runs `plan` now (pure work: validation, building rows and the answer) and returns a
- * function that gives its result, or throws its error, inside the unit of work. The
- * CPU work then happens while the request is handled, not while a SQLite commit holds
- * the writer, and a Problem it raises still reaches the unit to be recorded as usual.
+ * Runs `plan` now (validation, building rows and the answer; for a capture, the acquirer
+ * call) and returns a function that gives its result, or throws its error, inside the
+ * unit of work. That work then happens outside the unit — never a network call inside
+ * one, and no CPU work while a SQLite commit holds the writer — and a Problem it raises
+ * still reaches the unit to be recorded for the Idempotency-Reference as usual.
  */
-export function planned<T>(plan: () => T): () => T {
+export async function planned<T>(plan: () => T | Promise<T>): Promise<() => T> {
   try {
-    const result = plan();
+    const result = await plan();
     return () => result;
   } catch (error) {
     return () => {

@@ -7,7 +7,8 @@ import type { Store } from '../store/store.ts';
 import type { KeyResolver } from '../merchants/merchants.ts';
 import { findOwnTransactions } from '../store/transactions.ts';
 import { PaymentReader } from '../payments/read.ts';
-import { createPayment, planPayment, validatePaymentBody } from '../payments/create.ts';
+import { planPayment, validatePaymentBody } from '../payments/create.ts';
+import { storePendingTransaction } from '../payments/pending-transaction.ts';
 import { cancelByPageToken } from '../payments/cancel.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { authenticate } from './auth.ts';
@@ -52,7 +53,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
   app.post('/payment', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;
-    const payment = planned(() => {
+    const payment = await planned(() => {
       const row = planPayment(validatePaymentBody(body, caller), {
         caller,
         defaultExpiry: config.paymentExpiry,
@@ -68,7 +69,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
       body,
       async (db) => {
         const { row, body: answer } = payment();
-        await createPayment(db, row);
+        await storePendingTransaction(db, row);
         return { status: 200, body: answer };
       },
     );

@@ -35,4 +35,3 @@ function parse(value: string): URL | undefined {
   }
 }
 
-export { MAX_URL_LENGTH };

@@ -3,9 +3,7 @@
  * The response is the payment object with status `pending` and a `payUrl`.
  */
 import { Problem } from '../problem.ts';
-import type { Db } from '../store/store.ts';
 import type { NewTransaction } from '../store/schema.ts';
-import { insertTransaction } from '../store/transactions.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';
@@ -43,8 +41,4 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTra
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
   });
   return row;
-}
-
-export async function createPayment(db: Db, row: NewTransaction): Promise<void> {
-  await insertTransaction(db, row, 'created');
 }

@@ -1,5 +1,7 @@
 /** The row of a new pending customer-facing transaction (payment or vault enrollment): one shape for both. */
 import type { NewTransaction } from '../store/schema.ts';
+import type { Db } from '../store/store.ts';
+import { insertTransaction } from '../store/transactions.ts';
 import { newPageToken, newTransactionReference } from '../lib/tokens.ts';
 import { echoedFields, type ThreeDSData } from '../threeds/validate.ts';
 import type { CommonFields } from './common-fields.ts';
@@ -48,4 +50,9 @@ export function pendingTransactionRow(t: PendingTransaction): NewTransaction {
     last_update: t.now,
     expires_at: t.expiresAt,
   };
+}
+
+/** Stores a planned pending transaction with its creation event: the only write of a create. */
+export async function storePendingTransaction(db: Db, row: NewTransaction): Promise<void> {
+  await insertTransaction(db, row, 'created');
 }

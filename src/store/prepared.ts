@@ -45,12 +45,12 @@ type Slot = { name: string } | { value: unknown };
  */
 export function prepare<P extends object, O>(build: (db: Db, params: P) => Compilable<O>, options: { deferrable?: boolean } = {}) {
   const compiledByDialect = new Map<unknown, { sql: string; slots: Slot[] }>();
-  const stand_in = new Proxy({} as P, { get: (_, name) => `${MARK}${String(name)}` });
+  const standIn = new Proxy({} as P, { get: (_, name) => `${MARK}${String(name)}` });
   return async (db: Db, params: P): Promise<{ rows: O[]; numAffectedRows?: bigint }> => {
     const dialect = db.getExecutor().adapter.constructor;
     let compiled = compiledByDialect.get(dialect);
     if (!compiled) {
-      const query = build(db, stand_in).compile();
+      const query = build(db, standIn).compile();
       const slots = query.parameters.map((value): Slot =>
         typeof value === 'string' && value.startsWith(MARK) ? { name: value.slice(MARK.length) } : { value },
       );

@@ -26,6 +26,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
@@ -33,7 +34,6 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type PostgresPoolClient } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations.ts';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { isDeferrable, nameStatement, runDirectly, statementName, type SqliteStatements } from './prepared.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -176,14 +176,15 @@ function unitAwarePool(pool: pg.Pool, units: AsyncLocalStorage<PostgresUnit>) {
 function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: StoreOptions): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'kassa.db');
-  preallocateWal(`${file}-wal`);
+  const walFile = `${file}-wal`;
+  preallocateWal(walFile);
   const connect = (readonly: boolean) => {
     const raw = new BetterSqlite3(file, { readonly: false });
     raw.pragma('journal_mode = WAL');
     raw.pragma('synchronous = NORMAL');
     raw.pragma('busy_timeout = 5000');
     raw.pragma('foreign_keys = ON');
-    // The checkpointer thread moves the WAL into the database file; no connection of ours does it inline.
+    // No automatic checkpoints: the checkpointer thread does them, and the writer only to restart a large WAL.
     raw.pragma('wal_autocheckpoint = 0');
     // After a WAL restart, give back what a burst made it grow beyond this.
     raw.pragma(`journal_size_limit = ${WAL_RESET_BYTES}`);
@@ -195,7 +196,6 @@ function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: StoreOptions): Stor
   const { db: writer, statements: writerStatements } = connect(false);
   const { db: reader, statements: readerStatements } = connect(true);
   runDirectly(reader, readerStatements);
-  const walFile = `${file}-wal`;
   let walDescriptor: number | undefined;
   const syncWal =
     sqliteSynchronous === 'FULL'

@@ -4,9 +4,7 @@
  * to store. The 3-D Secure 2 data is validated as for payments, in enrollment mode.
  */
 import { FieldErrors, Problem, type FieldError } from '../problem.ts';
-import type { Db } from '../store/store.ts';
 import type { NewTransaction } from '../store/schema.ts';
-import { insertTransaction } from '../store/transactions.ts';
 import { pendingTransactionRow } from '../payments/pending-transaction.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import { given, parseCommonFields, type CommonFields } from '../payments/common-fields.ts';
@@ -29,11 +27,8 @@ export function parseEnrollmentRequest(body: Record<string, unknown>, mode: 'tes
   return errors.list.length > 0 ? { errors: errors.list } : { errors: errors.list, request: { ...common, threeDS: threeDS.data } };
 }
 
-export async function createEnrollment(
-  db: Db,
-  body: Record<string, unknown>,
-  ctx: { caller: Caller; now: number; expiryMs: number },
-): Promise<NewTransaction> {
+/** The new enrollment's row, decided without I/O (validation included); stored by the route's unit of work. */
+export function planEnrollment(body: Record<string, unknown>, ctx: { caller: Caller; now: number; expiryMs: number }): NewTransaction {
   const { errors, request } = parseEnrollmentRequest(body, ctx.caller.mode);
   if (!request) throw Problem.validation(errors);
   const row = pendingTransactionRow({
@@ -49,6 +44,5 @@ export async function createEnrollment(
     now: ctx.now,
     expiresAt: ctx.now + ctx.expiryMs,
   });
-  await insertTransaction(db, row, 'created');
   return row;
 }
