@@ -8,8 +8,8 @@ import type { CardBrand } from '../merchants/merchants.ts';
 
 export type TransStatus = 'Y' | 'N' | 'U' | 'A' | 'C' | 'R' | 'I';
 
-export interface ARes {
-  messageType: 'ARes';
+/** The fields an ARes and an RReq share: who the transaction is, and how authentication went. */
+interface AuthenticationMessage {
   messageVersion: string;
   threeDSServerTransID: string;
   dsTransID: string;
@@ -18,21 +18,17 @@ export interface ARes {
   transStatusReason?: string;
   eci?: string;
   authenticationValue?: string;
+}
+
+export interface ARes extends AuthenticationMessage {
+  messageType: 'ARes';
   /** Present with transStatus C: where the browser posts the CReq. */
   acsURL?: string;
 }
 
 /** Results Request: the ACS's authoritative outcome of a challenge (the CRes is only the browser's signal). */
-export interface RReq {
+export interface RReq extends AuthenticationMessage {
   messageType: 'RReq';
-  messageVersion: string;
-  threeDSServerTransID: string;
-  dsTransID: string;
-  acsTransID: string;
-  transStatus: TransStatus;
-  transStatusReason?: string;
-  eci?: string;
-  authenticationValue?: string;
   /** 01 = the cardholder cancelled the challenge. */
   challengeCancel?: string;
 }
