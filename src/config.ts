@@ -2,6 +2,7 @@
  * Typed configuration from environment variables. Every setting is documented in
  * the README; nothing else reads process.env.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseIsoDuration } from './lib/duration.ts';
@@ -39,6 +40,13 @@ export interface Config {
   acquirerConnector?: string;
   /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per process when unset. */
   cardSealKey: Buffer;
+  /**
+   * HTTP server processes sharing the port (HTTP_PROCESSES; default one per CPU core, at most 8).
+   * Above 1, a primary process migrates, runs the background workers and supervises them.
+   */
+  httpProcesses: number;
+  /** PostgreSQL connections per HTTP process (DATABASE_POOL_SIZE, default 10). */
+  databasePoolSize: number;
   /** Webhook delivery: timeout (10 s), concurrency, lease, retry schedule, … (WEBHOOK_* variables, see events/settings.ts). */
   webhooks: WebhookSettings;
 }
@@ -82,6 +90,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: loadWebhookSettings(env),
     acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
     cardSealKey: cardSealKey(env.CARD_SEAL_KEY),
+    httpProcesses: env.HTTP_PROCESSES === undefined || env.HTTP_PROCESSES === '' || env.HTTP_PROCESSES === 'auto'
+      ? Math.min(os.availableParallelism(), MAX_DEFAULT_HTTP_PROCESSES)
+      : positive(env, 'HTTP_PROCESSES'),
+    databasePoolSize: env.DATABASE_POOL_SIZE ? positive(env, 'DATABASE_POOL_SIZE') : 10,
   };
 }
 
@@ -90,6 +102,14 @@ function cardSealKey(raw: string | undefined): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
   if (key.length !== 32) throw new Error('CARD_SEAL_KEY must be 32 bytes, as 64 hex digits or base64');
   return key;
+}
+
+const MAX_DEFAULT_HTTP_PROCESSES = 8;
+
+function positive(env: Env, name: string): number {
+  const value = integer(env, name, 0);
+  if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
+  return value;
 }
 
 function integer(env: Env, name: string, fallback: number): number {

@@ -1,32 +1,137 @@
 /**
- * Process entry: config → storage (migrated) → demo merchant on first start → HTTP
- * server → background workers. SIGTERM/SIGINT stop it cleanly: no new requests,
- * in-flight ones finish, workers stop, storage closes.
+ * Process entry. With HTTP_PROCESSES=1 one process does everything: config → storage
+ * (migrated) → demo merchant on first start → HTTP server → background workers.
+ *
+ * With more (the default on a multi-core machine: one per core), a primary process
+ * opens and migrates storage, creates the demo merchant, runs the background workers
+ * and forks the HTTP processes, which share the port (Node's cluster deals connections
+ * out round-robin). Everything they share lives in the database, already safe with
+ * several processes (every state change is a compare-and-set); the one secret they
+ * must agree on, the card-sealing key, the primary hands to all of them. The primary
+ * replaces an HTTP process that dies; an HTTP process exits when its primary is gone.
+ *
+ * SIGTERM/SIGINT stop cleanly: no new requests, in-flight ones finish, workers stop,
+ * storage closes, exit 0.
  */
-import { loadConfig } from './config.ts';
+import cluster, { type Worker } from 'node:cluster';
+import pino from 'pino';
+import { loadConfig, type Config } from './config.ts';
 import { openStore } from './store/store.ts';
 import { buildServer } from './server.ts';
 import { startWorkers } from './workers.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 
-const config = loadConfig();
-const store = await openStore(config);
-await store.migrate();
-const app = await buildServer(config, store);
-const demo = config.demoMerchant ? await ensureDemoMerchant(store, config) : undefined;
-await app.listen({ port: config.port, host: config.host });
-if (demo) process.stdout.write(demo);
-const stopWorkers = config.runWorkers ? startWorkers(config, store, app.log) : async () => {};
+async function openMigrated(config: Config, poolSize?: number) {
+  const store = await openStore({ ...config, databasePoolSize: poolSize ?? config.databasePoolSize });
+  await store.migrate();
+  const demo = config.demoMerchant ? await ensureDemoMerchant(store, config) : undefined;
+  return { store, demo };
+}
 
-let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, async () => {
+/** Runs `stop` once, on the first of `signals` or when the returned trigger is called, then exits 0. */
+function stopOn(signals: NodeJS.Signals[], stop: (cause: string) => Promise<void>) {
+  let stopping = false;
+  const trigger = async (cause: string) => {
     if (stopping) return;
     stopping = true;
+    await stop(cause);
+    process.exit(0);
+  };
+  for (const signal of signals) process.on(signal, () => trigger(signal));
+  return { trigger, stopping: () => stopping };
+}
+
+async function runSingleProcess(config: Config) {
+  const { store, demo } = await openMigrated(config);
+  const app = await buildServer(config, store);
+  await app.listen({ port: config.port, host: config.host });
+  if (demo) process.stdout.write(demo);
+  const stopWorkers = config.runWorkers ? startWorkers(config, store, app.log) : async () => {};
+  stopOn(['SIGTERM', 'SIGINT'], async (signal) => {
     app.log.info({ signal }, 'stopping');
     await stopWorkers();
     await app.close();
     await store.close();
-    process.exit(0);
   });
 }
+
+/** The primary's own pool serves only the background workers. */
+const PRIMARY_POOL_SIZE = 4;
+const STOP_GRACE_MS = 15_000;
+const RESTART_DELAY_MS = 1000;
+
+async function runPrimary(config: Config) {
+  const log = pino({ level: config.logLevel });
+  const { store, demo } = await openMigrated(config, PRIMARY_POOL_SIZE);
+  // Every HTTP process must seal and unseal card data with the same key (a 3-D Secure step may end on another one).
+  const env = { CARD_SEAL_KEY: config.cardSealKey.toString('hex') };
+  const fork = () => cluster.fork(env);
+  let stopping = false;
+
+  const started = await Promise.allSettled(Array.from({ length: config.httpProcesses }, () => listening(fork())));
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) {
+    log.fatal({ err: (failed as PromiseRejectedResult).reason }, 'an HTTP process did not start');
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGKILL');
+    await store.close();
+    process.exit(1);
+  }
+  log.info({ processes: config.httpProcesses, port: config.port }, 'listening');
+  if (demo) process.stdout.write(demo);
+
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    log.error({ pid: worker.process.pid, code, signal }, 'an HTTP process ended; starting another');
+    setTimeout(() => stopping || fork(), RESTART_DELAY_MS).unref();
+  });
+  const stopWorkers = config.runWorkers ? startWorkers(config, store, log) : async () => {};
+  stopOn(['SIGTERM', 'SIGINT'], async (signal) => {
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    await Promise.all(Object.values(cluster.workers ?? {}).map((worker) => stopHttpProcess(worker!)));
+    await stopWorkers();
+    await store.close();
+  });
+}
+
+function listening(worker: Worker): Promise<void> {
+  return new Promise((resolve, reject) => {
+    worker.once('listening', () => resolve());
+    worker.once('exit', (code) => reject(new Error(`HTTP process ${worker.process.pid} exited with ${code} before listening`)));
+  });
+}
+
+function stopHttpProcess(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    if (worker.isDead()) return resolve();
+    const force = setTimeout(() => worker.kill('SIGKILL'), STOP_GRACE_MS);
+    worker.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    worker.send('stop');
+  });
+}
+
+async function runHttpProcess(config: Config) {
+  // The primary migrated and checkpoints; this process serves HTTP only.
+  const store = await openStore(config, { checkpoints: false });
+  const app = await buildServer(config, store);
+  await app.listen({ port: config.port, host: config.host });
+  const stop = async (cause: string) => {
+    app.log.info({ cause }, 'stopping');
+    await app.close();
+    await store.close();
+  };
+  // Ctrl-C reaches every process of the group: the primary decides and tells this one.
+  process.on('SIGINT', () => {});
+  const { trigger, stopping } = stopOn(['SIGTERM'], stop);
+  process.on('message', (message) => message === 'stop' && trigger('primary'));
+  // The primary is gone (killed): nothing would supervise or stop this process any more.
+  process.on('disconnect', () => stopping() || process.exit(1));
+}
+
+const config = loadConfig();
+if (cluster.isWorker) await runHttpProcess(config);
+else if (config.httpProcesses > 1) await runPrimary(config);
+else await runSingleProcess(config);

@@ -53,10 +53,17 @@ export interface StoreOptions {
   databaseUrl?: string;
   dataDir: string;
   sqliteSynchronous?: 'FULL' | 'NORMAL';
+  /** PostgreSQL connections of this process (default 10). */
+  databasePoolSize?: number;
 }
 
-export async function openStore(options: StoreOptions): Promise<Store> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(options);
+export interface OpenOptions {
+  /** SQLite: run the checkpointer thread in this process (default). Several processes on one file need only one. */
+  checkpoints?: boolean;
+}
+
+export async function openStore(options: StoreOptions, { checkpoints = true }: OpenOptions = {}): Promise<Store> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.databasePoolSize ?? 10) : openSqlite(options, checkpoints);
 }
 
 // PostgreSQL BIGINT (int8) would otherwise arrive as a string; our bigints are epoch ms and minor units, well inside 2^53.
@@ -72,8 +79,8 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
  * still reads its own writes. A failing held insert (say a unique violation) fails the
  * unit as it would have inline.
  */
-function openPostgres(databaseUrl: string): Store {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 16 });
+function openPostgres(databaseUrl: string, poolSize: number): Store {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   // An idle connection dropped by the server (restart, failover) is discarded by the pool and
   // replaced on next use; unhandled, pg would raise it as an uncaught error and stop the process.
   pool.on('error', () => {});
@@ -173,7 +180,7 @@ function unitAwarePool(pool: pg.Pool, units: AsyncLocalStorage<PostgresUnit>) {
   };
 }
 
-function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: StoreOptions): Store {
+function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: StoreOptions, checkpoints: boolean): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'kassa.db');
   const walFile = `${file}-wal`;
@@ -214,7 +221,7 @@ function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: StoreOptions): Stor
   };
   const groupCommit = new GroupCommit(writer, writerStatements, syncWal, walSize);
   writerStatements.statement('PRAGMA busy_timeout = 0').all();
-  const checkpointer = startCheckpointer(file);
+  const checkpointer = checkpoints ? startCheckpointer(file) : undefined;
   return {
     dialect: 'sqlite',
     read: reader,
@@ -230,7 +237,7 @@ function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: StoreOptions): Stor
     },
     close: async () => {
       await groupCommit.drain();
-      await checkpointer.stop();
+      await checkpointer?.stop();
       await reader.destroy();
       await writer.destroy();
       if (walDescriptor !== undefined) fs.closeSync(walDescriptor);

@@ -1,13 +1,14 @@
 /** Helpers for driving the hosted pages over HTTP (app.inject), as a browser without scripts would. */
 import assert from 'node:assert/strict';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
+import type { Injector } from '../support/app.ts';
 
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 export const csrfOf = (body: string) => /name="csrf" value="([^"]+)"/.exec(body)?.[1] ?? '';
 export const hiddenValue = (body: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(body)?.[1] ?? '';
 
-export function postForm(app: FastifyInstance, url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function postForm(app: Injector, url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   return app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload: new URLSearchParams(fields).toString() });
 }
 
@@ -21,7 +22,7 @@ export const card = (overrides: Record<string, string> = {}) => ({
 });
 
 /** Opens payUrl and returns its path and CSRF token. */
-export async function openPage(app: FastifyInstance, payUrl: string) {
+export async function openPage(app: Injector, payUrl: string) {
   const path = new URL(payUrl).pathname;
   const page = await app.inject({ method: 'GET', url: path });
   assert.equal(page.statusCode, 200, page.body);
@@ -29,7 +30,7 @@ export async function openPage(app: FastifyInstance, payUrl: string) {
 }
 
 /** Plays a 3DS2 challenge over HTTP: frame → ACS page → answer → notify → completion. */
-export async function playChallenge(app: FastifyInstance, path: string, challengePage: string, code: string) {
+export async function playChallenge(app: Injector, path: string, challengePage: string, code: string) {
   const csrf = csrfOf(challengePage);
   const framePath = /<iframe[^>]+src="([^"]+)"/.exec(challengePage)![1];
   const frame = await app.inject({ method: 'GET', url: framePath });

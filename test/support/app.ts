@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { buildServer } from '../../src/server.ts';
@@ -82,7 +82,12 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export function api(app: FastifyInstance, defaultKey: string) {
+/** What the request helpers need of Kassa: Fastify's inject, or the same over real HTTP (`httpInjector`). */
+export interface Injector {
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+}
+
+export function api(app: Injector, defaultKey: string) {
   const call = (method: 'GET' | 'POST', url: string, body?: unknown, options: CallOptions = {}): Promise<LightMyRequestResponse> =>
     app.inject({
       method,

@@ -1,6 +1,9 @@
 /** Test support: Kassa as a real process (`node --import tsx src/main.ts`), to kill and restart. */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Injector } from './app.ts';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -51,4 +54,37 @@ export async function startKassaProcess(env: Record<string, string>): Promise<Ka
 export function waitForExit(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/**
+ * Fastify's inject over real HTTP, on a new connection every time: Node's cluster deals
+ * each connection to the next HTTP process, so consecutive requests land on different ones.
+ */
+export function httpInjector(baseUrl: string): Injector {
+  return {
+    inject: (options: InjectOptions) =>
+      new Promise<LightMyRequestResponse>((resolve, reject) => {
+        const url = new URL(String(options.url), baseUrl);
+        const request = http.request(url, { method: options.method ?? 'GET', headers: options.headers as http.OutgoingHttpHeaders, agent: false }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const body = Buffer.concat(chunks).toString();
+            resolve({ statusCode: response.statusCode!, headers: response.headers, body, payload: body, json: () => JSON.parse(body) } as unknown as LightMyRequestResponse);
+          });
+        });
+        request.setTimeout(10_000, () => request.destroy(new Error(`${options.method} ${url} timed out`)));
+        request.on('error', reject);
+        request.end(options.payload as string | undefined);
+      }),
+  };
+}
+
+/** The process ids of `pid`'s children (the HTTP processes of a primary). */
+export function childPids(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)]).toString().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return []; // ps exits 1 when there is none
+  }
 }

@@ -1,0 +1,85 @@
+/**
+ * Several HTTP processes behind one port (HTTP_PROCESSES=2), on SQLite and PostgreSQL:
+ * consecutive connections land on different processes, and still a 3-D Secure
+ * challenge started on one ends on another (one card-sealing key), simultaneous
+ * duplicates of an Idempotency-Reference make one payment, a killed HTTP process is
+ * replaced without the service stopping, and SIGTERM stops them all with exit code 0.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { api, backends, cardPayment, createTestDatabase, type TestDatabase } from '../support/app.ts';
+import { childPids, httpInjector, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
+import { card, openPage, playChallenge, postForm } from '../pages/flow.ts';
+
+const PROCESSES = 2;
+
+async function until(condition: () => boolean, what: string) {
+  for (let i = 0; i < 300 && !condition(); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(condition(), what);
+}
+
+for (const backend of backends) {
+  describe(`several HTTP processes on ${backend}`, () => {
+    let db: TestDatabase;
+    let kassa: KassaProcess;
+    let merchant: ReturnType<typeof api>;
+    before(async () => {
+      db = await createTestDatabase(backend);
+      const { testApiKey } = JSON.parse(kassaCli(db.env, 'merchant', 'create', '--name', 'Cluster Shop', '--json'));
+      kassa = await startKassaProcess({ ...db.env, HTTP_PROCESSES: String(PROCESSES), RATE_LIMIT_PER_SECOND: '0' });
+      merchant = api(httpInjector(kassa.baseUrl), testApiKey);
+      await until(() => childPids(kassa.child.pid!).length === PROCESSES, `${PROCESSES} HTTP processes`);
+    });
+    after(async () => {
+      if (kassa?.child.exitCode === null) kassa.child.kill('SIGKILL');
+      await db?.drop();
+    });
+
+    test('a challenge started on one process completes on another', async () => {
+      const http = httpInjector(kassa.baseUrl);
+      const created = await merchant.post('/payment', cardPayment({ amount: '12.11' }));
+      assert.equal(created.statusCode, 200, created.body);
+      const payment = created.json();
+      const { path, csrf } = await openPage(http, payment.payUrl);
+      // Every request below is a new connection, so the card is sealed and unsealed by different processes.
+      const challenge = await postForm(http, `${path}/card`, { csrf, ...card() });
+      assert.equal(challenge.statusCode, 200, challenge.body);
+      const done = await playChallenge(http, path, challenge.body, '1234');
+      assert.equal(done.statusCode, 303, done.body);
+      const read = (await merchant.get(`/transaction?reference=${payment.reference}`)).json();
+      assert.equal(read.status, 'success');
+    });
+
+    test('20 simultaneous requests with one Idempotency-Reference over separate connections make one payment', async () => {
+      const body = cardPayment({ merchantOrderReference: 'cluster-once' });
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => merchant.post('/payment', body, { headers: { 'idempotency-reference': 'cluster-once' } })),
+      );
+      assert.deepEqual(answers.map((a) => a.statusCode), Array(20).fill(200));
+      assert.equal(new Set(answers.map((a) => a.json().reference)).size, 1);
+      assert.equal(answers.filter((a) => a.headers['idempotent-replayed'] !== 'true').length, 1, 'exactly one was not a replay');
+    });
+
+    test('a killed HTTP process is replaced and the service keeps answering', async () => {
+      const [victim, survivor] = childPids(kassa.child.pid!);
+      process.kill(victim, 'SIGKILL');
+      // Once the primary has reaped it, it deals no more connections to it.
+      await until(() => !childPids(kassa.child.pid!).includes(victim), 'the primary noticed the death');
+      for (let i = 0; i < 6; i++) {
+        const answer = await merchant.post('/payment', cardPayment());
+        assert.equal(answer.statusCode, 200, answer.body);
+      }
+      await until(() => {
+        const now = childPids(kassa.child.pid!);
+        return now.length === PROCESSES && now.includes(survivor) && !now.includes(victim);
+      }, 'a new HTTP process replaced the killed one');
+    });
+
+    test('SIGTERM stops the primary and every HTTP process with exit code 0', async () => {
+      const children = childPids(kassa.child.pid!);
+      kassa.child.kill('SIGTERM');
+      assert.equal(await waitForExit(kassa.child), 0, kassa.output());
+      for (const pid of children) assert.throws(() => process.kill(pid, 0), 'HTTP process still running');
+    });
+  });
+}
