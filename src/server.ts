@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Store } from './store/store.ts';
 import { KeyResolver } from './merchants/merchants.ts';
 import { installErrorHandling } from './api/errors.ts';
+import { installJsonBodyParser } from './api/json-body.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { authenticate } from './api/auth.ts';
 import { vaultApi } from './api/vault.ts';
@@ -42,6 +43,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   });
   installErrorHandling(app);
+  installJsonBodyParser(app);
   const keys = new KeyResolver(store, config.apiKeyCacheMs);
   const deps = { config, store, keys };
   await app.register(async (api) => {

@@ -1,7 +1,7 @@
 /**
  * The one error handler: every failure leaves as RFC 9457 problem details. Services
- * throw `Problem`; Fastify's own errors (bad JSON, wrong content type, body too large,
- * schema validation) are translated here; anything else is a 500 with an error id only.
+ * throw `Problem` (so does the JSON body parser, json-body.ts); Fastify's own errors (wrong
+ * content type, body too large, schema validation) are translated here; anything else is a 500 with an error id only.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -38,11 +38,6 @@ function toProblem(error: FastifyError | Problem, request: FastifyRequest): Prob
       return new Problem(400, 'Unsupported content type', 'Send the request body as JSON with Content-Type: application/json.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new Problem(413, 'Request body too large', 'The request body must be at most 64 KiB.');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new Problem(400, 'Malformed request', 'The body is empty but Content-Type says JSON: send a JSON object.');
-  }
-  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new Problem(400, 'Malformed JSON', `The request body is not valid JSON: ${error.message}`);
   }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new Problem(error.statusCode, 'Bad request', error.message);

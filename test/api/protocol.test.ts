@@ -56,6 +56,22 @@ for (const backend of backends) {
         assert.equal(broken.json().status, 400);
       });
 
+      test('a body with a __proto__ or constructor.prototype key is 400, also when written with \\u escapes', async () => {
+        const send = (payload: string) => t.app.inject({
+          method: 'POST', url: '/api/v1/payment', payload,
+          headers: { authorization: basic(t.merchant.testApiKey), 'content-type': 'application/json' },
+        });
+        const body = JSON.stringify(cardPayment()).slice(1);
+        for (const poisoned of ['{"__proto__":{"x":1},', '{"\\u005f_proto__":{"x":1},', '{"constructor":{"prototype":{"x":1}},']) {
+          const res = await send(poisoned + body);
+          assert.equal(res.statusCode, 400, poisoned);
+          assert.equal(res.headers['content-type'], PROBLEM);
+        }
+        const escaped = await send(`{"description":"caf\\u00e9",${body}`);
+        assert.equal(escaped.statusCode, 200, escaped.body);
+        assert.equal(escaped.json().description, 'café');
+      });
+
       test('a wrong content type is 400', async () => {
         const res = await t.app.inject({
           method: 'POST', url: '/api/v1/payment', payload: 'amount=10',
