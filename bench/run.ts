@@ -12,6 +12,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { fullCardPayment } from './fixtures.ts';
 import { createTestDatabase, type Backend } from '../test/support/app.ts';
+import { loadConfig } from '../src/config.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const WARMUP_S = 2;
@@ -236,13 +237,14 @@ const table = rows.map((r) => ({
   'non-2xx': r.non2xx,
   errors: r.errors,
 }));
-console.log(`\nKassa benchmark (${WRK ? 'wrk' : 'autocannon'}): ${CONNECTIONS} connections, ${DURATION_S} s per run, ${os.cpus().length} cores, node ${process.version}`);
+const httpProcesses = loadConfig().httpProcesses;
+console.log(`\nKassa benchmark (${WRK ? 'wrk' : 'autocannon'}): ${CONNECTIONS} connections, ${DURATION_S} s per run, ${os.cpus().length} cores, ${httpProcesses} Kassa HTTP process(es), node ${process.version}`);
 console.table(table);
 if (threedsValidation) console.log(`3-D Secure 2 validation of a fully populated request: median ${threedsValidation.medianMicros.toFixed(1)} µs, p99 ${threedsValidation.p99Micros.toFixed(1)} µs`);
 if (webhooks) console.log(`Webhook delivery on SQLite: ${Math.round(webhooks.deliveredPerSecond)} webhooks/s (${webhooks.events} events)`);
 
 const out = path.join(root, 'bench', 'results');
 fs.mkdirSync(out, { recursive: true });
-const report = { at: new Date().toISOString(), driver: WRK ? 'wrk' : 'autocannon', connections: CONNECTIONS, durationSeconds: DURATION_S, node: process.version, hello: { before: helloBefore, after: helloAfter }, runs: rows, threedsValidation, webhooks };
+const report = { at: new Date().toISOString(), driver: WRK ? 'wrk' : 'autocannon', connections: CONNECTIONS, httpProcesses, durationSeconds: DURATION_S, node: process.version, hello: { before: helloBefore, after: helloAfter }, runs: rows, threedsValidation, webhooks };
 fs.writeFileSync(path.join(out, 'latest.json'), JSON.stringify(report, null, 2));
 console.log(`written: ${path.relative(root, path.join(out, 'latest.json'))}`);

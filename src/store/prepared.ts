@@ -3,9 +3,10 @@
  * times more than running it on SQLite (measured: 30 µs per read vs 6 µs precompiled),
  * so the queries on every request are built once per dialect with placeholder values
  * and each call binds its own. The query is still written with Kysely, typed as usual.
- * On SQLite connections registered with `runDirectly`, the compiled statement runs on
- * better-sqlite3 itself: the query is synchronous there, and Kysely's per-query
- * connection hand-over would cost more than the query.
+ * On connections registered with `runDirectly` the compiled query skips Kysely's
+ * executor: on SQLite it runs on a better-sqlite3 statement (synchronous there, and
+ * Kysely's per-query connection hand-over would cost more than the query), on PostgreSQL
+ * straight on the unit's or the pool's connection as a named statement.
  */
 import { CompiledQuery, type Compilable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -15,7 +16,15 @@ export interface SqliteStatements {
   statement(sql: string): BetterSqlite3.Statement;
 }
 
-const directConnections = new WeakMap<Db, SqliteStatements>();
+export interface QueryOutcome<O = unknown> {
+  rows: O[];
+  numAffectedRows?: bigint;
+}
+
+/** Runs compiled SQL with its parameters on one connection, without Kysely. */
+export type DirectRunner = (sql: string, parameters: unknown[]) => QueryOutcome | Promise<QueryOutcome>;
+
+const directConnections = new WeakMap<Db, DirectRunner>();
 
 /** SQL of prepared queries → a server-side statement name (PostgreSQL parses and plans each once per connection). */
 const statementNames = new Map<string, string>();
@@ -30,9 +39,17 @@ export function nameStatement(sql: string): string | undefined {
 const deferrableStatements = new Set<string>();
 export const isDeferrable = (sql: string) => deferrableStatements.has(sql);
 
-/** Prepared queries on `db` run straight on these SQLite statements. */
-export function runDirectly(db: Db, statements: SqliteStatements): void {
-  directConnections.set(db, statements);
+/** Prepared queries on `db` run with `runner` instead of through Kysely. */
+export function runDirectly(db: Db, runner: DirectRunner): void {
+  directConnections.set(db, runner);
+}
+
+export function sqliteRunner(statements: SqliteStatements): DirectRunner {
+  return (sql, parameters) => {
+    const statement = statements.statement(sql);
+    if (statement.reader) return { rows: statement.all(parameters) };
+    return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) };
+  };
 }
 
 const MARK = '\u0000kassa:';
@@ -46,7 +63,7 @@ type Slot = { name: string } | { value: unknown };
 export function prepare<P extends object, O>(build: (db: Db, params: P) => Compilable<O>, options: { deferrable?: boolean } = {}) {
   const compiledByDialect = new Map<unknown, { sql: string; slots: Slot[] }>();
   const standIn = new Proxy({} as P, { get: (_, name) => `${MARK}${String(name)}` });
-  return async (db: Db, params: P): Promise<{ rows: O[]; numAffectedRows?: bigint }> => {
+  return async (db: Db, params: P): Promise<QueryOutcome<O>> => {
     const dialect = db.getExecutor().adapter.constructor;
     let compiled = compiledByDialect.get(dialect);
     if (!compiled) {
@@ -61,11 +78,7 @@ export function prepare<P extends object, O>(build: (db: Db, params: P) => Compi
     }
     const parameters = compiled.slots.map((slot) => ('name' in slot ? (params as Record<string, unknown>)[slot.name] : slot.value));
     const direct = directConnections.get(db);
-    if (direct) {
-      const statement = direct.statement(compiled.sql);
-      if (statement.reader) return { rows: statement.all(parameters) as O[] };
-      return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) };
-    }
+    if (direct) return direct(compiled.sql, parameters) as QueryOutcome<O> | Promise<QueryOutcome<O>>;
     return db.executeQuery<O>(CompiledQuery.raw(compiled.sql, parameters));
   };
 }

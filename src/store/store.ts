@@ -26,7 +26,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
@@ -34,7 +33,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type PostgresPoolClient } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations.ts';
-import { isDeferrable, nameStatement, runDirectly, statementName, type SqliteStatements } from './prepared.ts';
+import { isDeferrable, nameStatement, runDirectly, sqliteRunner, statementName, type DirectRunner, type QueryOutcome, type SqliteStatements } from './prepared.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -78,106 +77,125 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
  * such an insert opens a real transaction and sends the held inserts first, so the unit
  * still reads its own writes. A failing held insert (say a unique violation) fails the
  * unit as it would have inline.
+ *
+ * Each pooled connection carries its own unit state and its own Kysely instance bound
+ * to it, made once: a unit takes a connection and runs on that instance, so no
+ * async-context lookup (which taxes every promise in the process) is needed to find
+ * the unit a query belongs to, and prepared queries skip Kysely's executor there and
+ * on the read pool.
  */
 function openPostgres(databaseUrl: string, poolSize: number): Store {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   // An idle connection dropped by the server (restart, failover) is discarded by the pool and
   // replaced on next use; unhandled, pg would raise it as an uncaught error and stop the process.
   pool.on('error', () => {});
-  const units = new AsyncLocalStorage<PostgresUnit>();
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: unitAwarePool(pool, units) }) });
+  const read = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: {
+        connect: async () => {
+          const client = await pool.connect();
+          return {
+            query: (text: any, values?: unknown[]) => (typeof text === 'string' ? namedQuery(client, text, values) : client.query(text)),
+            release: () => client.release(),
+          } as PostgresPoolClient;
+        },
+        end: () => pool.end(),
+      },
+    }),
+  });
+  runDirectly(read, async (sql, parameters) => outcomeOf(await namedQuery(pool, sql, parameters)));
+  const units = new WeakMap<pg.PoolClient, PostgresUnit>();
   return {
     dialect: 'postgres',
-    read: db,
-    transact: (unit) => {
-      const state: PostgresUnit = { held: [], inTransaction: false };
-      return units.run(state, () =>
-        db.connection().execute(async (conn) => {
-          const client = state.client!;
-          try {
-            const result = await unit(conn);
-            await sendHeld(client, state);
-            if (state.inTransaction) await client.query('COMMIT');
-            return result;
-          } catch (error) {
-            if (state.inTransaction) await client.query('ROLLBACK').catch(() => undefined);
-            throw error;
-          }
-        }),
-      );
+    read,
+    transact: async (work) => {
+      const client = await pool.connect();
+      let unit = units.get(client);
+      if (!unit) units.set(client, (unit = new PostgresUnit(client)));
+      let broken = false;
+      try {
+        const result = await work(unit.db);
+        await unit.sendHeld();
+        if (unit.inTransaction) await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        if (unit.inTransaction) await client.query('ROLLBACK').catch(() => (broken = true));
+        throw error;
+      } finally {
+        unit.reset();
+        // A connection whose ROLLBACK failed is in an unknown state: the pool closes it.
+        client.release(broken || undefined);
+      }
     },
-    migrate: () => migrateToLatest(db, 'postgres'),
-    close: () => db.destroy(),
+    migrate: () => migrateToLatest(read, 'postgres'),
+    close: () => read.destroy(),
   };
 }
 
-interface PostgresUnit {
-  /** The connection the unit runs on: the first one taken inside it. */
-  client?: pg.PoolClient;
-  held: { text: string; values: unknown[] }[];
-  inTransaction: boolean;
-}
-
 /** Runs a query with its server-side name when it is a prepared one (parsed and planned once per connection). */
-function namedQuery(client: pg.PoolClient, text: string, values?: unknown[]) {
+function namedQuery(client: pg.PoolClient | pg.Pool, text: string, values?: unknown[]) {
   const name = statementName(text);
   return name ? client.query({ name, text, values }) : client.query(text, values);
 }
 
-/** Sends the held inserts: one as it is, several as one statement of data-modifying CTEs. */
-async function sendHeld(client: pg.PoolClient, unit: PostgresUnit) {
-  const held = unit.held.splice(0);
-  if (held.length === 0) return;
-  if (held.length === 1) {
-    await namedQuery(client, held[0].text, held[0].values);
-    return;
-  }
-  let offset = 0;
-  const values: unknown[] = [];
-  const parts = held.map((insert, i) => {
-    // Kysely writes parameters as $1…$n and values never appear in the SQL text, so renumbering is safe.
-    const text = insert.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-    offset += insert.values.length;
-    values.push(...insert.values);
-    return `held_${i} as (${text})`;
-  });
-  const text = `with ${parts.join(', ')} select 1`;
-  nameStatement(text);
-  await namedQuery(client, text, values);
+/** What Kysely's PostgreSQL connection returns for a result. */
+function outcomeOf(result: pg.QueryResult): QueryOutcome {
+  const changed = ['INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(result.command) && result.rowCount !== null;
+  return { rows: result.rows ?? [], numAffectedRows: changed ? BigInt(result.rowCount!) : undefined };
 }
 
-/** The pool Kysely sees: inside a unit of work, its connection holds deferrable inserts and opens a transaction lazily. */
-function unitAwarePool(pool: pg.Pool, units: AsyncLocalStorage<PostgresUnit>) {
-  return {
-    end: () => pool.end(),
-    async connect() {
-      const client = await pool.connect();
-      const unit = units.getStore();
-      if (!unit || unit.client) {
-        return {
-          query: (text: any, values?: unknown[]) => (typeof text === 'string' ? namedQuery(client, text, values) : client.query(text)),
-          release: () => client.release(),
-        } as PostgresPoolClient;
-      }
-      unit.client = client;
-      return {
-        query: async (text: any, values: unknown[] = []) => {
-          if (typeof text !== 'string') throw new Error('streaming queries are not supported inside a unit of work');
-          if (isDeferrable(text)) {
-            unit.held.push({ text, values });
-            return { command: 'INSERT', rowCount: 1, rows: [] };
-          }
-          if (!unit.inTransaction) {
-            await client.query('BEGIN');
-            unit.inTransaction = true;
-          }
-          await sendHeld(client, unit);
-          return namedQuery(client, text, values);
-        },
-        release: () => client.release(),
-      } as unknown as PostgresPoolClient;
-    },
-  };
+/** One pooled connection's unit-of-work state, reused by every unit that runs on it. */
+class PostgresUnit {
+  readonly db: Db;
+  inTransaction = false;
+  private held: { text: string; values: unknown[] }[] = [];
+
+  constructor(private readonly client: pg.PoolClient) {
+    const connection = { query: (text: any, values?: unknown[]) => this.query(text, values ?? []), release: () => {} } as unknown as PostgresPoolClient;
+    this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: async () => connection, end: async () => {} } }) });
+    runDirectly(this.db, async (sql, parameters) => outcomeOf(await this.query(sql, parameters)));
+  }
+
+  reset() {
+    this.held = [];
+    this.inTransaction = false;
+  }
+
+  async query(text: unknown, values: unknown[]): Promise<pg.QueryResult> {
+    if (typeof text !== 'string') throw new Error('streaming queries are not supported inside a unit of work');
+    if (isDeferrable(text)) {
+      this.held.push({ text, values });
+      return { command: 'INSERT', rowCount: 1, rows: [], oid: 0, fields: [] };
+    }
+    if (!this.inTransaction) {
+      await this.client.query('BEGIN');
+      this.inTransaction = true;
+    }
+    await this.sendHeld();
+    return namedQuery(this.client, text, values);
+  }
+
+  /** Sends the held inserts: one as it is, several as one statement of data-modifying CTEs. */
+  async sendHeld() {
+    const held = this.held.splice(0);
+    if (held.length === 0) return;
+    if (held.length === 1) {
+      await namedQuery(this.client, held[0].text, held[0].values);
+      return;
+    }
+    let offset = 0;
+    const values: unknown[] = [];
+    const parts = held.map((insert, i) => {
+      // Kysely writes parameters as $1…$n and values never appear in the SQL text, so renumbering is safe.
+      const text = insert.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+      offset += insert.values.length;
+      values.push(...insert.values);
+      return `held_${i} as (${text})`;
+    });
+    const text = `with ${parts.join(', ')} select 1`;
+    nameStatement(text);
+    await namedQuery(this.client, text, values);
+  }
 }
 
 function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: StoreOptions, checkpoints: boolean): Store {
@@ -202,7 +220,7 @@ function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: StoreOptions, check
   };
   const { db: writer, statements: writerStatements } = connect(false);
   const { db: reader, statements: readerStatements } = connect(true);
-  runDirectly(reader, readerStatements);
+  runDirectly(reader, sqliteRunner(readerStatements));
   let walDescriptor: number | undefined;
   const syncWal =
     sqliteSynchronous === 'FULL'
@@ -328,13 +346,16 @@ class GroupCommit {
 
   /** fsyncs under way: a unit is answered only once the fsync after its commit is done. */
   private syncing = new Set<Promise<void>>();
+  private readonly runner: DirectRunner;
 
   constructor(
     private readonly db: Db,
     private readonly statements: SqliteStatements,
     private readonly syncWal: () => Promise<void>,
     private readonly walSize: () => number,
-  ) {}
+  ) {
+    this.runner = sqliteRunner(statements);
+  }
 
   private walCheckedAt = 0;
 
@@ -387,7 +408,7 @@ class GroupCommit {
     try {
       // The Kysely connection is held for the whole commit, so nothing else can use it meanwhile.
       await this.db.connection().execute(async (conn) => {
-        runDirectly(conn, this.statements);
+        runDirectly(conn, this.runner);
         try {
           this.exec('BEGIN IMMEDIATE');
         } catch (error) {
