@@ -1,9 +1,10 @@
 /**
  * Idempotency-Reference (DESIGN §3). Scope: merchant + mode + route. The record is
  * written in the same unit of work as the operation, so a payment and its record
- * commit together or not at all. Concurrent duplicates: on SQLite units run one after
- * another and the second sees the first's record; on PostgreSQL the second's insert
- * waits for the first to commit, fails on the unique key, and the second replays.
+ * commit together or not at all. A duplicate, concurrent or not, fails on the record's
+ * unique key (on PostgreSQL its insert first waits for the first one's commit; on
+ * SQLite units run one after another) and replays the committed record. Its unit's
+ * failure reaches it only after the commit, so the record is there to read.
  */
 import { createHash } from 'node:crypto';
 import { stringify as sortedJson } from 'safe-stable-stringify';
@@ -47,17 +48,10 @@ export async function runIdempotent(
   // Keys sorted at every level (RFC 8785's order; JSON numbers and strings as JSON.stringify writes them, as RFC 8785 does).
   const fingerprint = createHash('sha256').update(sortedJson(body ?? null) ?? '').digest('hex');
   try {
-    return await store.transact(async (db) => {
-      // SQLite: units of one group commit see each other's records only inside that commit, so look
-      // first (a local read, nearly free). PostgreSQL: the unique key decides alone; a look-up
-      // would cost a round trip on every request to save work only on retries.
-      if (store.dialect === 'sqlite') {
-        const existing = await findRecord(db, key);
-        if (existing) return replay(existing, fingerprint);
-      }
-      const outcome = await operation(db);
-      return insertRecord(db, key, fingerprint, outcome);
-    });
+    // The unique key decides: a duplicate's record insert fails, its unit rolls back whole (payment
+    // included), and it replays the record once committed. No look-up first: that would cost
+    // every request a query (a round trip on PostgreSQL) to save work only on retries.
+    return await store.transact(async (db) => insertRecord(db, key, fingerprint, await operation(db)));
   } catch (error) {
     if (isUniqueViolation(error)) return replayStored(store, key, fingerprint, error);
     if (error instanceof Problem && !(error instanceof RecordProblem) && isStored(error.status)) {
