@@ -6,12 +6,12 @@
  * SQLite units run one after another) and replays the committed record. Its unit's
  * failure reaches it only after the commit, so the record is there to read.
  */
-import { createHash } from 'node:crypto';
 import { stringify as sortedJson } from 'safe-stable-stringify';
 import { Problem } from '../problem.ts';
 import type { Db, Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
 import { prepare } from '../store/prepared.ts';
+import { sha256Hex } from '../lib/tokens.ts';
 
 export interface Outcome {
   status: number;
@@ -46,7 +46,7 @@ export async function runIdempotent(
   }
   const key = { ...scope, idempotencyReference };
   // Keys sorted at every level (RFC 8785's order; JSON numbers and strings as JSON.stringify writes them, as RFC 8785 does).
-  const fingerprint = createHash('sha256').update(sortedJson(body ?? null) ?? '').digest('hex');
+  const fingerprint = sha256Hex(sortedJson(body ?? null) ?? '');
   try {
     // The unique key decides: a duplicate's record insert fails, its unit rolls back whole (payment
     // included), and it replays the record once committed. No look-up first: that would cost

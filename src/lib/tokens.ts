@@ -1,5 +1,5 @@
 /** Random identifiers and secrets. All come from the CSPRNG; none is derived from a counter or a time. */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -49,4 +49,5 @@ export const newMerchantId = () => `mer_${randomBase62(16)}`;
 export const newPageToken = () => `${timePrefix()}${randomBase62(43)}`;
 export const newApiKey = (mode: 'test' | 'live') => `${mode}_${randomBase62(40)}`;
 
-export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+/** One-shot hashing (no Hash object): the cheapest form for a string hashed once. */
+export const sha256Hex = (text: string) => hash('sha256', text);
