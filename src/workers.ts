@@ -1,14 +1,16 @@
-/** Background work run inside the server process (RUN_WORKERS=true): expiry, webhook delivery and housekeeping. */
+/** Background work run inside the server process (RUN_WORKERS=true): expiry, webhook delivery and hourly housekeeping. */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Store } from './store/store.ts';
 import { startExpirySweeper } from './payments/expiry.ts';
-import { purgeIdempotencyRecords } from './api/idempotency.ts';
 import { WebhookWorker } from './events/worker.ts';
+import { HOUSEKEEPING_INTERVAL_MS, runHousekeeping } from './housekeeping.ts';
 
 export function startWorkers(config: Config, store: Store, log: FastifyBaseLogger): () => Promise<void> {
   const stopExpiry = startExpirySweeper(store, config.expirySweepIntervalMs, (err) => log.error({ err }, 'expiry sweep failed'));
-  const purge = setInterval(() => purgeIdempotencyRecords(store).catch((err) => log.error({ err }, 'idempotency purge failed')), 3600_000);
+  const purge = setInterval(() => {
+    runHousekeeping(config, store).catch((err) => log.error({ err }, 'housekeeping failed'));
+  }, HOUSEKEEPING_INTERVAL_MS);
   purge.unref();
   const webhooks = new WebhookWorker(store, { ...config.webhooks, onError: (err) => log.error({ err }, 'webhook delivery failed') }).start();
   return async () => {

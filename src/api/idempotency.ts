@@ -145,6 +145,17 @@ function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
-export async function purgeIdempotencyRecords(store: Store, now = Date.now()): Promise<void> {
-  await store.transact((db) => db.deleteFrom('idempotency_records').where('created', '<', now - RETENTION_MS).execute());
+/** Deletes up to `limit` records created before `before`, oldest first; returns how many (see housekeeping.ts). */
+export async function deleteExpiredRecords(db: Db, before: number, limit: number): Promise<number> {
+  const oldest = db
+    .selectFrom('idempotency_records')
+    .select(['merchant_id', 'mode', 'route', 'idempotency_reference'])
+    .where('created', '<', before)
+    .orderBy('created')
+    .limit(limit);
+  const result = await db
+    .deleteFrom('idempotency_records')
+    .where((eb) => eb(eb.refTuple('merchant_id', 'mode', 'route', 'idempotency_reference'), 'in', oldest.$asTuple('merchant_id', 'mode', 'route', 'idempotency_reference')))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

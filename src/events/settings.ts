@@ -8,6 +8,8 @@
  * - WEBHOOK_POLL_INTERVAL_MS (250): how often an idle worker looks for due deliveries.
  * - WEBHOOK_RETRY_SCHEDULE (PT1M,PT5M,PT30M,PT2H,PT6H,PT12H,PT24H,PT24H): waits after each failed attempt,
  *   as ISO 8601 durations; after the last one the delivery is given up.
+ * - WEBHOOK_RETENTION (P30D): how long a finished delivery (delivered or given up) and its attempts stay
+ *   visible to `kassa webhook deliveries` before the hourly housekeeping deletes them.
  */
 import { parseIsoDuration } from '../lib/duration.ts';
 import { defaultRetrySchedule } from './schedule.ts';
@@ -19,6 +21,7 @@ export interface WebhookSettings {
   leaseMs: number;
   pollIntervalMs: number;
   retryScheduleMs: number[];
+  retentionMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -31,6 +34,7 @@ export function loadWebhookSettings(env: Env): WebhookSettings {
     leaseMs: positive(env, 'WEBHOOK_LEASE_MS', 60_000),
     pollIntervalMs: positive(env, 'WEBHOOK_POLL_INTERVAL_MS', 250),
     retryScheduleMs: schedule(env.WEBHOOK_RETRY_SCHEDULE),
+    retentionMs: duration(env, 'WEBHOOK_RETENTION', 'P30D'),
   };
   if (settings.leaseMs <= settings.timeoutMs) {
     throw new Error(`WEBHOOK_LEASE_MS (${settings.leaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${settings.timeoutMs})`);
@@ -43,6 +47,13 @@ function positive(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) === 0) throw new Error(`${name} must be a positive whole number, got "${raw}"`);
   return Number(raw);
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  const raw = env[name] || fallback;
+  const ms = parseIsoDuration(raw);
+  if (ms === undefined || ms <= 0) throw new Error(`${name} must be a positive ISO 8601 duration such as ${fallback}, got "${raw}"`);
+  return ms;
 }
 
 function schedule(raw: string | undefined): number[] {

@@ -165,3 +165,14 @@ export async function attemptsOf(db: Db, deliveryIds: string[]) {
   if (deliveryIds.length === 0) return [];
   return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id').execute();
 }
+
+/**
+ * Deletes up to `limit` finished deliveries (delivered or given up) created before `before`,
+ * with their attempts; returns how many. A delivery put back to pending meanwhile stays.
+ */
+export async function deleteFinishedDeliveries(db: Db, before: number, limit: number): Promise<number> {
+  const oldest = db.selectFrom('webhook_deliveries').select('id').where('state', '<>', 'pending').where('created', '<', before).orderBy('created').limit(limit);
+  const gone = await db.deleteFrom('webhook_deliveries').where('id', 'in', oldest).where('state', '<>', 'pending').returning('id').execute();
+  if (gone.length > 0) await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', gone.map((row) => row.id)).execute();
+  return gone.length;
+}

@@ -1,0 +1,29 @@
+/**
+ * Hourly housekeeping (run with the background workers): idempotency records go after
+ * their 24 hours (DESIGN §3), finished webhook deliveries — delivered or given up —
+ * with their attempts after WEBHOOK_RETENTION. Each purge deletes in batches of one
+ * unit of work, oldest first, so the writer is never held long however much is due.
+ */
+import type { Config } from './config.ts';
+import type { Db, Store } from './store/store.ts';
+import { deleteExpiredRecords, RETENTION_MS } from './api/idempotency.ts';
+import { deleteFinishedDeliveries } from './store/webhooks.ts';
+
+export const HOUSEKEEPING_INTERVAL_MS = 3600_000;
+const BATCH = 1000;
+
+async function purgeInBatches(store: Store, deleteBatch: (db: Db, limit: number) => Promise<number>): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const deleted = await store.transact((db) => deleteBatch(db, BATCH));
+    purged += deleted;
+    if (deleted < BATCH) return purged;
+  }
+}
+
+export async function runHousekeeping(config: Config, store: Store, now = Date.now()) {
+  return {
+    idempotencyRecords: await purgeInBatches(store, (db, limit) => deleteExpiredRecords(db, now - RETENTION_MS, limit)),
+    webhookDeliveries: await purgeInBatches(store, (db, limit) => deleteFinishedDeliveries(db, now - config.webhooks.retentionMs, limit)),
+  };
+}
