@@ -4,9 +4,9 @@
  * after WEBHOOK_RETENTION while pending ones stay whatever their age, and a backlog
  * larger than one batch is purged whole.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, backends, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
+import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { runHousekeeping } from '../../src/housekeeping.ts';
 import { insertDelivery } from '../../src/store/webhooks.ts';
 
@@ -15,20 +15,13 @@ const DAY = 24 * HOUR;
 
 for (const backend of backends) {
   describe(`housekeeping (${backend})`, () => {
-    let t: TestApp;
-    before(async () => {
-      t = await startTestApp(backend);
-    });
-    after(async () => {
-      await t?.close();
-    });
+    const t = suiteApp(backend);
 
     const countRows = async (table: 'idempotency_records' | 'webhook_deliveries' | 'webhook_attempts') =>
       Number((await t.store.read.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
     test('idempotency records are kept 24 hours, then purged in batches', async () => {
-      const merchant = api(t.app, t.merchant.testApiKey);
-      const created = await merchant.post('/payment', cardPayment(), { headers: { 'idempotency-reference': 'kept-a-day' } });
+      const created = await t.client.post('/payment', cardPayment(), { headers: { 'idempotency-reference': 'kept-a-day' } });
       assert.equal(created.statusCode, 200);
       // A backlog of more than one batch, older than a day.
       const old = Date.now() - 2 * DAY;
@@ -42,7 +35,7 @@ for (const backend of backends) {
       });
 
       assert.deepEqual((await runHousekeeping(t.config, t.store)).idempotencyRecords, 2500);
-      const replay = await merchant.post('/payment', cardPayment(), { headers: { 'idempotency-reference': 'kept-a-day' } });
+      const replay = await t.client.post('/payment', cardPayment(), { headers: { 'idempotency-reference': 'kept-a-day' } });
       assert.equal(replay.headers['idempotent-replayed'], 'true', 'a retry within the day still replays');
 
       assert.equal((await runHousekeeping(t.config, t.store, Date.now() + DAY + HOUR)).idempotencyRecords, 1);

@@ -1,21 +1,15 @@
 /** Creating and reading payments through the merchant API, on every backend. */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, backends, basic, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
+import { backends, basic, cardPayment, suiteApp } from '../support/app.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 
 for (const backend of backends) {
   describe(`payments API on ${backend}`, () => {
-    let t: TestApp;
-    let client: ReturnType<typeof api>;
-    before(async () => {
-      t = await startTestApp(backend);
-      client = api(t.app, t.merchant.testApiKey);
-    });
-    after(() => t.close());
+    const t = suiteApp(backend);
 
     test('a card payment is created pending with exactly the fields of the payment object', async () => {
-      const res = await client.post('/payment', cardPayment({
+      const res = await t.client.post('/payment', cardPayment({
         amount: '10.50', merchantOrderReference: 'order-1', description: 'Two mugs', metadata: 'cart=7', language: 'nld',
         billingCity: 'Amsterdam', billingCountry: 'NL', billingPostalCode: '1011AB',
       }));
@@ -49,7 +43,7 @@ for (const backend of backends) {
         ['1.234', 'BHD', 1.234], ['0.10', 'EUR', 0.1], ['12', 'EUR', 12], ['12.000', 'EUR', 12],
       ];
       for (const [amount, currency, expected] of cases) {
-        const res = await client.post('/payment', cardPayment({ amount, currency }));
+        const res = await t.client.post('/payment', cardPayment({ amount, currency }));
         assert.equal(res.statusCode, 200, `${amount} ${currency}: ${res.body}`);
         assert.equal(res.json().amount, expected);
         assert.equal(res.json().currency, currency.toLowerCase());
@@ -65,7 +59,7 @@ for (const backend of backends) {
         ['', 'EUR', '/amount', 'required'], ['99999999999999999', 'EUR', '/amount', 'range'],
       ];
       for (const [amount, currency, field, code] of cases) {
-        const res = await client.post('/payment', cardPayment({ amount, currency }));
+        const res = await t.client.post('/payment', cardPayment({ amount, currency }));
         assert.equal(res.statusCode, 422, `${amount} ${currency}`);
         assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
         assert.deepEqual(res.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [[field, code]], `${amount} ${currency}`);
@@ -73,7 +67,7 @@ for (const backend of backends) {
     });
 
     test('every failing field is listed at once', async () => {
-      const res = await client.post('/payment', { amount: 'x', currency: 'EU', method: 'cash', language: 'english', returnUrl: 'javascript:alert(1)' });
+      const res = await t.client.post('/payment', { amount: 'x', currency: 'EU', method: 'cash', language: 'english', returnUrl: 'javascript:alert(1)' });
       assert.equal(res.statusCode, 422);
       const body = res.json();
       assert.equal(body.status, 422);
@@ -83,84 +77,84 @@ for (const backend of backends) {
     });
 
     test('returnUrl is required for redirect flows and may be an app deep link', async () => {
-      const missing = await client.post('/payment', cardPayment({ returnUrl: undefined }));
+      const missing = await t.client.post('/payment', cardPayment({ returnUrl: undefined }));
       assert.equal(missing.statusCode, 422);
       assert.equal(missing.json().errors[0].field, '/returnUrl');
       assert.equal(missing.json().errors[0].code, 'required');
       for (const returnUrl of ['myshop://checkout/done?order=1', 'https://shop.example/r?x=1#y']) {
-        const res = await client.post('/payment', cardPayment({ returnUrl }));
+        const res = await t.client.post('/payment', cardPayment({ returnUrl }));
         assert.equal(res.statusCode, 200);
         assert.equal(res.json().returnUrl, returnUrl, 'returnUrl is kept unchanged');
       }
       for (const returnUrl of ['/relative', 'data:text/html,x', 'http://', 'not a url']) {
-        const res = await client.post('/payment', cardPayment({ returnUrl }));
+        const res = await t.client.post('/payment', cardPayment({ returnUrl }));
         assert.equal(res.statusCode, 422, returnUrl);
       }
     });
 
     test('language is an ISO 639-2/T code, case-insensitive, eng by default', async () => {
-      assert.equal((await client.post('/payment', cardPayment())).json().language, 'eng');
-      assert.equal((await client.post('/payment', cardPayment({ language: 'NLD' }))).json().language, 'nld');
-      assert.equal((await client.post('/payment', cardPayment({ language: 'deu' }))).json().language, 'deu');
-      const bibliographic = await client.post('/payment', cardPayment({ language: 'ger' }));
+      assert.equal((await t.client.post('/payment', cardPayment())).json().language, 'eng');
+      assert.equal((await t.client.post('/payment', cardPayment({ language: 'NLD' }))).json().language, 'nld');
+      assert.equal((await t.client.post('/payment', cardPayment({ language: 'deu' }))).json().language, 'deu');
+      const bibliographic = await t.client.post('/payment', cardPayment({ language: 'ger' }));
       assert.equal(bibliographic.statusCode, 422);
       assert.match(bibliographic.json().errors[0].message, /deu/);
-      assert.equal((await client.post('/payment', cardPayment({ language: 'en' }))).statusCode, 422);
+      assert.equal((await t.client.post('/payment', cardPayment({ language: 'en' }))).statusCode, 422);
     });
 
     test('empty optional strings from existing clients mean absent', async () => {
-      const res = await client.post('/payment', cardPayment({ metadata: '', description: '', merchantOrderReference: '', language: '', brand: '', webhookUrl: '' }));
+      const res = await t.client.post('/payment', cardPayment({ metadata: '', description: '', merchantOrderReference: '', language: '', brand: '', webhookUrl: '' }));
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().metadata, undefined);
       assert.equal(res.json().language, 'eng');
     });
 
     test('a landing page payment has details.expirationDuration and no cancelUrl', async () => {
-      const res = await client.post('/payment', cardPayment({ method: 'landingpage' }));
+      const res = await t.client.post('/payment', cardPayment({ method: 'landingpage' }));
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json().details, { expirationDuration: 'PT15M' });
       assert.equal(res.json().cancelUrl, undefined);
-      const custom = await client.post('/payment', cardPayment({ method: 'landingpage', details: { expirationDuration: 'PT30M' } }));
+      const custom = await t.client.post('/payment', cardPayment({ method: 'landingpage', details: { expirationDuration: 'PT30M' } }));
       assert.deepEqual(custom.json().details, { expirationDuration: 'PT30M' });
-      const bad = await client.post('/payment', cardPayment({ method: 'landingpage', details: { expirationDuration: 'soon' } }));
+      const bad = await t.client.post('/payment', cardPayment({ method: 'landingpage', details: { expirationDuration: 'soon' } }));
       assert.equal(bad.json().errors[0].field, '/details/expirationDuration');
     });
 
     test('a hosted wallet payment is created; authorise is card-only', async () => {
-      const wallet = await client.post('/payment', cardPayment({ method: 'walletpay' }));
+      const wallet = await t.client.post('/payment', cardPayment({ method: 'walletpay' }));
       assert.equal(wallet.statusCode, 200);
       assert.equal(wallet.json().method, 'walletpay');
       assert.equal(wallet.json().cancelUrl, undefined);
-      const authorise = await client.post('/payment', cardPayment({ transactionType: 'authorise' }));
+      const authorise = await t.client.post('/payment', cardPayment({ transactionType: 'authorise' }));
       assert.equal(authorise.json().type, 'authorise');
-      const walletAuthorise = await client.post('/payment', cardPayment({ method: 'walletpay', type: 'authorise' }));
+      const walletAuthorise = await t.client.post('/payment', cardPayment({ method: 'walletpay', type: 'authorise' }));
       assert.equal(walletAuthorise.statusCode, 422);
       assert.equal(walletAuthorise.json().errors[0].field, '/type');
     });
 
     test('an unknown vault access token is 422 on the token field', async () => {
-      const res = await client.post('/payment', cardPayment({ details: { vaultAccessToken: 'vat_nothing' } }));
+      const res = await t.client.post('/payment', cardPayment({ details: { vaultAccessToken: 'vat_nothing' } }));
       assert.equal(res.statusCode, 422);
       assert.equal(res.json().errors[0].field, '/details/vaultAccessToken');
     });
 
     test('unknown top-level fields are ignored and not echoed', async () => {
-      const res = await client.post('/payment', cardPayment({ somethingNew: 'x', billingCity: 'Utrecht' }));
+      const res = await t.client.post('/payment', cardPayment({ somethingNew: 'x', billingCity: 'Utrecht' }));
       assert.equal(res.statusCode, 200);
       assert.equal(res.json().somethingNew, undefined);
       assert.equal(res.json().billingCity, 'Utrecht');
     });
 
     test('reading a transaction returns the current payment object', async () => {
-      const created = (await client.post('/payment', cardPayment({ billingCountry: 'NL' }))).json();
-      const read = await client.get(`/transaction?reference=${created.reference}`);
+      const created = (await t.client.post('/payment', cardPayment({ billingCountry: 'NL' }))).json();
+      const read = await t.client.get(`/transaction?reference=${created.reference}`);
       assert.equal(read.statusCode, 200);
       assert.deepEqual(read.json(), created);
     });
 
     test('a read after a change made elsewhere shows the change (payment objects are cached per row version)', async () => {
-      const created = (await client.post('/payment', cardPayment())).json();
-      assert.equal((await client.get(`/transaction?reference=${created.reference}`)).json().status, 'pending');
+      const created = (await t.client.post('/payment', cardPayment())).json();
+      assert.equal((await t.client.get(`/transaction?reference=${created.reference}`)).json().status, 'pending');
       // Another Kassa process on the same database cancels it.
       const { buildServer } = await import('../../src/server.ts');
       const other = await buildServer(t.config, t.store, { logger: false });
@@ -169,38 +163,38 @@ for (const backend of backends) {
       } finally {
         await other.close();
       }
-      const read = (await client.get(`/transaction?reference=${created.reference}`)).json();
+      const read = (await t.client.get(`/transaction?reference=${created.reference}`)).json();
       assert.equal(read.status, 'failed');
       assert.equal(read.failureCode, 'cancelled');
       assert.ok(read.lastUpdate >= created.lastUpdate);
     });
 
     test('references=a,b returns an array in the order asked, leaving out unknown ones', async () => {
-      const a = (await client.post('/payment', cardPayment())).json();
-      const b = (await client.post('/payment', cardPayment({ amount: '2.00' }))).json();
-      const res = await client.get(`/transaction?references=${b.reference},nope,${a.reference}`);
+      const a = (await t.client.post('/payment', cardPayment())).json();
+      const b = (await t.client.post('/payment', cardPayment({ amount: '2.00' }))).json();
+      const res = await t.client.get(`/transaction?references=${b.reference},nope,${a.reference}`);
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json().map((p: { reference: string }) => p.reference), [b.reference, a.reference]);
-      const tooMany = await client.get(`/transaction?references=${Array.from({ length: 51 }, (_, i) => `r${i}`).join(',')}`);
+      const tooMany = await t.client.get(`/transaction?references=${Array.from({ length: 51 }, (_, i) => `r${i}`).join(',')}`);
       assert.equal(tooMany.statusCode, 422);
-      const neither = await client.get('/transaction');
+      const neither = await t.client.get('/transaction');
       assert.equal(neither.statusCode, 422);
     });
 
     test("an unknown reference, another merchant's and the other mode's are all 404", async () => {
-      const mine = (await client.post('/payment', cardPayment())).json();
-      assert.equal((await client.get('/transaction?reference=tr_doesnotexist')).statusCode, 404);
+      const mine = (await t.client.post('/payment', cardPayment())).json();
+      assert.equal((await t.client.get('/transaction?reference=tr_doesnotexist')).statusCode, 404);
       const other = await createMerchant(t.store, 'Other Shop');
-      const otherRead = await client.get(`/transaction?reference=${mine.reference}`, { key: other.testApiKey });
+      const otherRead = await t.client.get(`/transaction?reference=${mine.reference}`, { key: other.testApiKey });
       assert.equal(otherRead.statusCode, 404);
       assert.equal(otherRead.headers['content-type'], 'application/problem+json; charset=utf-8');
-      assert.equal((await client.get(`/transaction?reference=${mine.reference}`, { key: t.merchant.liveApiKey })).statusCode, 404);
-      const otherList = await client.get(`/transaction?references=${mine.reference}`, { key: other.testApiKey });
+      assert.equal((await t.client.get(`/transaction?reference=${mine.reference}`, { key: t.merchant.liveApiKey })).statusCode, 404);
+      const otherList = await t.client.get(`/transaction?references=${mine.reference}`, { key: other.testApiKey });
       assert.deepEqual(otherList.json(), []);
     });
 
     test('GET /method lists enabled methods with card brands as options', async () => {
-      const res = await client.get('/method');
+      const res = await t.client.get('/method');
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), [
         { method: 'card', options: ['visa', 'mastercard', 'amex', 'maestro', 'bcmc'].map((brand) => ({ brand })) },
@@ -211,23 +205,23 @@ for (const backend of backends) {
 
     test('a live payment refuses a webhookUrl that is not https or points at a private address', async () => {
       for (const webhookUrl of ['http://shop.example/hook', 'https://127.0.0.1/hook', 'https://10.0.0.8/hook', 'https://[::1]/hook']) {
-        const res = await client.post('/payment', cardPayment({ webhookUrl }), { key: t.merchant.liveApiKey });
+        const res = await t.client.post('/payment', cardPayment({ webhookUrl }), { key: t.merchant.liveApiKey });
         assert.equal(res.statusCode, 422, webhookUrl);
         assert.equal(res.json().errors[0].field, '/webhookUrl');
       }
-      assert.equal((await client.post('/payment', cardPayment({ webhookUrl: 'https://shop.example/hook' }), { key: t.merchant.liveApiKey })).statusCode, 200);
-      assert.equal((await client.post('/payment', cardPayment({ webhookUrl: 'http://127.0.0.1:9000/hook' }))).statusCode, 200, 'test mode allows local receivers');
+      assert.equal((await t.client.post('/payment', cardPayment({ webhookUrl: 'https://shop.example/hook' }), { key: t.merchant.liveApiKey })).statusCode, 200);
+      assert.equal((await t.client.post('/payment', cardPayment({ webhookUrl: 'http://127.0.0.1:9000/hook' }))).statusCode, 200, 'test mode allows local receivers');
     });
 
     test('live keys create live payments that test keys cannot see', async () => {
-      const live = await client.post('/payment', cardPayment(), { key: t.merchant.liveApiKey });
+      const live = await t.client.post('/payment', cardPayment(), { key: t.merchant.liveApiKey });
       assert.equal(live.statusCode, 200);
-      assert.equal((await client.get(`/transaction?reference=${live.json().reference}`)).statusCode, 404);
-      assert.equal((await client.get(`/transaction?reference=${live.json().reference}`, { key: t.merchant.liveApiKey })).statusCode, 200);
+      assert.equal((await t.client.get(`/transaction?reference=${live.json().reference}`)).statusCode, 404);
+      assert.equal((await t.client.get(`/transaction?reference=${live.json().reference}`, { key: t.merchant.liveApiKey })).statusCode, 200);
     });
 
     test('cancelUrl cancels a pending payment once and is idempotent', async () => {
-      const p = (await client.post('/payment', cardPayment())).json();
+      const p = (await t.client.post('/payment', cardPayment())).json();
       const path = new URL(p.cancelUrl).pathname;
       const first = await t.app.inject({ method: 'POST', url: path });
       assert.equal(first.statusCode, 200);

@@ -1,8 +1,8 @@
 /** Authentication, problem details for malformed requests, idempotency, expiry: on every backend. */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { api, backends, basic, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
+import { backends, basic, cardPayment, suiteApp } from '../support/app.ts';
 import { createMerchant, rotateApiKey } from '../../src/merchants/merchants.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { eventsOf, findTransaction } from '../../src/store/transactions.ts';
@@ -11,13 +11,7 @@ const PROBLEM = 'application/problem+json; charset=utf-8';
 
 for (const backend of backends) {
   describe(`API protocol on ${backend}`, () => {
-    let t: TestApp;
-    let client: ReturnType<typeof api>;
-    before(async () => {
-      t = await startTestApp(backend);
-      client = api(t.app, t.merchant.testApiKey);
-    });
-    after(() => t.close());
+    const t = suiteApp(backend);
 
     describe('authentication', () => {
       test('a missing key is 401 with a Basic challenge', async () => {
@@ -37,15 +31,15 @@ for (const backend of backends) {
       test('a rotated key stops working and the new one works', async () => {
         const m = await createMerchant(t.store, 'Rotating Shop');
         const fresh = await rotateApiKey(t.store, m.merchantId, 'test');
-        assert.equal((await client.get('/method', { key: m.testApiKey })).statusCode, 401);
-        assert.equal((await client.get('/method', { key: fresh })).statusCode, 200);
-        assert.equal((await client.get('/method', { key: m.liveApiKey })).statusCode, 200, 'the other mode is untouched');
+        assert.equal((await t.client.get('/method', { key: m.testApiKey })).statusCode, 401);
+        assert.equal((await t.client.get('/method', { key: fresh })).statusCode, 200);
+        assert.equal((await t.client.get('/method', { key: m.liveApiKey })).statusCode, 200, 'the other mode is untouched');
       });
     });
 
     describe('problem details', () => {
       test('malformed JSON is 400', async () => {
-        const res = await client.post('/payment', undefined, { headers: { 'content-type': 'application/json' } });
+        const res = await t.client.post('/payment', undefined, { headers: { 'content-type': 'application/json' } });
         assert.equal(res.statusCode, 400);
         const broken = await t.app.inject({
           method: 'POST', url: '/api/v1/payment', payload: '{"amount": ',
@@ -82,18 +76,18 @@ for (const backend of backends) {
       });
 
       test('a body that is not an object is 400', async () => {
-        assert.equal((await client.post('/payment', [1, 2])).statusCode, 400);
-        assert.equal((await client.post('/payment', 'text')).statusCode, 400);
+        assert.equal((await t.client.post('/payment', [1, 2])).statusCode, 400);
+        assert.equal((await t.client.post('/payment', 'text')).statusCode, 400);
       });
 
       test('a body over 64 KiB is 413', async () => {
-        const res = await client.post('/payment', cardPayment({ description: 'x'.repeat(70_000) }));
+        const res = await t.client.post('/payment', cardPayment({ description: 'x'.repeat(70_000) }));
         assert.equal(res.statusCode, 413);
         assert.equal(res.headers['content-type'], PROBLEM);
       });
 
       test('an unknown route is a 404 problem', async () => {
-        const res = await client.get('/nothing-here');
+        const res = await t.client.get('/nothing-here');
         assert.equal(res.statusCode, 404);
         assert.equal(res.headers['content-type'], PROBLEM);
       });
@@ -102,8 +96,8 @@ for (const backend of backends) {
     describe('Idempotency-Reference', () => {
       test('the same reference and body replay the original answer', async () => {
         const headers = { 'idempotency-reference': 'order-42-attempt-1' };
-        const first = await client.post('/payment', cardPayment(), { headers });
-        const second = await client.post('/payment', cardPayment(), { headers });
+        const first = await t.client.post('/payment', cardPayment(), { headers });
+        const second = await t.client.post('/payment', cardPayment(), { headers });
         assert.equal(first.statusCode, 200);
         assert.equal(second.statusCode, 200);
         assert.equal(first.headers['idempotent-replayed'], undefined);
@@ -113,24 +107,24 @@ for (const backend of backends) {
 
       test('a reused Idempotency-Reference with another body is 422', async () => {
         const headers = { 'idempotency-reference': 'reused-ref' };
-        await client.post('/payment', cardPayment(), { headers });
-        const res = await client.post('/payment', cardPayment({ amount: '11.00' }), { headers });
+        await t.client.post('/payment', cardPayment(), { headers });
+        const res = await t.client.post('/payment', cardPayment({ amount: '11.00' }), { headers });
         assert.equal(res.statusCode, 422);
         assert.match(res.json().detail, /different request body/);
       });
 
       test('key order does not change the fingerprint', async () => {
         const headers = { 'idempotency-reference': 'order-insensitive' };
-        const first = await client.post('/payment', { amount: '5.00', currency: 'EUR', method: 'card', returnUrl: 'https://s.example/r' }, { headers });
-        const second = await client.post('/payment', { returnUrl: 'https://s.example/r', method: 'card', currency: 'EUR', amount: '5.00' }, { headers });
+        const first = await t.client.post('/payment', { amount: '5.00', currency: 'EUR', method: 'card', returnUrl: 'https://s.example/r' }, { headers });
+        const second = await t.client.post('/payment', { returnUrl: 'https://s.example/r', method: 'card', currency: 'EUR', amount: '5.00' }, { headers });
         assert.equal(second.headers['idempotent-replayed'], 'true');
         assert.equal(second.json().reference, first.json().reference);
       });
 
       test('a validation failure is replayed too', async () => {
         const headers = { 'idempotency-reference': 'invalid-once' };
-        const first = await client.post('/payment', cardPayment({ amount: 'x' }), { headers });
-        const second = await client.post('/payment', cardPayment({ amount: 'x' }), { headers });
+        const first = await t.client.post('/payment', cardPayment({ amount: 'x' }), { headers });
+        const second = await t.client.post('/payment', cardPayment({ amount: 'x' }), { headers });
         assert.equal(first.statusCode, 422);
         assert.equal(second.statusCode, 422);
         assert.equal(second.headers['idempotent-replayed'], 'true');
@@ -139,16 +133,16 @@ for (const backend of backends) {
 
       test('scope is merchant + mode: the same reference elsewhere creates its own payment', async () => {
         const headers = { 'idempotency-reference': 'shared-ref' };
-        const test1 = await client.post('/payment', cardPayment(), { headers });
-        const live = await client.post('/payment', cardPayment(), { headers, key: t.merchant.liveApiKey });
+        const test1 = await t.client.post('/payment', cardPayment(), { headers });
+        const live = await t.client.post('/payment', cardPayment(), { headers, key: t.merchant.liveApiKey });
         const other = await createMerchant(t.store, 'Another');
-        const otherTest = await client.post('/payment', cardPayment(), { headers, key: other.testApiKey });
+        const otherTest = await t.client.post('/payment', cardPayment(), { headers, key: other.testApiKey });
         const refs = new Set([test1, live, otherTest].map((r) => r.json().reference));
         assert.equal(refs.size, 3);
       });
 
       test('a reference longer than 255 characters is 400', async () => {
-        const res = await client.post('/payment', cardPayment(), { headers: { 'idempotency-reference': 'x'.repeat(256) } });
+        const res = await t.client.post('/payment', cardPayment(), { headers: { 'idempotency-reference': 'x'.repeat(256) } });
         assert.equal(res.statusCode, 400);
       });
 
@@ -181,11 +175,11 @@ for (const backend of backends) {
 
     describe('expiry', () => {
       test('a pending payment past its expiration becomes failed/expired with its event', async () => {
-        const p = (await client.post('/payment', cardPayment({ details: { expirationDuration: 'PT2M' } }))).json();
+        const p = (await t.client.post('/payment', cardPayment({ details: { expirationDuration: 'PT2M' } }))).json();
         assert.deepEqual(await expireDuePayments(t.store, p.created + 60_000), []);
         const expired = await expireDuePayments(t.store, p.created + 120_000);
         assert.ok(expired.includes(p.reference));
-        const read = (await client.get(`/transaction?reference=${p.reference}`)).json();
+        const read = (await t.client.get(`/transaction?reference=${p.reference}`)).json();
         assert.equal(read.status, 'failed');
         assert.equal(read.failureCode, 'expired');
         const events = await eventsOf(t.store.read, p.reference);
@@ -193,7 +187,7 @@ for (const backend of backends) {
       });
 
       test('a final payment never changes: a cancelled payment does not expire', async () => {
-        const p = (await client.post('/payment', cardPayment())).json();
+        const p = (await t.client.post('/payment', cardPayment())).json();
         await t.app.inject({ method: 'POST', url: new URL(p.cancelUrl).pathname });
         await expireDuePayments(t.store, p.created + 3600_000);
         const row = await findTransaction(t.store.read, p.reference);
@@ -202,7 +196,7 @@ for (const backend of backends) {
       });
 
       test('two sweepers at once expire each payment exactly once', async () => {
-        const created = await Promise.all(Array.from({ length: 30 }, () => client.post('/payment', cardPayment({ metadata: 'sweep' }))));
+        const created = await Promise.all(Array.from({ length: 30 }, () => t.client.post('/payment', cardPayment({ metadata: 'sweep' }))));
         const later = Date.now() + 3600_000;
         const [a, b] = await Promise.all([expireDuePayments(t.store, later), expireDuePayments(t.store, later)]);
         const all = [...a, ...b];
@@ -215,7 +209,7 @@ for (const backend of backends) {
     });
 
     test('the event table is append-only', async () => {
-      const p = (await client.post('/payment', cardPayment())).json();
+      const p = (await t.client.post('/payment', cardPayment())).json();
       await assert.rejects(() => t.store.transact((db) => db.updateTable('transaction_events').set({ cause: 'rewritten' }).where('reference', '=', p.reference).execute()));
       await assert.rejects(() => t.store.transact((db) => db.deleteFrom('transaction_events').where('reference', '=', p.reference).execute()));
       assert.equal((await eventsOf(t.store.read, p.reference))[0].cause, 'created');

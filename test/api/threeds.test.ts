@@ -1,7 +1,7 @@
 /** 3-D Secure 2 request data through POST /payment and POST /token, test and live keys, every backend. */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, backends, startTestApp, type TestApp } from '../support/app.ts';
+import { backends, suiteApp } from '../support/app.ts';
 import { fullCardPayment } from '../../bench/fixtures.ts';
 
 const enrollment = (overrides: Record<string, unknown> = {}) => {
@@ -12,19 +12,13 @@ const enrollment = (overrides: Record<string, unknown> = {}) => {
 
 for (const backend of backends) {
   describe(`3-D Secure 2 data through the API on ${backend}`, () => {
-    let t: TestApp;
-    let client: ReturnType<typeof api>;
-    before(async () => {
-      t = await startTestApp(backend);
-      client = api(t.app, t.merchant.testApiKey);
-    });
-    after(() => t.close());
+    const t = suiteApp(backend);
 
     for (const mode of ['test', 'live'] as const) {
       const key = () => (mode === 'test' ? t.merchant.testApiKey : t.merchant.liveApiKey);
 
       test(`a fully populated card payment is accepted and its billing fields echoed (${mode})`, async () => {
-        const res = await client.post('/payment', fullCardPayment, { key: key() });
+        const res = await t.client.post('/payment', fullCardPayment, { key: key() });
         assert.equal(res.statusCode, 200, res.body);
         const p = res.json();
         assert.equal(p.billingCity, 'Amsterdam');
@@ -35,7 +29,7 @@ for (const backend of backends) {
       });
 
       test(`a fully populated vault enrollment is accepted as method vault, type token (${mode})`, async () => {
-        const res = await client.post('/token', enrollment(), { key: key() });
+        const res = await t.client.post('/token', enrollment(), { key: key() });
         assert.equal(res.statusCode, 200, res.body);
         const p = res.json();
         assert.equal(p.method, 'vault');
@@ -43,7 +37,7 @@ for (const backend of backends) {
         assert.equal(p.status, 'pending');
         assert.match(p.payUrl, /\/pay\//);
         assert.equal(p.billingCountry, 'NL');
-        const read = await client.get(`/transaction?reference=${p.reference}`, { key: key() });
+        const read = await t.client.get(`/transaction?reference=${p.reference}`, { key: key() });
         assert.deepEqual(read.json(), p);
       });
 
@@ -58,7 +52,7 @@ for (const backend of backends) {
           sequenceInfo: { type: 'RECURRING', mode: 'INITIAL', source: 'CIT', initialTransactionId: 'x' },
         };
         for (const route of ['/payment', '/token']) {
-          const res = await client.post(route, route === '/token' ? { ...enrollment(), ...body, method: undefined } : body, { key: key() });
+          const res = await t.client.post(route, route === '/token' ? { ...enrollment(), ...body, method: undefined } : body, { key: key() });
           assert.equal(res.statusCode, 422, route);
           const fields = res.json().errors.map((e: { field: string }) => e.field);
           for (const field of ['/billingCountry', '/billingAddress', '/accountInfo/accountCreationDate', '/accountInfo/email', '/merchantRiskIndicator/shippingIndicator']) {
@@ -72,21 +66,21 @@ for (const backend of backends) {
     }
 
     test('scaReady yes makes the S fields required', async () => {
-      const res = await client.post('/payment', { amount: '1.00', currency: 'EUR', method: 'card', returnUrl: 'https://s.example/r', scaReady: 'yes' });
+      const res = await t.client.post('/payment', { amount: '1.00', currency: 'EUR', method: 'card', returnUrl: 'https://s.example/r', scaReady: 'yes' });
       assert.equal(res.statusCode, 422);
       const required = res.json().errors.filter((e: { code: string }) => e.code === 'required').map((e: { field: string }) => e.field).sort();
       assert.deepEqual(required, ['/billingAddress', '/billingCity', '/billingCountry', '/billingPhoneCountry', '/billingPhoneNumber', '/billingPostalCode', '/billingState']);
     });
 
     test('a combined international phone number is split and the split values echoed', async () => {
-      const res = await client.post('/payment', { amount: '1.00', currency: 'EUR', method: 'card', returnUrl: 'https://s.example/r', billingPhoneNumber: '+31 20 123 4567' });
+      const res = await t.client.post('/payment', { amount: '1.00', currency: 'EUR', method: 'card', returnUrl: 'https://s.example/r', billingPhoneNumber: '+31 20 123 4567' });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().billingPhoneNumber, '201234567');
       assert.equal(res.json().billingPhoneCountry, '31');
     });
 
     test('an enrollment needs dataType card and a returnUrl', async () => {
-      const res = await client.post('/token', { dataType: 'iban' });
+      const res = await t.client.post('/token', { dataType: 'iban' });
       assert.equal(res.statusCode, 422);
       assert.deepEqual(res.json().errors.map((e: { field: string }) => e.field).sort(), ['/dataType', '/returnUrl']);
     });

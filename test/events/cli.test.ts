@@ -10,7 +10,7 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import { createMerchant, type CreatedMerchant } from '../../src/merchants/merchants.ts';
 import { WebhookWorker } from '../../src/events/worker.ts';
 import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
-import { completePayment, connectionsGone, fastWorkerOptions, insertPendingPayment, startReceiver, waitFor } from './support.ts';
+import { completePayment, fastWorkerOptions, insertPendingPayment, startReceiver, waitFor } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = promisify(execFile);
@@ -47,7 +47,6 @@ for (const backend of backends) {
     });
     after(async () => {
       await store.close();
-      if (backend === 'postgres') await connectionsGone(database.env.DATABASE_URL);
       await database.drop();
     });
 

@@ -14,7 +14,7 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import { createMerchant, type CreatedMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { backends, basic, cardPayment, createTestDatabase, type TestDatabase } from '../support/app.ts';
-import { connectionsGone, startReceiver, waitFor, type Receiver } from './support.ts';
+import { startReceiver, waitFor, type Receiver } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -79,7 +79,6 @@ for (const backend of backends) {
       for (const server of servers) if (server.process.exitCode === null && server.process.signalCode === null) await killHard(server);
       await receiver.close();
       await store.close();
-      if (backend === 'postgres') await connectionsGone(database.env.DATABASE_URL);
       await database.drop();
     });
 

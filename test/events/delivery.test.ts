@@ -9,7 +9,6 @@ import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import {
   attemptsFor,
-  closeTestApp,
   completePayment,
   deliveriesFor,
   fastWorkerOptions,
@@ -34,7 +33,7 @@ for (const backend of backends) {
     after(async () => {
       await worker?.stop();
       await receiver.close();
-      await closeTestApp(t);
+      await t.close();
     });
 
     const runWorker = (overrides: Parameters<typeof fastWorkerOptions>[0] = {}) => {

@@ -11,7 +11,7 @@ import { setWebhookUrl } from '../../src/events/admin.ts';
 import { WebhookWorker } from '../../src/events/worker.ts';
 import { transition } from '../../src/payments/transition.ts';
 import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
-import { connectionsGone, fastWorkerOptions, insertPendingPayment, startReceiver, waitFor, type Receiver } from './support.ts';
+import { fastWorkerOptions, insertPendingPayment, startReceiver, waitFor, type Receiver } from './support.ts';
 
 const EVENTS = 1000;
 
@@ -32,7 +32,6 @@ for (const backend of backends) {
     after(async () => {
       await receiver.close();
       for (const store of stores) await store.close();
-      if (backend === 'postgres') await connectionsGone(database.env.DATABASE_URL);
       await database.drop();
     });
 

@@ -4,7 +4,6 @@
  * bounded waiting, and pending payments made directly in the store.
  */
 import http from 'node:http';
-import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Store } from '../../src/store/store.ts';
@@ -12,7 +11,6 @@ import type { Mode } from '../../src/store/schema.ts';
 import { insertTransaction } from '../../src/store/transactions.ts';
 import { newPageToken, newTransactionReference } from '../../src/lib/tokens.ts';
 import { transition } from '../../src/payments/transition.ts';
-import { POSTGRES_ADMIN_URL, type TestApp } from '../support/app.ts';
 import { defaultRetrySchedule } from '../../src/events/schedule.ts';
 import { loadWebhookSettings } from '../../src/events/settings.ts';
 import type { WorkerOptions } from '../../src/events/worker.ts';
@@ -171,31 +169,4 @@ export async function deliveriesFor(store: Store, reference: string) {
 
 export async function attemptsFor(store: Store, deliveryId: string) {
   return store.read.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('id').execute();
-}
-
-/**
- * pg's Pool.end() resolves before its clients have finished closing; dropping the
- * database WITH (FORCE) in that window makes a closing client emit an unhandled
- * error. Waiting until the server lists no session for the database avoids it.
- */
-export async function connectionsGone(databaseUrl: string): Promise<void> {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  try {
-    await waitFor(`sessions on ${name} to close`, async () => {
-      const { rows } = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
-      return rows[0].n === 0;
-    }, 5000, 10);
-  } finally {
-    await admin.end();
-  }
-}
-
-/** `TestApp.close()`, waiting for PostgreSQL sessions to end before the database is dropped (see connectionsGone). */
-export async function closeTestApp(t: TestApp): Promise<void> {
-  await t.app.close();
-  await t.store.close();
-  if (t.database.env.DATABASE_URL) await connectionsGone(t.database.env.DATABASE_URL);
-  await t.database.drop();
 }

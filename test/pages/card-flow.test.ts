@@ -3,9 +3,9 @@
  * state change, 3-D Secure data kept, CSRF and CSP, the attempt limit, double submits,
  * a final payment that cannot be paid again, and no card data anywhere in storage.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, backends, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
+import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { MAX_CARD_ATTEMPTS } from '../../src/payments/pay-by-card.ts';
 import { card, hiddenValue, openPage, playChallenge, postForm } from './flow.ts';
@@ -14,22 +14,14 @@ const RETURN_URL = 'https://shop.example/return?order=42&x=%20y';
 
 for (const backend of backends) {
   describe(`hosted card flow (${backend})`, () => {
-    let t: TestApp;
-    let merchant: ReturnType<typeof api>;
-    before(async () => {
-      t = await startTestApp(backend);
-      merchant = api(t.app, t.merchant.testApiKey);
-    });
-    after(async () => {
-      await t?.close();
-    });
+    const t = suiteApp(backend);
 
     async function create(overrides: Record<string, unknown> = {}) {
-      const response = await merchant.post('/payment', cardPayment({ returnUrl: RETURN_URL, ...overrides }));
+      const response = await t.client.post('/payment', cardPayment({ returnUrl: RETURN_URL, ...overrides }));
       assert.equal(response.statusCode, 200, response.body);
       return response.json() as { reference: string; payUrl: string };
     }
-    const read = async (reference: string) => (await merchant.get(`/transaction?reference=${reference}`)).json();
+    const read = async (reference: string) => (await t.client.get(`/transaction?reference=${reference}`)).json();
     const row = (reference: string) => t.store.read.selectFrom('transactions').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
 
     test('a frictionless card payment succeeds in one state change and redirects to returnUrl unchanged', async () => {

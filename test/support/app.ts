@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import pg from 'pg';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -19,6 +20,8 @@ export type Backend = 'sqlite' | 'postgres';
 /** KASSA_TEST_BACKENDS=sqlite skips PostgreSQL on a machine without it; CI runs both. */
 export const backends = (process.env.KASSA_TEST_BACKENDS ?? 'sqlite,postgres').split(',') as Backend[];
 export const POSTGRES_ADMIN_URL = process.env.KASSA_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const SESSION_WAIT_MS = 5000;
 
 export interface TestDatabase {
   env: Record<string, string>;
@@ -43,6 +46,14 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
     drop: async () => {
       const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
       await client.connect();
+      // pg's Pool.end() resolves before its clients have finished closing, and a client still
+      // closing when the database is dropped WITH (FORCE) raises an unhandled error: wait for
+      // the server to list no session (bounded; a killed process's sessions are then forced).
+      for (let waited = 0; waited < SESSION_WAIT_MS; waited += 10) {
+        const { rows } = await client.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();
     },
@@ -54,6 +65,8 @@ export interface TestApp {
   store: Store;
   config: Config;
   merchant: CreatedMerchant;
+  /** The merchant API as the test merchant (its test key). */
+  client: MerchantApi;
   database: TestDatabase;
   close(): Promise<void>;
 }
@@ -67,12 +80,33 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
   const merchant = await createMerchant(store, 'Test Shop');
   return {
     app, store, config, merchant, database,
+    client: api(app, merchant.testApiKey),
     async close() {
       await app.close();
       await store.close();
       await database.drop();
     },
   };
+}
+
+/**
+ * The test app of the enclosing describe: started before its tests, closed after them.
+ * The object returned reads through to it, so a suite can hold it from the start.
+ */
+export function suiteApp(backend: Backend, env: Record<string, string> = {}): TestApp {
+  let current: TestApp | undefined;
+  before(async () => {
+    current = await startTestApp(backend, env);
+  });
+  after(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as TestApp, {
+    get: (_, name) => {
+      if (!current) throw new Error('the suite app starts in before(): use it inside hooks and tests');
+      return Reflect.get(current, name);
+    },
+  });
 }
 
 export const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
@@ -86,6 +120,8 @@ export interface CallOptions {
 export interface Injector {
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
 }
+
+export type MerchantApi = ReturnType<typeof api>;
 
 export function api(app: Injector, defaultKey: string) {
   const call = (method: 'GET' | 'POST', url: string, body?: unknown, options: CallOptions = {}): Promise<LightMyRequestResponse> =>
