@@ -107,13 +107,8 @@ async function authenticateAndAuthorise(
   const { row, merchant } = ctx;
   // Merchants that accept only bcmc are not subject to 3-D Secure (spec §1).
   if (!merchantSubjectToThreeDS(merchant.settings.cardBrands)) return authorise(cp, ctx, row, card, undefined, `attempt-${attempt}`);
-  const currency = findCurrency(row.currency)!;
   const started = await cp.threeDS.start({
-    reference: row.reference,
-    mode: row.mode,
-    amountMinor: row.amount_minor,
-    currency: row.currency,
-    exponent: currency.exponent,
+    ...paymentAmount(row),
     card,
     merchantName: merchant.name,
     merchantId: merchant.id,
@@ -209,15 +204,15 @@ async function claimSession(cp: CardProcessing, row: TransactionRow, sessionId: 
   });
 }
 
+/** What the 3-D Secure server and the acquirer both need to know of the payment: which one, and how much. */
+function paymentAmount(row: TransactionRow) {
+  return { reference: row.reference, mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, exponent: findCurrency(row.currency)!.exponent };
+}
+
 async function authorise(cp: CardProcessing, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
-  const currency = findCurrency(row.currency)!;
   const result: AuthoriseResult = await cp.acquirers.forMode(row.mode).authorise(
     {
-      reference: row.reference,
-      mode: row.mode,
-      amountMinor: row.amount_minor,
-      currency: row.currency,
-      exponent: currency.exponent,
+      ...paymentAmount(row),
       card,
       authentication: authentication && toAuthenticationData(authentication),
       captureNow: row.type !== 'authorise',
