@@ -16,7 +16,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import pino from 'pino';
 import { loadConfig, type Config } from './config.ts';
-import { openStore } from './store/store.ts';
+import type { FastifyInstance } from 'fastify';
+import { openStore, type Store } from './store/store.ts';
 import { buildServer } from './server.ts';
 import { startWorkers } from './workers.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
@@ -114,21 +115,23 @@ function stopHttpProcess(worker: Worker): Promise<void> {
 }
 
 async function runHttpProcess(config: Config) {
-  // The primary migrated and checkpoints; this process serves HTTP only.
-  const store = await openStore(config, { checkpoints: false });
-  const app = await buildServer(config, store);
-  await app.listen({ port: config.port, host: config.host });
-  const stop = async (cause: string) => {
-    app.log.info({ cause }, 'stopping');
-    await app.close();
-    await store.close();
-  };
+  let app: FastifyInstance | undefined;
+  let store: Store | undefined;
+  // Listening for the stop before anything else: the primary may stop a process that is still starting.
+  const { trigger, stopping } = stopOn(['SIGTERM'], async (cause) => {
+    app?.log.info({ cause }, 'stopping');
+    await app?.close();
+    await store?.close();
+  });
+  process.on('message', (message) => message === 'stop' && trigger('primary'));
   // Ctrl-C reaches every process of the group: the primary decides and tells this one.
   process.on('SIGINT', () => {});
-  const { trigger, stopping } = stopOn(['SIGTERM'], stop);
-  process.on('message', (message) => message === 'stop' && trigger('primary'));
   // The primary is gone (killed): nothing would supervise or stop this process any more.
   process.on('disconnect', () => stopping() || process.exit(1));
+  // The primary migrated and checkpoints; this process serves HTTP only.
+  store = await openStore(config, { checkpoints: false });
+  app = await buildServer(config, store);
+  if (!stopping()) await app.listen({ port: config.port, host: config.host });
 }
 
 const config = loadConfig();
