@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Store } from '../../src/store/store.ts';
-import type { Mode } from '../../src/store/schema.ts';
+import type { Mode, NewTransaction } from '../../src/store/schema.ts';
 import { insertTransaction } from '../../src/store/transactions.ts';
 import { newPageToken, newTransactionReference } from '../../src/lib/tokens.ts';
 import { transition } from '../../src/payments/transition.ts';
@@ -116,44 +116,43 @@ export function fastWorkerOptions(overrides: Partial<WorkerOptions> = {}): Worke
 }
 
 /** A pending card payment inserted directly (the API path is tested elsewhere). */
-export async function insertPendingPayment(store: Store, merchantId: string, options: { mode?: Mode; webhookUrl?: string } = {}): Promise<string> {
-  const reference = newTransactionReference();
+/** A pending card payment's row, as a create stores it (no 3-D Secure data). */
+export function pendingPaymentRow(merchantId: string, options: { mode?: Mode; webhookUrl?: string; reference?: string } = {}): NewTransaction {
   const now = Date.now();
-  await store.transact((db) =>
-    insertTransaction(
-      db,
-      {
-        reference,
-        merchant_id: merchantId,
-        mode: options.mode ?? 'test',
-        method: 'card',
-        type: 'sale',
-        status: 'pending',
-        failure_code: null,
-        amount_minor: 1000,
-        currency: 'eur',
-        language: 'eng',
-        return_url: null,
-        merchant_order_reference: null,
-        description: null,
-        metadata: null,
-        brand: null,
-        webhook_url: options.webhookUrl ?? null,
-        page_token: newPageToken(),
-        flow: 'card',
-        echo: '{}',
-        request: JSON.stringify({ flow: 'card' }),
-        details: '{}',
-        authentication: null,
-        parent_reference: null,
-        created: now,
-        last_update: now,
-        expires_at: now + 15 * 60_000,
-      },
-      'created',
-    ),
-  );
-  return reference;
+  return {
+    reference: options.reference ?? newTransactionReference(),
+    merchant_id: merchantId,
+    mode: options.mode ?? 'test',
+    method: 'card',
+    type: 'sale',
+    status: 'pending',
+    failure_code: null,
+    amount_minor: 1000,
+    currency: 'eur',
+    language: 'eng',
+    return_url: null,
+    merchant_order_reference: null,
+    description: null,
+    metadata: null,
+    brand: null,
+    webhook_url: options.webhookUrl ?? null,
+    page_token: newPageToken(),
+    flow: 'card',
+    echo: '{}',
+    request: JSON.stringify({ flow: 'card' }),
+    details: '{}',
+    authentication: null,
+    parent_reference: null,
+    created: now,
+    last_update: now,
+    expires_at: now + 15 * 60_000,
+  };
+}
+
+export async function insertPendingPayment(store: Store, merchantId: string, options: { mode?: Mode; webhookUrl?: string } = {}): Promise<string> {
+  const row = pendingPaymentRow(merchantId, options);
+  await store.transact((db) => insertTransaction(db, row, 'created'));
+  return row.reference;
 }
 
 export async function completePayment(store: Store, reference: string, to: 'success' | 'failed' = 'success'): Promise<void> {
