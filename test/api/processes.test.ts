@@ -3,12 +3,14 @@
  * consecutive connections land on different processes, and still a 3-D Secure
  * challenge started on one ends on another (one card-sealing key), simultaneous
  * duplicates of an Idempotency-Reference make one payment, a killed HTTP process is
- * replaced without the service stopping, and SIGTERM stops them all with exit code 0.
+ * replaced without the service stopping, and SIGTERM stops them all with exit code 0 —
+ * also when it is sent to `npm start` rather than to Kassa itself (as a container stop does).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { api, backends, cardPayment, createTestDatabase, type TestDatabase } from '../support/app.ts';
-import { childPids, httpInjector, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
+import { childPids, freePort, httpInjector, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
 import { card, openPage, playChallenge, postForm } from '../pages/flow.ts';
 
 const PROCESSES = 2;
@@ -82,4 +84,38 @@ for (const backend of backends) {
       for (const pid of children) assert.throws(() => process.kill(pid, 0), 'HTTP process still running');
     });
   });
+}
+
+test('SIGTERM sent to `npm start` stops Kassa and all its processes', async () => {
+  const db = await createTestDatabase('sqlite');
+  const port = await freePort();
+  const npm = spawn('npm', ['start'], {
+    env: { ...process.env, ...db.env, PORT: String(port), HOST: '127.0.0.1', DEMO_MERCHANT: 'false', LOG_LEVEL: 'warn', HTTP_PROCESSES: String(PROCESSES) },
+    stdio: 'ignore',
+  });
+  try {
+    // npm → Kassa's primary → its HTTP processes (however npm's shell runs the script).
+    const family = () => {
+      const found: number[] = [];
+      for (let next = childPids(npm.pid!); next.length > 0; next = next.flatMap(childPids)) found.push(...next);
+      return found;
+    };
+    await until(() => family().length >= 1 + PROCESSES, 'npm start runs Kassa with its HTTP processes');
+    const started = family();
+    npm.kill('SIGTERM');
+    await waitForExit(npm);
+    await until(() => started.every((pid) => !alive(pid)), 'every Kassa process ended');
+  } finally {
+    if (npm.exitCode === null) npm.kill('SIGKILL');
+    await db.drop();
+  }
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
