@@ -38,7 +38,7 @@ export interface Config {
   redisUrl?: string;
   /** Live acquirer connector (ACQUIRER_CONNECTOR); unset = live card payments are refused. Test mode always uses the simulator. */
   acquirerConnector?: string;
-  /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per process when unset. */
+  /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per start when unset (main.ts shares it with the HTTP processes). */
   cardSealKey: Buffer;
   /**
    * HTTP server processes sharing the port (HTTP_PROCESSES; default one per CPU core, at most 8).

@@ -3,8 +3,9 @@
  * stored by Kassa: it is sealed (AES-256-GCM) and travels with the customer's browser,
  * in the page's completion form or the 3DS1 MD field, until the authorisation. The seal
  * is bound to one payment and one authentication session and expires with the session,
- * so it is useless anywhere else. The key is CARD_SEAL_KEY (every Kassa process of a
- * deployment needs the same one), or a random key per process when unset.
+ * so it is useless anywhere else. The key is CARD_SEAL_KEY (every Kassa instance of a
+ * deployment needs the same one), or when unset a random key per start, which the primary
+ * hands to all its HTTP processes (main.ts).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { CardData } from '../acquirer/connector.ts';
