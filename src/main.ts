@@ -68,23 +68,31 @@ async function runPrimary(config: Config) {
   const env = { CARD_SEAL_KEY: config.cardSealKey.toString('hex') };
   const fork = () => cluster.fork(env);
   let stopping = false;
+  let ready = false;
 
-  const started = await Promise.allSettled(Array.from({ length: config.httpProcesses }, () => listening(fork())));
-  const failed = started.find((result) => result.status === 'rejected');
-  if (failed) {
-    log.fatal({ err: (failed as PromiseRejectedResult).reason }, 'an HTTP process did not start');
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGKILL');
-    await store.close();
-    process.exit(1);
-  }
+  cluster.on('exit', async (worker, code, signal) => {
+    if (stopping) return;
+    if (!ready && signal === null) {
+      // Failing on its own before the service was up is a configuration problem: restarting would only repeat it.
+      log.fatal({ httpProcess: worker.process.pid, code }, 'an HTTP process could not start');
+      stopping = true;
+      for (const other of Object.values(cluster.workers ?? {})) other?.kill('SIGKILL');
+      await store.close();
+      process.exit(1);
+    }
+    log.error({ httpProcess: worker.process.pid, code, signal }, 'an HTTP process ended; starting another');
+    setTimeout(() => stopping || fork(), RESTART_DELAY_MS).unref();
+  });
+  // Up once as many processes listen as were asked for (a replacement for one killed meanwhile counts).
+  await new Promise<void>((resolve) => {
+    let listening = 0;
+    cluster.on('listening', () => ++listening === config.httpProcesses && resolve());
+    for (let i = 0; i < config.httpProcesses; i++) fork();
+  });
+  ready = true;
   log.info({ processes: config.httpProcesses, port: config.port }, 'listening');
   if (demo) process.stdout.write(demo);
 
-  cluster.on('exit', (worker, code, signal) => {
-    if (stopping) return;
-    log.error({ pid: worker.process.pid, code, signal }, 'an HTTP process ended; starting another');
-    setTimeout(() => stopping || fork(), RESTART_DELAY_MS).unref();
-  });
   const stopWorkers = config.runWorkers ? startWorkers(config, store, log) : async () => {};
   stopOn(['SIGTERM', 'SIGINT'], async (signal) => {
     stopping = true;
@@ -92,13 +100,6 @@ async function runPrimary(config: Config) {
     await Promise.all(Object.values(cluster.workers ?? {}).map((worker) => stopHttpProcess(worker!)));
     await stopWorkers();
     await store.close();
-  });
-}
-
-function listening(worker: Worker): Promise<void> {
-  return new Promise((resolve, reject) => {
-    worker.once('listening', () => resolve());
-    worker.once('exit', (code) => reject(new Error(`HTTP process ${worker.process.pid} exited with ${code} before listening`)));
   });
 }
 

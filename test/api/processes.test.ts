@@ -31,7 +31,7 @@ for (const backend of backends) {
       const { testApiKey } = JSON.parse(kassaCli(db.env, 'merchant', 'create', '--name', 'Cluster Shop', '--json'));
       kassa = await startKassaProcess({ ...db.env, HTTP_PROCESSES: String(PROCESSES), RATE_LIMIT_PER_SECOND: '0' });
       merchant = api(httpInjector(kassa.baseUrl), testApiKey);
-      await until(() => childPids(kassa.child.pid!).length === PROCESSES, `${PROCESSES} HTTP processes`);
+      await until(() => childPids(kassa.child.pid!).length === PROCESSES, () => `${PROCESSES} HTTP processes; now ${childPids(kassa.child.pid!)}; Kassa's output:\n${kassa.output()}`);
     });
     after(async () => {
       if (kassa?.child.exitCode === null) kassa.child.kill('SIGKILL');
