@@ -28,7 +28,8 @@ export interface AuthenticationData {
   dsTransID?: string;
 }
 
-export interface AuthoriseRequest {
+/** Which payment, and how much: what the acquirer and the 3-D Secure server both are told. */
+export interface PaymentAmount {
   reference: string;
   mode: Mode;
   amountMinor: number;
@@ -36,6 +37,9 @@ export interface AuthoriseRequest {
   currency: string;
   /** Exponent of the currency, so a connector needs no currency table of its own. */
   exponent: number;
+}
+
+export interface AuthoriseRequest extends PaymentAmount {
   card: CardData;
   authentication?: AuthenticationData;
   /** sale: authorise and capture at once; authorise: hold the amount until capture or reversal. */

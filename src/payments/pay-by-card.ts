@@ -12,7 +12,7 @@
 import type { TransactionRow } from '../store/schema.ts';
 import type { CardBrand, MerchantSettings } from '../merchants/merchants.ts';
 import type { BrowserInfo, ThreeDSData } from '../threeds/fields.ts';
-import type { AuthoriseResult, CardData } from '../acquirer/connector.ts';
+import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction } from '../store/transactions.ts';
 import {
   countAttempt,
@@ -147,15 +147,7 @@ export async function completeChallenge(cp: CardProcessing, ctx: PaymentContext,
     if (gate.step === 'waiting') return { step: 'challenge', session: gate.session, acsUrl: gate.session.acs_url!, creq: encodeCReq(gate.session), sealedCard, pending: true };
     return gate;
   }
-  try {
-    const authentication = JSON.parse(gate.session.result!) as Authentication;
-    await cp.store.transact((db) => updateThreeDSSession(db, sessionId, ['result'], { state: 'used' }));
-    return isAuthenticated(authentication)
-      ? await authorise(cp, ctx, gate.row, card, authentication, sessionId)
-      : await finish(cp, gate.row, { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication });
-  } finally {
-    await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
-  }
+  return concludeAuthentication(cp, ctx, gate.row, card, sessionId, async () => JSON.parse(gate.session.result!) as Authentication);
 }
 
 /** The 3-D Secure 1 redirect came back (TermUrl) with the PaRes and our sealed MD. */
@@ -171,12 +163,28 @@ export async function complete3ds1(cp: CardProcessing, ctx: PaymentContext, paRe
     if (gate.step === 'go') await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
     return gate.step === 'go' ? { step: 'stale' } : gate;
   }
+  return concludeAuthentication(cp, ctx, gate.row, card, sessionId, () => cp.threeDS.finish3ds1(row.mode, gate.session, paRes));
+}
+
+/**
+ * The end of a 3-D Secure step, under the processing lease its caller claimed: takes the
+ * authentication's outcome, uses the session up, then authorises or fails the payment,
+ * and always gives the lease back.
+ */
+async function concludeAuthentication(
+  cp: CardProcessing,
+  ctx: PaymentContext,
+  row: TransactionRow,
+  card: CardData,
+  sessionId: string,
+  outcome: () => Promise<Authentication>,
+): Promise<CardStep> {
   try {
-    const authentication = await cp.threeDS.finish3ds1(row.mode, gate.session, paRes);
+    const authentication = await outcome();
     await cp.store.transact((db) => updateThreeDSSession(db, sessionId, ['result'], { state: 'used' }));
     return isAuthenticated(authentication)
-      ? await authorise(cp, ctx, gate.row, card, authentication, sessionId)
-      : await finish(cp, gate.row, { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication });
+      ? await authorise(cp, ctx, row, card, authentication, sessionId)
+      : await finish(cp, row, { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication });
   } finally {
     await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
   }
@@ -205,7 +213,7 @@ async function claimSession(cp: CardProcessing, row: TransactionRow, sessionId: 
 }
 
 /** What the 3-D Secure server and the acquirer both need to know of the payment: which one, and how much. */
-function paymentAmount(row: TransactionRow) {
+function paymentAmount(row: TransactionRow): PaymentAmount {
   return { reference: row.reference, mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, exponent: findCurrency(row.currency)!.exponent };
 }
 

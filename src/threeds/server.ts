@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
 import type { CardBrand } from '../merchants/merchants.ts';
-import type { CardData, AuthenticationData } from '../acquirer/connector.ts';
+import type { CardData, AuthenticationData, PaymentAmount } from '../acquirer/connector.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { findThreeDSSession, insertThreeDSSession, updateThreeDSSession, type ThreeDSSessionRow } from '../store/payment-pages.ts';
 import { buildAReq, challengeWindowSizeCode } from './areq.ts';
@@ -44,12 +44,7 @@ export const toAuthenticationData = (a: Authentication): AuthenticationData => (
   dsTransID: a.dsTransID,
 });
 
-export interface StartAuthentication {
-  reference: string;
-  mode: Mode;
-  amountMinor: number;
-  currency: string;
-  exponent: number;
+export interface StartAuthentication extends PaymentAmount {
   card: CardData;
   merchantName: string;
   merchantId: string;
