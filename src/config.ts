@@ -7,6 +7,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseIsoDuration } from './lib/duration.ts';
 import { loadWebhookSettings, type WebhookSettings } from './events/settings.ts';
+import { loadWalletSettings, type WalletSettings } from './wallet/settings.ts';
 
 export interface Config {
   port: number;
@@ -49,6 +50,8 @@ export interface Config {
   databasePoolSize: number;
   /** Webhook delivery: timeout (10 s), concurrency, lease, retry schedule, … (WEBHOOK_* variables, see events/settings.ts). */
   webhooks: WebhookSettings;
+  /** Live wallet keys and merchant identity, token freshness (WALLET_* variables, see wallet/settings.ts). */
+  wallet: WalletSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -88,6 +91,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100),
     redisUrl: env.REDIS_URL || undefined,
     webhooks: loadWebhookSettings(env),
+    wallet: loadWalletSettings(env),
     acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
     cardSealKey: cardSealKey(env.CARD_SEAL_KEY),
     httpProcesses: env.HTTP_PROCESSES === undefined || env.HTTP_PROCESSES === '' || env.HTTP_PROCESSES === 'auto'

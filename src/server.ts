@@ -8,6 +8,7 @@ import { installJsonBodyParser } from './api/json-body.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { authenticate } from './api/auth.ts';
 import { vaultApi } from './api/vault.ts';
+import { walletApi } from './api/wallet.ts';
 import { registerRateLimit } from './api/rate-limit.ts';
 import { testHelpersApi } from './api/test-helpers.ts';
 import { pages } from './pages/routes.ts';
@@ -61,6 +62,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     });
     // Capability-token routes: the token authorises; an API key is optional.
     await api.register(cancelApi, deps);
+    await api.register(walletApi, deps);
   }, { prefix: API_PREFIX });
   await app.register(pages, deps);
   app.get('/health', async () => ({ status: 'ok' }));

@@ -80,16 +80,22 @@ async function replayStored(store: Store, key: Key, fingerprint: string, otherwi
  * one, and no CPU work while a SQLite commit holds the writer — and a Problem it raises
  * still reaches the unit to be recorded for the Idempotency-Reference as usual.
  */
-export async function planned<T>(plan: () => T | Promise<T>): Promise<() => T> {
+export async function planned<T>(plan: () => T | Promise<T>): Promise<Planned<T>> {
   try {
     const result = await plan();
-    return () => result;
+    return Object.assign(() => result, { peek: () => result });
   } catch (error) {
-    return () => {
-      throw error;
-    };
+    return Object.assign(
+      () => {
+        throw error;
+      },
+      { peek: () => undefined },
+    );
   }
 }
+
+/** A plan's result, or its error, given inside the unit of work; `peek` gives the result (if any) afterwards. */
+export type Planned<T> = (() => T) & { peek: () => T | undefined };
 
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
 const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);

@@ -14,6 +14,11 @@ import { serializePayment } from '../payments/serialize.ts';
 import { authenticate } from './auth.ts';
 import { planned, runIdempotent, type Outcome } from './idempotency.ts';
 import type { TransactionRow } from '../store/schema.ts';
+import type { PaymentRequest } from '../payments/request.ts';
+import { prepareWalletPayment, TOKEN_FIELD, type WalletStep } from '../payments/create-wallet.ts';
+import { payByWallet, recordWalletTokenUse } from '../payments/pay-by-wallet.ts';
+import { cardProcessing } from '../payments/card-processing.ts';
+import { AcquirerUnavailable } from '../acquirer/select.ts';
 
 export interface Deps {
   config: Config;
@@ -50,17 +55,21 @@ export const idempotencyReferenceOf = (request: FastifyRequest) => {
 /** Payment routes of the merchant API; registered inside the authenticated scope (server.ts). */
 export async function paymentsApi(app: FastifyInstance, { config, store }: Deps) {
   const payments = new PaymentReader(store, config.publicUrl);
+  const cards = cardProcessing(config, store);
   app.post('/payment', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;
+    const plan = (paymentRequest: PaymentRequest, wallet?: WalletStep) => {
+      const ctx = { caller, defaultExpiry: config.paymentExpiry, defaultExpiryMs: config.paymentExpiryMs, now: Date.now() };
+      const row = planPayment(paymentRequest, ctx, wallet?.details) as TransactionRow;
+      return { row, body: serializePayment(row, config.publicUrl), accepted: wallet?.accepted };
+    };
     const payment = await planned(() => {
-      const row = planPayment(validatePaymentBody(body, caller), {
-        caller,
-        defaultExpiry: config.paymentExpiry,
-        defaultExpiryMs: config.paymentExpiryMs,
-        now: Date.now(),
-      });
-      return { row, body: serializePayment(row as TransactionRow, config.publicUrl) };
+      const paymentRequest = validatePaymentBody(body, caller);
+      if (paymentRequest.method !== 'walletpay') return plan(paymentRequest);
+      // A token paid or a session handed out must be payable: not with a live key and no acquirer.
+      if (paymentRequest.flow !== 'walletpay-hosted' && !cards.acquirers.available(caller.mode)) throw new AcquirerUnavailable();
+      return prepareWalletPayment(paymentRequest, caller, config.wallet).then((wallet) => plan(paymentRequest, wallet));
     });
     const outcome = await runIdempotent(
       store,
@@ -68,11 +77,18 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
       idempotencyReferenceOf(request),
       body,
       async (db) => {
-        const { row, body: answer } = payment();
+        const { row, body: answer, accepted } = payment();
         await storePendingTransaction(db, row);
+        if (accepted) await recordWalletTokenUse(db, accepted.transactionId, row.reference, TOKEN_FIELD);
         return { status: 200, body: answer };
       },
     );
+    const { row, accepted } = payment.peek() ?? {};
+    if (accepted && row && outcome.status === 200 && !outcome.replayed) {
+      // The direct wallet flow pays after answering: the creation response is the pending payment (spec §4.1).
+      const context = { row, merchant: { id: caller.merchantId, name: caller.merchantName, settings: caller.settings } };
+      payByWallet(cards, context, accepted).catch((error) => request.log.error({ err: error, reference: row.reference }, 'wallet payment failed'));
+    }
     return sendOutcome(reply, outcome);
   });
 

@@ -9,6 +9,9 @@ import { createMerchant, rotateApiKey } from '../merchants/merchants.ts';
 import { listMerchants } from '../store/merchants.ts';
 import type { Mode } from '../store/schema.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
+import { cardBrands, type CardBrand } from '../merchants/merchants.ts';
+import { findCurrency, parseAmount } from '../payments/amount.ts';
+import { testWalletToken } from '../wallet/test-sheet.ts';
 
 async function withStore<T>(work: (store: Store) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const store = await openStore(loadConfig());
@@ -90,6 +93,23 @@ key
   );
 
 registerWebhookCommands(program);
+
+program
+  .command('wallet')
+  .description('wallet payments')
+  .command('test-token')
+  .description("print a test-mode wallet token (EC_v1, signed by Kassa's test PKI) for walletPayEncryptedToken or a cardDataUrl")
+  .requiredOption('--amount <amount>', 'the payment amount, e.g. 10.00')
+  .requiredOption('--currency <code>', 'ISO 4217 code, e.g. EUR')
+  .option('--brand <brand>', `card brand: ${cardBrands.join(', ')}`, 'visa')
+  .action(async ({ amount, currency: code, brand }: { amount: string; currency: string; brand: string }) => {
+    const currency = findCurrency(code);
+    if (!currency) throw new InvalidArgumentError(`--currency ${code} is not an ISO 4217 code`);
+    const parsed = parseAmount(amount, currency);
+    if (!parsed.ok) throw new InvalidArgumentError(`--amount ${amount}: ${parsed.message}`);
+    if (!cardBrands.includes(brand as CardBrand)) throw new InvalidArgumentError(`--brand must be one of ${cardBrands.join(', ')}`);
+    print(JSON.stringify(await testWalletToken({ brand: brand as CardBrand, amountMinor: parsed.minor, currency })));
+  });
 
 try {
   await program.parseAsync(process.argv);

@@ -43,6 +43,11 @@ const eng = {
   method_card: 'Card',
   method_walletpay: 'Wallet',
   choose: 'Continue',
+  // Wallet (hosted flow)
+  walletTitle: 'Pay with your wallet',
+  walletPay: 'Pay {amount} with wallet',
+  walletTestSheet: 'Test mode: this button stands in for the wallet sheet. It pays with a test wallet token signed by Kassa’s test certificates; the cents of the amount choose the outcome.',
+  walletUnavailable: 'Wallet payments are not available for this payment at the moment. No money has been taken.',
   validUntil: 'This payment link is valid until {time} (UTC).',
   // 3-D Secure
   challengeTitle: 'Confirm the payment with your bank',
@@ -130,6 +135,10 @@ const nld: Messages = {
   method_card: 'Kaart',
   method_walletpay: 'Wallet',
   choose: 'Verder',
+  walletTitle: 'Betalen met je wallet',
+  walletPay: '{amount} betalen met wallet',
+  walletTestSheet: 'Testmodus: deze knop staat voor het wallet-venster. Er wordt betaald met een test-wallettoken, ondertekend met de testcertificaten van Kassa; de centen van het bedrag bepalen de uitkomst.',
+  walletUnavailable: 'Walletbetalingen zijn voor deze betaling op dit moment niet beschikbaar. Er is geen geld afgeschreven.',
   validUntil: 'Deze betaallink is geldig tot {time} (UTC).',
   challengeTitle: 'Bevestig de betaling bij uw bank',
   challengeIntro: 'Uw bank vraagt u deze betaling te bevestigen. Volg de stappen in het venster.',

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
-import type { TransactionRow } from '../store/schema.ts';
+import type { Mode, TransactionRow } from '../store/schema.ts';
 import { findByPageToken } from '../store/transactions.ts';
 import { findMerchant } from '../store/merchants.ts';
 import { ensurePaymentPage, findThreeDSSession, type PaymentPageRow } from '../store/payment-pages.ts';
@@ -29,6 +29,7 @@ import {
   type CardStep,
   type PaymentContext,
 } from '../payments/pay-by-card.ts';
+import { payWithTestWallet } from '../payments/pay-by-wallet.ts';
 import { encodeCReq } from '../threeds/server.ts';
 import { translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
@@ -42,6 +43,7 @@ import {
   notifyPage,
   outcomePage,
   redirect3ds1Page,
+  walletPage,
   type PaymentView,
 } from './views.ts';
 import { acsPages } from './acs-pages.ts';
@@ -59,9 +61,14 @@ interface Loaded extends PaymentContext {
 }
 
 /** The methods a landing page offers: those the merchant enabled that Kassa can complete here. */
-function landingMethods(settings: MerchantSettings, cardAvailable: boolean): string[] {
-  return settings.methods.filter((method) => method === 'card' && cardAvailable && settings.cardBrands.length > 0);
+function landingMethods(settings: MerchantSettings, mode: Mode, cardAvailable: boolean): string[] {
+  if (settings.cardBrands.length === 0) return [];
+  // The wallet only as the test sheet: live hosted wallet payments are not offered yet (docs/wallet.md).
+  return settings.methods.filter((method) => (method === 'card' && cardAvailable) || (method === 'walletpay' && mode === 'test'));
 }
+
+/** Whether payUrl shows the wallet: a hosted wallet payment, or a landing page where the customer chose it. */
+const paysByWallet = (row: TransactionRow, page: { chosen_method: string | null }) => row.flow === 'walletpay-hosted' || (row.method === 'landingpage' && page.chosen_method === 'walletpay');
 
 export function amountText(row: Pick<TransactionRow, 'amount_minor' | 'currency'>, htmlLang: string): string {
   const currency = findCurrency(row.currency)!;
@@ -119,11 +126,16 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     if (row.status !== 'pending') return sendPage(reply, policy(nonce, {}, row), outcomePage(view, row.status, row.failure_code), status);
     const stored = storedRequestOf(row);
     const cardAvailable = cp.acquirers.available(row.mode);
-    if (row.method === 'landingpage' && page.chosen_method !== 'card') {
-      const methods = landingMethods(merchant.settings, cardAvailable);
+    if (row.method === 'landingpage' && page.chosen_method !== 'card' && page.chosen_method !== 'walletpay') {
+      const methods = landingMethods(merchant.settings, row.mode, cardAvailable);
       if (methods.length === 0) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
       const validUntil = row.expires_at ? new Date(row.expires_at).toISOString().slice(0, 16).replace('T', ' ') : undefined;
       return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
+    }
+    if (paysByWallet(row, page)) {
+      // Live hosted wallet payments need the wallet's own button and sheet, which Kassa does not serve yet.
+      if (row.mode !== 'test') return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('walletUnavailable')), 503);
+      return sendPage(reply, policy(nonce, {}, row), walletPage(view), status);
     }
     if (row.method === 'card' || row.method === 'landingpage') {
       if (!cardAvailable) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
@@ -211,7 +223,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     const loaded = await loadForm(request, reply);
     if (!loaded) return reply;
     const method = field(request.body, 'method');
-    if (loaded.row.status === 'pending' && method && landingMethods(loaded.merchant.settings, cp.acquirers.available(loaded.row.mode)).includes(method)) {
+    if (loaded.row.status === 'pending' && method && landingMethods(loaded.merchant.settings, loaded.row.mode, cp.acquirers.available(loaded.row.mode)).includes(method)) {
       await chooseMethod(cp, loaded.row, method);
     }
     return reply.code(303).redirect(`/pay/${request.params.token}`, 303);
@@ -222,6 +234,20 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     if (!loaded) return reply;
     const row = await cancelByPageToken(store, request.params.token, undefined, 'customer_cancel');
     return respond(reply, loaded, { step: 'final', row });
+  });
+
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/wallet', async (request, reply) => {
+    const loaded = await loadForm(request, reply);
+    if (!loaded) return reply;
+    if (!paysByWallet(loaded.row, loaded.page) || loaded.row.mode !== 'test') return show(reply, loaded, 409);
+    if (loaded.row.status !== 'pending') return respond(reply, loaded, { step: 'final', row: loaded.row });
+    try {
+      return respond(reply, loaded, await payWithTestWallet(cp, loaded));
+    } catch (error) {
+      // A second press while the first token is being paid: show the payment in progress.
+      if (error instanceof Problem && error.status === 409) return respond(reply, loaded, { step: 'busy' });
+      throw error;
+    }
   });
 
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/card', async (request, reply) => {

@@ -156,6 +156,22 @@ ${cancelForm(view)}
   return layout(view, t('title', { merchant: view.merchantName }), body);
 }
 
+/** The hosted wallet flow. Test mode only: the button stands in for the wallet sheet (DESIGN §3 "Wallet"). */
+export function walletPage(view: PaymentView): SafeHtml {
+  const { t } = view;
+  const body = html`<main>
+${summary(view)}
+<h1>${t('walletTitle')}</h1>
+<p>${t('walletTestSheet')}</p>
+<form method="post" action="/pay/${view.token}/wallet">
+${csrfField(view)}
+<button type="submit">${t('walletPay', { amount: view.amountText })}</button>
+</form>
+${cancelForm(view)}
+</main>`;
+  return layout(view, t('title', { merchant: view.merchantName }), body);
+}
+
 const WINDOW_CLASSES: Record<string, string> = { W250H400: 'window-01', W390H400: 'window-02', W500H600: 'window-03', W600H400: 'window-04', FULL_SCREEN: 'window-05' };
 
 export interface ChallengeView {

@@ -22,21 +22,21 @@ export function validatePaymentBody(body: Record<string, unknown>, caller: Calle
   return request;
 }
 
-/** The new payment's row, decided without I/O: validation and building happen outside the unit of work. */
-export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
+/**
+ * The new payment's row, decided without I/O: validation and building happen outside the
+ * unit of work. `walletDetails`: what the wallet flows add to `details` (create-wallet.ts).
+ */
+export function planPayment(request: PaymentRequest, ctx: CreateContext, walletDetails: Record<string, unknown> = {}): NewTransaction {
   if (request.flow === 'vault') {
     // No card has been enrolled in the vault yet (vault enrollment is not built), so no token can match.
     throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant' }]);
-  }
-  if (request.flow === 'walletpay-direct' || request.flow === 'walletpay-hybrid') {
-    throw new Problem(501, 'Not implemented', `The ${request.flow} flow is not available yet; use method walletpay without details for the hosted flow.`);
   }
   const row = pendingTransactionRow({
     ...request,
     owner: ctx.caller,
     currency: request.currency.code,
     kept: { storeInVault: request.storeInVault, preselectedBrand: request.brand, orderLines: request.orderLines },
-    details: request.method === 'landingpage' ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : {},
+    details: request.method === 'landingpage' ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : walletDetails,
     now: ctx.now,
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
   });

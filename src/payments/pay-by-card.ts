@@ -35,7 +35,7 @@ import type { CardProcessing } from './card-processing.ts';
 
 export const MAX_CARD_ATTEMPTS = 5;
 /** Longest a card may take from submit to outcome; a crashed request frees the payment after it. */
-const PROCESSING_LEASE_MS = 60_000;
+export const PROCESSING_LEASE_MS = 60_000;
 
 export interface StoredPaymentRequest extends StoredRequest {
   threeDS: ThreeDSData;
@@ -217,7 +217,8 @@ function paymentAmount(row: TransactionRow): PaymentAmount {
   return { reference: row.reference, mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, exponent: findCurrency(row.currency)!.exponent };
 }
 
-async function authorise(cp: CardProcessing, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
+/** Authorises at the acquirer of the payment's mode and makes the one state change its answer decides. */
+export async function authorise(cp: CardProcessing, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
   const result: AuthoriseResult = await cp.acquirers.forMode(row.mode).authorise(
     {
       ...paymentAmount(row),
@@ -283,7 +284,7 @@ async function finish(cp: CardProcessing, row: TransactionRow, outcome: Finish):
   });
 }
 
-async function failNow(db: Parameters<typeof transition>[0], row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<CardStep> {
+export async function failNow(db: Parameters<typeof transition>[0], row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<CardStep> {
   await transition(db, { reference: row.reference, from: 'pending', to: 'failed', failureCode, cause, at });
   return { step: 'final', row: (await findTransaction(db, row.reference))! };
 }

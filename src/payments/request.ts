@@ -5,11 +5,12 @@
  */
 import { FieldErrors, type FieldError } from '../problem.ts';
 import { findCurrency, parseAmount, type Currency } from './amount.ts';
-import { checkHttpUrl } from '../lib/urls.ts';
 import { given, isObject, parseCommonFields, type CommonFields } from './common-fields.ts';
 import { parseIsoDuration } from '../lib/duration.ts';
 import { cardBrands, paymentMethods, type CardBrand, type MerchantSettings, type PaymentMethod } from '../merchants/merchants.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
+import { parseWalletToken, type WalletPaymentToken } from '../wallet/index.ts';
+import { checkValidationUrl } from '../wallet/merchant-session.ts';
 
 /** How the customer pays: decides required fields, the response shape and the page flow. */
 export type Flow = 'card' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid';
@@ -27,7 +28,7 @@ export interface PaymentRequest extends CommonFields {
   expirationMs?: number;
   details: {
     vaultAccessToken?: string;
-    walletPayEncryptedToken?: Record<string, unknown>;
+    walletPayEncryptedToken?: WalletPaymentToken;
     walletPayValidationUrl?: string;
     walletPayDomainName?: string;
   };
@@ -81,8 +82,8 @@ export function parsePaymentRequest(
     }
     if (typeof d.vaultAccessToken === 'string' && d.vaultAccessToken) details.vaultAccessToken = d.vaultAccessToken;
     if (typeof d.walletPayValidationUrl === 'string' && d.walletPayValidationUrl) {
-      const check = checkHttpUrl(d.walletPayValidationUrl);
-      if (!check.ok) errors.add('/details/walletPayValidationUrl', 'format', check.message);
+      const refused = checkValidationUrl(d.walletPayValidationUrl);
+      if (refused) errors.list.push(refused);
       else details.walletPayValidationUrl = d.walletPayValidationUrl;
     }
     if (typeof d.walletPayDomainName === 'string' && d.walletPayDomainName) {
@@ -91,8 +92,9 @@ export function parsePaymentRequest(
       } else details.walletPayDomainName = d.walletPayDomainName.toLowerCase();
     }
     if (given(d.walletPayEncryptedToken)) {
-      if (!isObject(d.walletPayEncryptedToken)) errors.add('/details/walletPayEncryptedToken', 'type', 'must be the wallet token object');
-      else details.walletPayEncryptedToken = d.walletPayEncryptedToken;
+      const parsed = parseWalletToken(d.walletPayEncryptedToken, '/details/walletPayEncryptedToken');
+      errors.list.push(...parsed.errors);
+      if (parsed.token) details.walletPayEncryptedToken = parsed.token;
     }
     if (typeof d.expirationDuration === 'string' && d.expirationDuration) {
       const ms = parseIsoDuration(d.expirationDuration);

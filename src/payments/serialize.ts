@@ -8,6 +8,7 @@ export interface PaymentLinks {
 
 export const payUrlOf = (publicUrl: string, pageToken: string) => `${publicUrl}/pay/${pageToken}`;
 export const cancelUrlOf = (publicUrl: string, pageToken: string) => `${publicUrl}/api/v1/cancel/${pageToken}`;
+export const cardDataUrlOf = (publicUrl: string, pageToken: string) => `${publicUrl}/api/v1/card-data/${pageToken}`;
 
 /** Flows whose response carries `cancelUrl` (spec §2.1: wallet hybrid and card/vault). */
 const CANCELLABLE_FLOWS = new Set(['card', 'vault', 'walletpay-hybrid']);
@@ -41,6 +42,7 @@ export function serializePayment(row: SerializableRow, publicUrl: string): Recor
   if (row.return_url) payment.returnUrl = row.return_url;
   if (row.type !== 'credit') payment.payUrl = payUrlOf(publicUrl, row.page_token);
   if (CANCELLABLE_FLOWS.has(row.flow)) payment.cancelUrl = cancelUrlOf(publicUrl, row.page_token);
+  if (row.flow === 'walletpay-hybrid') payment.cardDataUrl = cardDataUrlOf(publicUrl, row.page_token);
   if (row.merchant_order_reference) payment.merchantOrderReference = row.merchant_order_reference;
   if (row.description) payment.description = row.description;
   if (row.metadata) payment.metadata = row.metadata;

@@ -187,6 +187,13 @@ export interface AcsSimTransactionTable {
   created: number;
 }
 
+/** Wallet tokens that have paid (or are paying): one use per token transactionId. */
+export interface WalletTokenUseTable {
+  transaction_id: string;
+  reference: string;
+  created: number;
+}
+
 export interface Database {
   merchants: MerchantTable;
   api_keys: ApiKeyTable;
@@ -199,6 +206,7 @@ export interface Database {
   payment_pages: PaymentPageTable;
   threeds_sessions: ThreeDSSessionTable;
   acs_sim_transactions: AcsSimTransactionTable;
+  wallet_token_uses: WalletTokenUseTable;
 }
 
 export type TransactionRow = Selectable<TransactionTable>;

@@ -1,0 +1,40 @@
+/**
+ * The hybrid wallet flow's token intake (spec §4.4, DESIGN §2): `POST <cardDataUrl>` from
+ * the merchant backend, body `{"encryptedToken": <the wallet token as received>}`. The
+ * capability token in the address authorises; a Basic key, when sent, must be the
+ * payment's merchant. 200 means the token was accepted, not that the payment succeeded
+ * (spec §3 rule 3): it is paid right after, and the merchant reads the transaction.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Problem } from '../problem.ts';
+import { findByPageToken } from '../store/transactions.ts';
+import { findMerchant } from '../store/merchants.ts';
+import type { MerchantSettings } from '../merchants/merchants.ts';
+import { cardProcessing } from '../payments/card-processing.ts';
+import { acceptTokenForPayment, payByWallet } from '../payments/pay-by-wallet.ts';
+import { serializePayment } from '../payments/serialize.ts';
+import { parseWalletToken } from '../wallet/index.ts';
+import { authenticate } from './auth.ts';
+import { objectBody, type Deps } from './payments.ts';
+
+
+export async function walletApi(app: FastifyInstance, { config, store, keys }: Deps) {
+  const cp = cardProcessing(config, store);
+  app.post<{ Params: { token: string } }>('/card-data/:token', async (request) => {
+    const caller = await authenticate(request, keys, false);
+    const row = await findByPageToken(store.read, request.params.token);
+    if (!row || row.flow !== 'walletpay-hybrid' || (caller && (caller.merchantId !== row.merchant_id || caller.mode !== row.mode))) {
+      throw Problem.notFound('No payment has this card data address.');
+    }
+    const body = objectBody(request.body);
+    const parsed = parseWalletToken(body.encryptedToken, '/encryptedToken');
+    if (!parsed.token) {
+      throw Problem.validation(parsed.errors.length > 0 ? parsed.errors : [{ field: '/encryptedToken', code: 'required', message: 'is required: the wallet token exactly as received' }]);
+    }
+    const merchantRow = (await findMerchant(store.read, row.merchant_id))!;
+    const context = { row, merchant: { id: merchantRow.id, name: merchantRow.name, settings: JSON.parse(merchantRow.settings) as MerchantSettings } };
+    const accepted = await acceptTokenForPayment(cp, context, parsed.token, '/encryptedToken');
+    payByWallet(cp, context, accepted).catch((error) => request.log.error({ err: error, reference: row.reference }, 'wallet payment failed'));
+    return serializePayment(row, config.publicUrl);
+  });
+}

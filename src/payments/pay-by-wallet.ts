@@ -1,0 +1,115 @@
+/**
+ * Pay with an accepted wallet token (spec §3, §4.1, §4.4; DESIGN §3 "Wallet"): the token
+ * is used once (recorded in the unit of work that accepts it), then the payment takes the
+ * processing lease, is authorised at the acquirer with the token's device card number and
+ * cryptogram (the wallet authenticated the cardholder, so no 3-D Secure step), and makes
+ * its one state change through the same `authorise` as a card payment.
+ *
+ * The decrypted card data lives in memory only. A process that dies between accepting
+ * a token and the acquirer's answer leaves the payment pending; it then expires as any
+ * abandoned payment does (failed/expired), and an authorisation the acquirer may have
+ * made is never captured.
+ */
+import type { Db } from '../store/store.ts';
+import { findTransaction } from '../store/transactions.ts';
+import { ensurePaymentPage, releaseProcessingLease, takeProcessingLease } from '../store/payment-pages.ts';
+import { randomBase62 } from '../lib/tokens.ts';
+import { Problem } from '../problem.ts';
+import { scenarioFor } from '../acquirer/scenarios.ts';
+import type { Authentication } from '../threeds/server.ts';
+import { acceptWalletToken, type AcceptedWalletPayment } from '../wallet/accept.ts';
+import type { WalletPaymentToken } from '../wallet/index.ts';
+import { testWalletToken } from '../wallet/test-sheet.ts';
+import { findCurrency } from './amount.ts';
+import type { CardProcessing } from './card-processing.ts';
+import { authorise, failNow, PROCESSING_LEASE_MS, type CardStep, type PaymentContext } from './pay-by-card.ts';
+
+/** Records the token's one use for `reference`, in the caller's unit of work; a token used before is refused. */
+export async function recordWalletTokenUse(db: Db, transactionId: string, reference: string, field: string, now = Date.now()): Promise<void> {
+  const result = await db
+    .insertInto('wallet_token_uses')
+    .values({ transaction_id: transactionId, reference, created: now })
+    .onConflict((oc) => oc.column('transaction_id').doNothing())
+    .executeTakeFirst();
+  if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) {
+    throw Problem.validation([{ field, code: 'token_used', message: 'this wallet token has already been used for a payment; ask the customer to pay again' }]);
+  }
+}
+
+/**
+ * Accepts a wallet token for an existing pending payment (the hybrid flow's cardDataUrl,
+ * the hosted wallet sheet): verified, decrypted and checked outside the unit of work,
+ * then recorded as the payment's one token. Posting the same token again is accepted
+ * again (a retry); another token once one was accepted is a 409, as is a final payment.
+ */
+export async function acceptTokenForPayment(cp: CardProcessing, ctx: PaymentContext, token: WalletPaymentToken, field: string): Promise<AcceptedWalletPayment> {
+  const { row, merchant } = ctx;
+  if (row.status !== 'pending') throw notPending(row.status);
+  const accepted = await acceptWalletToken(
+    token,
+    { mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, acceptedBrands: merchant.settings.cardBrands },
+    cp.config.wallet,
+    field,
+  );
+  await cp.store.transact(async (db) => {
+    const current = (await findTransaction(db, row.reference))!;
+    if (current.status !== 'pending') throw notPending(current.status);
+    const earlier = await db.selectFrom('wallet_token_uses').select('transaction_id').where('reference', '=', row.reference).executeTakeFirst();
+    if (earlier?.transaction_id === accepted.transactionId) return;
+    if (earlier) throw Problem.conflict('A wallet token was already accepted for this payment; read the transaction for its outcome.');
+    await recordWalletTokenUse(db, accepted.transactionId, row.reference, field);
+  });
+  return accepted;
+}
+
+const notPending = (status: string) => Problem.conflict(`The payment is ${status}: it takes no wallet token any more.`);
+
+export async function payByWallet(cp: CardProcessing, ctx: PaymentContext, wallet: AcceptedWalletPayment, now = Date.now()): Promise<CardStep> {
+  const { row } = ctx;
+  const gate = await cp.store.transact(async (db): Promise<CardStep | { step: 'go' }> => {
+    const current = (await findTransaction(db, row.reference))!;
+    if (current.status !== 'pending') return { step: 'final', row: current };
+    if (current.expires_at !== null && current.expires_at <= now) return failNow(db, current, 'expired', 'expired', now);
+    await ensurePaymentPage(db, row.reference, randomBase62(32), now);
+    if (!(await takeProcessingLease(db, row.reference, now, now + PROCESSING_LEASE_MS))) return { step: 'busy' };
+    return { step: 'go' };
+  });
+  if (gate.step !== 'go') return gate;
+  try {
+    if (row.mode === 'test') await delay(scenarioFor(row.amount_minor, findCurrency(row.currency)!.exponent).walletDelayMs ?? 0);
+    const card = { pan: wallet.pan, expiryMonth: wallet.expiryMonth, expiryYear: wallet.expiryYear, holderName: wallet.cardholderName ?? '', brand: wallet.brand };
+    return await authorise(cp, ctx, row, card, walletAuthentication(wallet), `wallet-${wallet.transactionId}`);
+  } finally {
+    await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
+  }
+}
+
+/** The wallet's cardholder authentication (device biometrics) as the acquirer is told it: the cryptogram and ECI. */
+function walletAuthentication(wallet: AcceptedWalletPayment): Authentication | undefined {
+  if (!wallet.cryptogram) return undefined;
+  return {
+    protocolVersion: `wallet-${wallet.paymentDataType}`,
+    transStatus: 'Y',
+    eci: wallet.eci,
+    authenticationValue: wallet.cryptogram,
+    challenged: false,
+    threeDSServerTransID: wallet.transactionId,
+  };
+}
+
+const delay = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+
+/**
+ * The hosted flow's test wallet sheet: a real token, signed and encrypted by Kassa's test
+ * PKI for this payment's amount and the merchant's first accepted brand, then accepted
+ * and paid exactly like a token from the merchant's backend.
+ */
+export async function payWithTestWallet(cp: CardProcessing, ctx: PaymentContext, now = new Date()): Promise<CardStep> {
+  const { row, merchant } = ctx;
+  if (row.mode !== 'test') throw new Error('the test wallet pays test payments only');
+  const brand = merchant.settings.cardBrands[0];
+  if (!brand) return { step: 'unavailable' };
+  const token = await testWalletToken({ brand, amountMinor: row.amount_minor, currency: findCurrency(row.currency)! }, now);
+  const accepted = await acceptTokenForPayment(cp, ctx, token, '/encryptedToken');
+  return payByWallet(cp, ctx, accepted, now.getTime());
+}

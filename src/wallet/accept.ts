@@ -1,0 +1,83 @@
+/**
+ * Accepting a wallet token for a payment: verified and decrypted with the keys of the
+ * payment's mode (test: Kassa's test PKI; live: the vendor's pinned root and the
+ * configured processing keys), then checked against the payment it is to pay: the
+ * amount and currency the customer approved in the wallet sheet must be the payment's,
+ * and the card's brand one the merchant accepts. Every refusal is a 422 naming the field.
+ */
+import { Problem } from '../problem.ts';
+import type { Mode } from '../store/schema.ts';
+import type { CardBrand } from '../merchants/merchants.ts';
+import { detectBrands } from '../payments/card-brand.ts';
+import { findCurrency } from '../payments/amount.ts';
+import type { WalletSettings } from './settings.ts';
+import {
+  openWalletToken,
+  testWalletPki,
+  walletVendorRootPem,
+  WalletTokenError,
+  type DecryptedWalletPayment,
+  type WalletPaymentToken,
+} from './index.ts';
+
+export interface AcceptedWalletPayment extends DecryptedWalletPayment {
+  brand: CardBrand;
+  /** The token's header.transactionId: one use per token. */
+  transactionId: string;
+}
+
+export interface PaymentToPay {
+  mode: Mode;
+  amountMinor: number;
+  /** ISO 4217 alphabetic, lower case. */
+  currency: string;
+  acceptedBrands: readonly CardBrand[];
+}
+
+/** The wallet's network names (paymentMethod.network) for the brands Kassa knows. */
+const NETWORK_BRANDS: Record<string, CardBrand> = { visa: 'visa', mastercard: 'mastercard', amex: 'amex', maestro: 'maestro', bancontact: 'bcmc' };
+
+const MESSAGES: Record<WalletTokenError['failure'], string> = {
+  signature: "the token's signature does not verify",
+  certificate: "the token is not signed by the wallet's certificates",
+  stale: 'the token was signed too long ago (or in the future); ask the customer to pay again',
+  unknown_key: 'the token is encrypted to a payment processing key this Kassa does not hold',
+  decryption: 'the token cannot be decrypted',
+};
+
+export async function acceptWalletToken(
+  token: WalletPaymentToken,
+  payment: PaymentToPay,
+  settings: WalletSettings,
+  field: string,
+  now: () => number = Date.now,
+): Promise<AcceptedWalletPayment> {
+  const live = payment.mode === 'live';
+  if (live && settings.liveProcessingKeys.length === 0) {
+    throw new Problem(503, 'Wallet not configured', 'Live wallet tokens need the payment processing keys (WALLET_PROCESSING_KEYS); this Kassa has none.');
+  }
+  let opened: DecryptedWalletPayment;
+  try {
+    opened = await openWalletToken(token, {
+      trust: { rootsPem: [live ? walletVendorRootPem : testWalletPki.rootPem], now, maxAgeMs: settings.tokenMaxAgeMs },
+      keys: live ? settings.liveProcessingKeys : [testWalletPki.processingKey],
+    });
+  } catch (error) {
+    if (!(error instanceof WalletTokenError)) throw error;
+    throw Problem.validation([{ field, code: `token_${error.failure}`, message: MESSAGES[error.failure] }]);
+  }
+  const errors = [];
+  const currency = findCurrency(payment.currency)!;
+  if (opened.currencyNumeric !== currency.numeric) {
+    errors.push({ field, code: 'currency_mismatch', message: `the token is for currency ${opened.currencyNumeric}, the payment is in ${currency.code.toUpperCase()} (${currency.numeric})` });
+  } else if (opened.amountMinor !== payment.amountMinor) {
+    errors.push({ field, code: 'amount_mismatch', message: 'the amount the customer approved in the wallet is not the payment amount' });
+  }
+  const network = token.paymentMethod?.network?.toLowerCase();
+  const brand = (network && NETWORK_BRANDS[network]) || detectBrands(opened.pan)[0];
+  if (!brand || !payment.acceptedBrands.includes(brand)) {
+    errors.push({ field: `${field}/paymentMethod/network`, code: 'brand_not_accepted', message: `the card network ${token.paymentMethod?.network ?? '(unknown)'} is not accepted by this merchant` });
+  }
+  if (errors.length > 0) throw Problem.validation(errors);
+  return { ...opened, brand: brand!, transactionId: token.paymentData.header.transactionId };
+}
