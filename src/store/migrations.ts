@@ -9,12 +9,14 @@ import { foundation } from './migrations/001_foundation.ts';
 import { webhooks } from './migrations/002_webhooks.ts';
 import { pages } from './migrations/003_pages.ts';
 import { housekeeping } from './migrations/004_housekeeping.ts';
+import { vault } from './migrations/005_vault.ts';
 
 const migrations = (dialect: Dialect): Record<string, Migration> => ({
   '001_foundation': foundation(dialect),
   '002_webhooks': webhooks(dialect),
   '003_pages': pages(dialect),
   '004_housekeeping': housekeeping(),
+  '005_vault': vault(),
 });
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {
