@@ -10,6 +10,7 @@ import { PaymentReader } from '../payments/read.ts';
 import { planPayment, validatePaymentBody } from '../payments/create.ts';
 import { storePendingTransaction } from '../payments/pending-transaction.ts';
 import { cancelByPageToken } from '../payments/cancel.ts';
+import { cardProcessing } from '../payments/card-processing.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { authenticate } from './auth.ts';
 import { planned, runIdempotent, type Outcome } from './idempotency.ts';
@@ -50,15 +51,21 @@ export const idempotencyReferenceOf = (request: FastifyRequest) => {
 /** Payment routes of the merchant API; registered inside the authenticated scope (server.ts). */
 export async function paymentsApi(app: FastifyInstance, { config, store }: Deps) {
   const payments = new PaymentReader(store, config.publicUrl);
+  const { vault } = cardProcessing(config, store);
   app.post('/payment', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;
-    const payment = await planned(() => {
-      const row = planPayment(validatePaymentBody(body, caller), {
+    const payment = await planned(async () => {
+      const request = validatePaymentBody(body, caller);
+      if (request.storeInVault) vault.keys();
+      // A read before the unit of work: vault cards are never changed or deleted, so the card found here is the card paid with.
+      const vaultCard = request.flow === 'vault' ? await vault.find(store.read, caller, request.details.vaultAccessToken!) : undefined;
+      const row = planPayment(request, {
         caller,
         defaultExpiry: config.paymentExpiry,
         defaultExpiryMs: config.paymentExpiryMs,
         now: Date.now(),
+        vaultCard,
       });
       return { row, body: serializePayment(row as TransactionRow, config.publicUrl) };
     });

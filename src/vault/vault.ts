@@ -19,11 +19,11 @@ export interface Owner {
 }
 
 /** The card as the payment object shows it (spec §2.2: `maskedPan`, `cardholderFirstName`, `cardholderLastName`). */
-export interface CardView {
+export type CardView = {
   maskedPan: string;
   cardholderFirstName?: string;
   cardholderLastName?: string;
-}
+};
 
 /** A card ready to be stored: encrypted and with its new token, so the unit of work only inserts it. */
 export interface PreparedCard {
