@@ -29,6 +29,7 @@ const eng = {
   storedCard: 'Pay with your saved card',
   enrolled: 'Card saved',
   enrolledDetail: 'Your card is saved with {merchant}.',
+  testModeEnrollment: 'Test mode: no card is really saved with a bank. The last two digits of the card number choose the outcome (…11: your bank asks for a code).',
   formErrors: 'Please correct the fields marked below.',
   attemptsLeft: 'Attempts left: {count}.',
   // Field errors
@@ -122,6 +123,7 @@ const nld: Messages = {
   storedCard: 'Betalen met uw opgeslagen kaart',
   enrolled: 'Kaart opgeslagen',
   enrolledDetail: 'Uw kaart is opgeslagen bij {merchant}.',
+  testModeEnrollment: 'Testmodus: er wordt echt geen kaart bij een bank opgeslagen. De laatste twee cijfers van het kaartnummer bepalen de uitkomst (…11: uw bank vraagt om een code).',
   cancel: 'Betaling annuleren',
   formErrors: 'Verbeter de hieronder gemarkeerde velden.',
   attemptsLeft: 'Resterende pogingen: {count}.',

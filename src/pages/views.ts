@@ -51,7 +51,7 @@ function summary(view: PaymentView): SafeHtml {
 ${view.enrollment ? html`<p class="amount">${t('enrollTitle')}</p>` : html`<p class="amount"><span class="visually-hidden">${t('amount')}: </span>${view.amountText}</p>`}
 ${view.description ? html`<p class="description">${view.description}</p>` : ''}
 </header>
-${view.testMode ? html`<p class="test-banner" role="note">${t('testMode')}</p>` : ''}`;
+${view.testMode ? html`<p class="test-banner" role="note">${t(view.enrollment ? 'testModeEnrollment' : 'testMode')}</p>` : ''}`;
 }
 
 const csrfField = (view: PaymentView) => html`<input type="hidden" name="csrf" value="${view.csrf}">`;
