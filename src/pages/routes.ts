@@ -129,9 +129,9 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       const validUntil = row.expires_at ? new Date(row.expires_at).toISOString().slice(0, 16).replace('T', ' ') : undefined;
       return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
     }
-    if (row.flow === 'vault') return sendPage(reply, policy(nonce, {}, row), storedCardPage(view, storedCardState(loaded)), status);
     if (row.method === 'card' || row.method === 'landingpage' || row.flow === 'enrollment') {
       if (!cardAvailable) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
+      if (row.flow === 'vault') return sendPage(reply, policy(nonce, {}, row), storedCardPage(view, storedCardState(loaded)), status);
       return sendPage(reply, policy(nonce, {}, row), cardPage(view, { accepted: merchant.settings.cardBrands, preselected: stored.preselectedBrand }), status);
     }
     return sendPage(reply, policy(nonce, {}, row), outcomePage(view, 'pending', null), status);
