@@ -34,6 +34,7 @@ import type { FailureCode, Status } from './states.ts';
 import { transition } from './transition.ts';
 import { validateCard, type CardField, type CardError, type CardForm } from './card-input.ts';
 import type { CardProcessing } from './card-processing.ts';
+import { shownOfStoredCard } from '../vault/vault.ts';
 
 export const MAX_CARD_ATTEMPTS = 5;
 /** Longest a card may take from submit to outcome; a crashed request frees the payment after it. */
@@ -296,10 +297,11 @@ async function finish(cp: CardProcessing, row: TransactionRow, outcome: Finish):
   return cp.store.transact(async (db) => {
     const current = (await findTransaction(db, row.reference))!;
     if (current.status === 'pending') {
-      const stored = toStore && { ...(await cp.vault.insert(db, toStore)), ...(outcome.vault!.scaToken === undefined ? {} : { scaToken: outcome.vault!.scaToken }) };
+      const scaToken = outcome.vault?.scaToken;
+      const stored = toStore && { ...shownOfStoredCard(toStore), ...(scaToken === undefined ? {} : { scaToken }) };
       const details = { ...(JSON.parse(current.details) as Record<string, unknown>), ...stored };
       const authorisedOnly = current.type === 'authorise' && outcome.status === 'success';
-      await transition(db, {
+      const moved = await transition(db, {
         reference: row.reference,
         from: 'pending',
         to: outcome.status,
@@ -312,6 +314,8 @@ async function finish(cp: CardProcessing, row: TransactionRow, outcome: Finish):
           ...(authorisedOnly || stored ? { details: JSON.stringify(authorisedOnly ? { ...details, captureStatus: 'authorised' } : details) } : {}),
         },
       });
+      // Only with the state change: a payment cancelled meanwhile stores no card.
+      if (moved && toStore) await cp.vault.insert(db, toStore);
       if (outcome.acquirerReference) await setPageFields(db, row.reference, { acquirer_reference: outcome.acquirerReference });
     }
     return { step: 'final', row: (await findTransaction(db, row.reference))! } as const;

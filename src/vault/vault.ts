@@ -50,6 +50,12 @@ export function cardView(row: Pick<VaultCardRow, 'masked_pan' | 'cardholder_firs
   };
 }
 
+/** What the storing transaction's `details` show of a new card: its token and how it looks. */
+export const shownOfStoredCard = (prepared: PreparedCard): CardView & { vaultAccessToken: string } => ({
+  vaultAccessToken: prepared.accessToken,
+  ...cardView({ masked_pan: prepared.row.masked_pan, cardholder_first_name: prepared.row.cardholder_first_name ?? null, cardholder_last_name: prepared.row.cardholder_last_name ?? null }),
+});
+
 /** The encryption's associated data: a ciphertext opens only in the row it was made for. */
 const bindingOf = (row: Pick<VaultCardRow, 'id' | 'merchant_id' | 'mode'>) => `${row.id}|${row.merchant_id}|${row.mode}`;
 
@@ -94,10 +100,9 @@ export class Vault {
     };
   }
 
-  /** Stores a prepared card in the caller's unit of work; returns what the transaction's `details` show. */
-  async insert(db: Db, prepared: PreparedCard): Promise<CardView & { vaultAccessToken: string }> {
+  /** Stores a prepared card, in the caller's unit of work (the one that records the success). */
+  async insert(db: Db, prepared: PreparedCard): Promise<void> {
     await insertVaultCard(db, prepared.row);
-    return { vaultAccessToken: prepared.accessToken, ...cardView(prepared.row as VaultCardRow) };
   }
 
   /** The owner's card with this token; another merchant's or mode's is simply not there. */
