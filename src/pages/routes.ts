@@ -30,7 +30,7 @@ import {
   type PaymentContext,
 } from '../payments/pay-by-card.ts';
 import { encodeCReq } from '../threeds/server.ts';
-import { payWithStoredCard, vaultPaymentPathOf } from '../vault/pay-with-stored-card.ts';
+import { payWithStoredCard } from '../vault/pay-with-stored-card.ts';
 import type { CardBrand } from '../merchants/merchants.ts';
 import { translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
@@ -144,7 +144,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       brand: row.brand as CardBrand,
       maskedPan: details.maskedPan,
       holderName: [details.cardholderFirstName, details.cardholderLastName].filter(Boolean).join(' ') || undefined,
-      askCvc: vaultPaymentPathOf(merchant.settings) === 'confirm',
+      askCvc: merchant.settings.vaultPaymentPath === 'confirm',
     };
   }
 

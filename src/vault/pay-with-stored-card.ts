@@ -5,20 +5,14 @@
  * change). On the merchant's `confirm` path the customer types the CVC, which the vault
  * never keeps; on `direct` there is no form and the card is authorised without it.
  */
-import type { MerchantSettings } from '../merchants/merchants.ts';
 import type { CardProcessing } from '../payments/card-processing.ts';
 import { processCard, storedRequestOf, type BrowserFacts, type CardCheck, type CardStep, type PaymentContext } from '../payments/pay-by-card.ts';
 import { cvcError, isExpired } from '../payments/card-input.ts';
 
-export type VaultPaymentPath = MerchantSettings['vaultPaymentPath'];
-
-/** Merchants created before the setting existed take the default, `confirm`. */
-export const vaultPaymentPathOf = (settings: MerchantSettings): VaultPaymentPath => settings.vaultPaymentPath ?? 'confirm';
-
 export async function payWithStoredCard(cp: CardProcessing, ctx: PaymentContext, form: { cvc?: string }, browser: BrowserFacts, now = new Date()): Promise<CardStep> {
   const { row } = ctx;
   const { vaultCardId } = storedRequestOf(row);
-  const askCvc = vaultPaymentPathOf(ctx.merchant.settings) === 'confirm';
+  const askCvc = ctx.merchant.settings.vaultPaymentPath === 'confirm';
   const cvc = askCvc ? (form.cvc ?? '').trim() : undefined;
   const card = vaultCardId ? await cp.vault.open({ merchantId: row.merchant_id, mode: row.mode }, vaultCardId, cvc) : undefined;
   if (!card) return { step: 'unavailable' };

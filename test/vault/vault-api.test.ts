@@ -55,6 +55,14 @@ for (const backend of backends) {
       assert.notEqual(stored[0].access_token_hash, enrollment.details.vaultAccessToken, 'only the hash of the token is in the vault');
     });
 
+    test("an enrollment's outcome is announced by webhook like a payment's", async () => {
+      const created = (await t.client.post('/token', enrollmentBody({ webhookUrl: 'https://shop.example/hooks' }))).json();
+      const { path, csrf } = await openPage(t.app, created.payUrl);
+      await postForm(t.app, `${path}/card`, { csrf, ...card({ cardNumber: FRICTIONLESS_VISA }) });
+      const deliveries = await t.store.read.selectFrom('webhook_deliveries').selectAll().where('reference', '=', created.reference).execute();
+      assert.deepEqual(deliveries.map((d) => d.event), ['success']);
+    });
+
     test('an enrollment whose card asks for a challenge succeeds once the customer passes it', async () => {
       const enrollment = await enroll(t, CHALLENGE_VISA);
       assert.equal(enrollment.status, 'success');

@@ -2,6 +2,9 @@
  * The vault (DESIGN §3 "Vault"): one row per stored card. The card number is kept only
  * as AES-256-GCM ciphertext with the id of the key that sealed it (rotation); the access
  * token only as its SHA-256, the look-up key. No column can hold a CVC.
+ *
+ * Merchants created before carry `vaultPaymentPath: "direct"`, written by an earlier default
+ * when no vault existed and no one could choose it: they get today's default, `confirm`.
  */
 import type { Kysely } from 'kysely';
 
@@ -26,5 +29,9 @@ export const vault = () => ({
       .addColumn('enrollment_reference', 'text', (c) => c.notNull())
       .addColumn('created', bigint, (c) => c.notNull())
       .execute();
+    for (const merchant of await db.selectFrom('merchants').select(['id', 'settings']).execute()) {
+      const settings = { ...JSON.parse(merchant.settings), vaultPaymentPath: 'confirm' };
+      await db.updateTable('merchants').set({ settings: JSON.stringify(settings) }).where('id', '=', merchant.id).execute();
+    }
   },
 });
