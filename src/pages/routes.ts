@@ -1,7 +1,8 @@
 /**
  * Customer-facing pages (payUrl), reached only through the payment's capability token:
  * the landing page, the card form (also for a vault enrollment), the stored card of a
- * vault payment, the 3-D Secure steps (challenge pop-up, 3DS1 redirect) and the outcome. Routes parse, check CSRF, call the card-payment operation and render.
+ * vault payment, the 3-D Secure steps (challenge pop-up, 3DS1 redirect) and the outcome.
+ * Routes parse, check CSRF, call the card-payment operation and render.
  * Forms are plain POSTs (application/x-www-form-urlencoded), so paying works without
  * scripts; the responses send a strict CSP with a fresh nonce.
  */
