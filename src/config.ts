@@ -42,6 +42,13 @@ export interface Config {
   /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per start when unset (main.ts shares it with the HTTP processes). */
   cardSealKey: Buffer;
   /**
+   * Vault key (VAULT_KEY, base64 of 32 bytes) and its id (VAULT_KEY_ID) for the card numbers in the vault.
+   * Unset: on SQLite a key file in DATA_DIR (vault/keys.ts); with DATABASE_URL the vault is unavailable (503).
+   */
+  vaultKey?: VaultKey;
+  /** Earlier vault keys (VAULT_OLD_KEYS, `id:base64,…`), still used to decrypt cards stored before a rotation. */
+  vaultOldKeys: VaultKey[];
+  /**
    * HTTP server processes sharing the port (HTTP_PROCESSES; default one per CPU core, at most 8).
    * Above 1, a primary process migrates, runs the background workers and supervises them.
    */
@@ -52,6 +59,11 @@ export interface Config {
   webhooks: WebhookSettings;
   /** Live wallet keys and merchant identity, token freshness (WALLET_* variables, see wallet/settings.ts). */
   wallet: WalletSettings;
+}
+
+export interface VaultKey {
+  id: string;
+  key: Buffer;
 }
 
 type Env = Record<string, string | undefined>;
@@ -94,6 +106,12 @@ export function loadConfig(env: Env = process.env): Config {
     wallet: loadWalletSettings(env),
     acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
     cardSealKey: cardSealKey(env.CARD_SEAL_KEY),
+    vaultKey: env.VAULT_KEY ? vaultKey('VAULT_KEY', env.VAULT_KEY_ID || 'vault-1', env.VAULT_KEY) : undefined,
+    vaultOldKeys: (env.VAULT_OLD_KEYS || '').split(',').filter(Boolean).map((entry) => {
+      const colon = entry.indexOf(':');
+      if (colon < 1) throw new Error('VAULT_OLD_KEYS must list id:base64 pairs separated by commas');
+      return vaultKey('VAULT_OLD_KEYS', entry.slice(0, colon).trim(), entry.slice(colon + 1).trim());
+    }),
     httpProcesses: env.HTTP_PROCESSES === undefined || env.HTTP_PROCESSES === '' || env.HTTP_PROCESSES === 'auto'
       ? Math.min(os.availableParallelism(), MAX_DEFAULT_HTTP_PROCESSES)
       : positive(env, 'HTTP_PROCESSES'),
@@ -106,6 +124,15 @@ function cardSealKey(raw: string | undefined): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
   if (key.length !== 32) throw new Error('CARD_SEAL_KEY must be 32 bytes, as 64 hex digits or base64');
   return key;
+}
+
+const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+function vaultKey(name: string, id: string, base64: string): VaultKey {
+  if (!KEY_ID.test(id)) throw new Error(`${name}: a vault key id is 1 to 64 letters, digits, '.', '_' or '-', got "${id}"`);
+  const key = Buffer.from(base64, 'base64');
+  if (key.length !== 32) throw new Error(`${name} must be 32 bytes in base64 (e.g. openssl rand -base64 32)`);
+  return { id, key };
 }
 
 const MAX_DEFAULT_HTTP_PROCESSES = 8;

@@ -6,8 +6,9 @@
  * opens and migrates storage, creates the demo merchant, runs the background workers
  * and forks the HTTP processes, which share the port (Node's cluster deals connections
  * out round-robin). Everything they share lives in the database, already safe with
- * several processes (every state change is a compare-and-set); the one secret they
- * must agree on, the card-sealing key, the primary hands to all of them. The primary
+ * several processes (every state change is a compare-and-set); the card-sealing key,
+ * which they must agree on, the primary hands to all of them. The vault key they share
+ * through VAULT_KEY or, on SQLite, the key file in DATA_DIR (vault/keys.ts). The primary
  * replaces an HTTP process that dies; an HTTP process exits when its primary is gone.
  *
  * SIGTERM/SIGINT stop cleanly: no new requests, in-flight ones finish, workers stop,

@@ -10,6 +10,7 @@ import { PaymentReader } from '../payments/read.ts';
 import { planPayment, validatePaymentBody } from '../payments/create.ts';
 import { storePendingTransaction } from '../payments/pending-transaction.ts';
 import { cancelByPageToken } from '../payments/cancel.ts';
+import { cardProcessing } from '../payments/card-processing.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { authenticate } from './auth.ts';
 import { planned, runIdempotent, type Outcome } from './idempotency.ts';
@@ -17,7 +18,7 @@ import type { TransactionRow } from '../store/schema.ts';
 import type { PaymentRequest } from '../payments/request.ts';
 import { prepareWalletPayment, TOKEN_FIELD, type WalletStep } from '../payments/create-wallet.ts';
 import { payByWallet, recordWalletTokenUse } from '../payments/pay-by-wallet.ts';
-import { cardProcessing } from '../payments/card-processing.ts';
+import type { VaultCardRow } from '../store/vault-cards.ts';
 import { AcquirerUnavailable } from '../acquirer/select.ts';
 
 export interface Deps {
@@ -59,17 +60,22 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
   app.post('/payment', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;
-    const plan = (paymentRequest: PaymentRequest, wallet?: WalletStep) => {
-      const ctx = { caller, defaultExpiry: config.paymentExpiry, defaultExpiryMs: config.paymentExpiryMs, now: Date.now() };
-      const row = planPayment(paymentRequest, ctx, wallet?.details) as TransactionRow;
-      return { row, body: serializePayment(row, config.publicUrl), accepted: wallet?.accepted };
+    const plan = (paymentRequest: PaymentRequest, found: { vaultCard?: VaultCardRow; wallet?: WalletStep } = {}) => {
+      const ctx = { caller, defaultExpiry: config.paymentExpiry, defaultExpiryMs: config.paymentExpiryMs, now: Date.now(), vaultCard: found.vaultCard };
+      const row = planPayment(paymentRequest, ctx, found.wallet?.details) as TransactionRow;
+      return { row, body: serializePayment(row, config.publicUrl), accepted: found.wallet?.accepted };
     };
     const payment = await planned(() => {
       const paymentRequest = validatePaymentBody(body, caller);
+      if (paymentRequest.storeInVault) cards.vault.keys();
+      if (paymentRequest.flow === 'vault') {
+        // A read before the unit of work: vault cards are never changed or deleted, so the card found here is the card paid with.
+        return cards.vault.find(store.read, caller, paymentRequest.details.vaultAccessToken!).then((vaultCard) => plan(paymentRequest, { vaultCard }));
+      }
       if (paymentRequest.method !== 'walletpay') return plan(paymentRequest);
       // A token paid or a session handed out must be payable: not with a live key and no acquirer.
       if (paymentRequest.flow !== 'walletpay-hosted' && !cards.acquirers.available(caller.mode)) throw new AcquirerUnavailable();
-      return prepareWalletPayment(paymentRequest, caller, config.wallet).then((wallet) => plan(paymentRequest, wallet));
+      return prepareWalletPayment(paymentRequest, caller, config.wallet).then((wallet) => plan(paymentRequest, { wallet }));
     });
     const outcome = await runIdempotent(
       store,

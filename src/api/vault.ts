@@ -3,15 +3,19 @@ import type { FastifyInstance } from 'fastify';
 import { planEnrollment } from '../vault/enroll.ts';
 import { storePendingTransaction } from '../payments/pending-transaction.ts';
 import { serializePayment } from '../payments/serialize.ts';
+import { cardProcessing } from '../payments/card-processing.ts';
 import type { TransactionRow } from '../store/schema.ts';
 import { planned, runIdempotent } from './idempotency.ts';
 import { idempotencyReferenceOf, objectBody, sendOutcome, type Deps } from './payments.ts';
 
 export async function vaultApi(app: FastifyInstance, { config, store }: Deps) {
+  const { vault } = cardProcessing(config, store);
   app.post('/token', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;
     const enrollment = await planned(() => {
+      // No enrollment that could never store its card (no vault key): 503 up front.
+      vault.keys();
       const row = planEnrollment(body, { caller, now: Date.now(), expiryMs: config.paymentExpiryMs });
       return { row, body: serializePayment(row as TransactionRow, config.publicUrl) };
     });

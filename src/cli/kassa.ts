@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
 import { openStore, type Store } from '../store/store.ts';
-import { createMerchant, rotateApiKey } from '../merchants/merchants.ts';
+import { createMerchant, rotateApiKey, setVaultPaymentPath } from '../merchants/merchants.ts';
 import { listMerchants } from '../store/merchants.ts';
 import type { Mode } from '../store/schema.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
@@ -75,6 +75,21 @@ merchant
       if (json) return print(JSON.stringify(list));
       if (list.length === 0) return print('no merchants');
       for (const m of list) print(`${m.merchantId}  ${m.name}  created ${m.created}  test ${m.keys.test ?? '-'}  live ${m.keys.live ?? '-'}`);
+    }),
+  );
+
+merchant
+  .command('vault-path')
+  .description("set how the merchant's customers pay with a stored card: direct (no card form) or confirm (masked card, CVC asked; default)")
+  .requiredOption('--merchant <id>', 'merchant id')
+  .requiredOption('--path <path>', 'direct or confirm', (value: string) => {
+    if (value !== 'direct' && value !== 'confirm') throw new InvalidArgumentError('must be direct or confirm');
+    return value;
+  })
+  .action(({ merchant: merchantId, path }: { merchant: string; path: 'direct' | 'confirm' }) =>
+    withStore(async (store) => {
+      await setVaultPaymentPath(store, merchantId, path);
+      print(`vault payment path of ${merchantId}: ${path}`);
     }),
   );
 

@@ -51,3 +51,6 @@ export const newApiKey = (mode: 'test' | 'live') => `${mode}_${randomBase62(40)}
 
 /** One-shot hashing (no Hash object): the cheapest form for a string hashed once. */
 export const sha256Hex = (text: string) => hash('sha256', text);
+/** A `vaultAccessToken`: 43 random base62 characters (≈ 256 bits); only its SHA-256 is kept by the vault. */
+export const newVaultAccessToken = () => `vat_${randomBase62(43)}`;
+export const newVaultCardId = () => `vc_${timePrefix()}${randomBase62(16)}`;

@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
-import { findApiKey, findMerchant, insertApiKey, insertMerchant, revokeApiKeys } from '../store/merchants.ts';
+import { findApiKey, findMerchant, insertApiKey, insertMerchant, revokeApiKeys, updateMerchantSettings } from '../store/merchants.ts';
 import { newApiKey, newMerchantId, sha256Hex } from '../lib/tokens.ts';
 
 export const cardBrands = ['visa', 'mastercard', 'amex', 'maestro', 'bcmc'] as const;
@@ -23,7 +23,7 @@ export interface MerchantSettings {
 export const defaultSettings = (): MerchantSettings => ({
   methods: [...paymentMethods],
   cardBrands: [...cardBrands],
-  vaultPaymentPath: 'direct',
+  vaultPaymentPath: 'confirm',
 });
 
 export interface Caller {
@@ -63,6 +63,16 @@ export async function rotateApiKey(store: Store, merchantId: string, mode: Mode,
     await insertApiKey(db, { keyHash: sha256Hex(key), merchantId, mode, keyPrefix: keyPrefix(key), created: now });
   });
   return key;
+}
+
+/** Sets the merchant's vault payment path (DESIGN §3): `direct` or `confirm`. Running processes see it within API_KEY_CACHE_MS. */
+export async function setVaultPaymentPath(store: Store, merchantId: string, path: MerchantSettings['vaultPaymentPath']): Promise<void> {
+  await store.transact(async (db) => {
+    const merchant = await findMerchant(db, merchantId);
+    if (!merchant) throw new Error(`no merchant with id ${merchantId}`);
+    const settings: MerchantSettings = { ...(JSON.parse(merchant.settings) as MerchantSettings), vaultPaymentPath: path };
+    await updateMerchantSettings(db, merchantId, JSON.stringify(settings));
+  });
 }
 
 const KEY_SHAPE = /^(test|live)_[0-9A-Za-z]{20,80}$/;

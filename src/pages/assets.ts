@@ -55,12 +55,17 @@ main.bank{max-width:26rem;margin:.5rem auto;padding:1rem}
 `;
 
 /** Card page: browser data for 3-D Secure, live brand detection, a Luhn check before posting. */
-export const cardScript = `(function(){
-var form=document.getElementById('card-form');if(!form)return;
+/** Fills a form's browser-fact fields (views.ts browserFactFields) for the 3-D Secure AReq. */
+export const browserFactsScript = `(function(){
+var form=document.querySelector('form[data-browser-facts]');if(!form)return;
 function set(n,v){var e=form.elements.namedItem(n);if(e)e.value=String(v);}
 set('js','1');set('screenWidth',screen.width);set('screenHeight',screen.height);set('colorDepth',screen.colorDepth);
 set('timeZone',new Date().getTimezoneOffset());set('browserLanguage',navigator.language||'');
 set('windowWidth',window.innerWidth);
+})();`;
+
+export const cardScript = `(function(){
+var form=document.getElementById('card-form');if(!form)return;
 var rules=JSON.parse(document.getElementById('brand-rules').textContent);
 var number=form.elements.namedItem('cardNumber');var brandText=document.getElementById('cardNumber-brand');
 var choice=document.getElementById('brand-choice');var cvc=document.getElementById('cvc-field');

@@ -1,7 +1,8 @@
 /**
  * Customer-facing pages (payUrl), reached only through the payment's capability token:
- * the landing page, the card form, the 3-D Secure steps (challenge pop-up, 3DS1 redirect)
- * and the outcome. Routes parse, check CSRF, call the card-payment operation and render.
+ * the landing page, the card form (also for a vault enrollment), the stored card of a
+ * vault payment, the 3-D Secure steps (challenge pop-up, 3DS1 redirect) and the outcome.
+ * Routes parse, check CSRF, call the card-payment operation and render.
  * Forms are plain POSTs (application/x-www-form-urlencoded), so paying works without
  * scripts; the responses send a strict CSP with a fresh nonce.
  */
@@ -31,6 +32,8 @@ import {
 } from '../payments/pay-by-card.ts';
 import { payWithTestWallet } from '../payments/pay-by-wallet.ts';
 import { encodeCReq } from '../threeds/server.ts';
+import { payWithStoredCard } from '../vault/pay-with-stored-card.ts';
+import type { CardBrand } from '../merchants/merchants.ts';
 import { translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form, type PagePolicy } from './security.ts';
@@ -43,6 +46,7 @@ import {
   notifyPage,
   outcomePage,
   redirect3ds1Page,
+  storedCardPage,
   walletPage,
   type PaymentView,
 } from './views.ts';
@@ -109,6 +113,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       description: row.description,
       testMode: row.mode === 'test',
       returnUrl: row.return_url,
+      enrollment: row.flow === 'enrollment',
     };
     return { row, merchant, page, view };
   }
@@ -137,11 +142,23 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       if (row.mode !== 'test') return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('walletUnavailable')), 503);
       return sendPage(reply, policy(nonce, {}, row), walletPage(view), status);
     }
-    if (row.method === 'card' || row.method === 'landingpage') {
+    if (row.method === 'card' || row.method === 'landingpage' || row.flow === 'enrollment') {
       if (!cardAvailable) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
+      if (row.flow === 'vault') return sendPage(reply, policy(nonce, {}, row), storedCardPage(view, storedCardState(loaded)), status);
       return sendPage(reply, policy(nonce, {}, row), cardPage(view, { accepted: merchant.settings.cardBrands, preselected: stored.preselectedBrand }), status);
     }
     return sendPage(reply, policy(nonce, {}, row), outcomePage(view, 'pending', null), status);
+  }
+
+  /** The stored card of a vault payment as its page shows it (from the payment's own details: no vault read). */
+  function storedCardState({ row, merchant }: Loaded) {
+    const details = JSON.parse(row.details) as { maskedPan: string; cardholderFirstName?: string; cardholderLastName?: string };
+    return {
+      brand: row.brand as CardBrand,
+      maskedPan: details.maskedPan,
+      holderName: [details.cardholderFirstName, details.cardholderLastName].filter(Boolean).join(' ') || undefined,
+      askCvc: merchant.settings.vaultPaymentPath === 'confirm',
+    };
   }
 
   /** After a step of the card operation: redirect, or the page for the next step. */
@@ -155,6 +172,9 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
         return sendPage(reply, policy(nonce, {}, step.row), outcomePage(view, step.row.status, step.row.failure_code, false, leaving ? step.row.return_url! : undefined));
       }
       case 'invalid':
+        if (row.flow === 'vault') {
+          return sendPage(reply, policy(nonce, {}, row), storedCardPage(view, { ...storedCardState(loaded), errors: step.errors, attemptsLeft: step.attemptsLeft }), 422);
+        }
         return sendPage(
           reply,
           policy(nonce, {}, row),
@@ -202,6 +222,28 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       return undefined;
     }
     return loaded;
+  }
+
+  /** What the page's hidden fields and the request's headers tell of the browser, for the 3-D Secure AReq. */
+  function browserOf(request: TokenRequest) {
+    const body = request.body;
+    return collectBrowserFacts(
+      {
+        js: field(body, 'js'),
+        screenWidth: field(body, 'screenWidth'),
+        screenHeight: field(body, 'screenHeight'),
+        colorDepth: field(body, 'colorDepth'),
+        timeZone: field(body, 'timeZone'),
+        browserLanguage: field(body, 'browserLanguage'),
+        windowWidth: field(body, 'windowWidth'),
+      },
+      {
+        accept: request.headers.accept,
+        userAgent: request.headers['user-agent'],
+        acceptLanguage: request.headers['accept-language'],
+        ip: request.ip,
+      },
+    );
   }
 
   app.setErrorHandler(async (error: Error, request, reply) => {
@@ -261,25 +303,17 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       holderName: field(body, 'holderName'),
       brand: field(body, 'brand'),
     };
-    const browser = collectBrowserFacts(
-      {
-        js: field(body, 'js'),
-        screenWidth: field(body, 'screenWidth'),
-        screenHeight: field(body, 'screenHeight'),
-        colorDepth: field(body, 'colorDepth'),
-        timeZone: field(body, 'timeZone'),
-        browserLanguage: field(body, 'browserLanguage'),
-        windowWidth: field(body, 'windowWidth'),
-      },
-      {
-        accept: request.headers.accept,
-        userAgent: request.headers['user-agent'],
-        acceptLanguage: request.headers['accept-language'],
-        ip: request.ip,
-      },
-    );
-    const step = await submitCard(cp, loaded, form, browser);
+    const step = await submitCard(cp, loaded, form, browserOf(request));
     return respond(reply, loaded, step, { expiry: form.expiry, holderName: form.holderName });
+  });
+
+  // A vault payment: the card comes from the vault; on the confirm path the form brings the CVC.
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/vault', async (request, reply) => {
+    const loaded = await loadForm(request, reply);
+    if (!loaded) return reply;
+    if (loaded.row.flow !== 'vault') return reply.code(303).redirect(`/pay/${request.params.token}`, 303);
+    const step = await payWithStoredCard(cp, loaded, { cvc: field(request.body, 'cvc') }, browserOf(request));
+    return respond(reply, loaded, step);
   });
 
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds/complete', async (request, reply) => {

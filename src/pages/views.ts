@@ -4,7 +4,7 @@
  * translations; every value is escaped by `html`.
  */
 import { html, jsonScriptData, trusted, type SafeHtml } from './html.ts';
-import { autosubmitScript, cardScript, challengeScript, notifyScript, stylesheet } from './assets.ts';
+import { autosubmitScript, browserFactsScript, cardScript, challengeScript, notifyScript, stylesheet } from './assets.ts';
 import type { MessageKey, Translate } from './i18n.ts';
 import type { CardError, CardField } from '../payments/card-input.ts';
 import { brandName, ruleOf } from '../payments/card-brand.ts';
@@ -21,6 +21,8 @@ export interface PaymentView {
   description?: string | null;
   testMode: boolean;
   returnUrl?: string | null;
+  /** A vault enrollment stores a card: no amount, "save" instead of "pay". */
+  enrollment?: boolean;
 }
 
 export function layout(view: Pick<PaymentView, 't' | 'nonce'>, title: string, body: SafeHtml, scripts: string[] = [], head: SafeHtml = html``): SafeHtml {
@@ -46,13 +48,20 @@ function summary(view: PaymentView): SafeHtml {
   const { t } = view;
   return html`<header class="summary">
 <p class="merchant">${t('payTo', { merchant: view.merchantName })}</p>
-<p class="amount"><span class="visually-hidden">${t('amount')}: </span>${view.amountText}</p>
+${view.enrollment ? html`<p class="amount">${t('enrollTitle')}</p>` : html`<p class="amount"><span class="visually-hidden">${t('amount')}: </span>${view.amountText}</p>`}
 ${view.description ? html`<p class="description">${view.description}</p>` : ''}
 </header>
-${view.testMode ? html`<p class="test-banner" role="note">${t('testMode')}</p>` : ''}`;
+${view.testMode ? html`<p class="test-banner" role="note">${t(view.enrollment ? 'testModeEnrollment' : 'testMode')}</p>` : ''}`;
 }
 
 const csrfField = (view: PaymentView) => html`<input type="hidden" name="csrf" value="${view.csrf}">`;
+
+/** Hidden fields browserFactsScript fills in for the 3-D Secure AReq (js stays 0 without scripts). */
+const browserFactFields = () => html`<input type="hidden" name="js" value="0">
+<input type="hidden" name="screenWidth" value=""><input type="hidden" name="screenHeight" value=""><input type="hidden" name="colorDepth" value="">
+<input type="hidden" name="timeZone" value=""><input type="hidden" name="browserLanguage" value=""><input type="hidden" name="windowWidth" value="">`;
+
+const submitLabel = (view: PaymentView) => (view.enrollment ? view.t('saveCard') : view.t('pay', { amount: view.amountText }));
 
 function cancelForm(view: PaymentView): SafeHtml {
   return html`<form method="post" action="/pay/${view.token}/cancel">${csrfField(view)}<button type="submit" class="secondary">${view.t('cancel')}</button></form>`;
@@ -91,11 +100,9 @@ ${summary(view)}
 <h1>${t('cardDetails')}</h1>
 <p class="accepted">${t('acceptedCards', { brands: brands.map(brandName).join(', ') })}</p>
 ${hasErrors || state.notice ? html`<div class="error-summary" role="alert"><p>${state.notice ?? t('formErrors')}${state.attemptsLeft !== undefined ? html` ${t('attemptsLeft', { count: state.attemptsLeft })}` : ''}</p></div>` : ''}
-<form id="card-form" method="post" action="/pay/${view.token}/card" novalidate data-brand-label="${t('brandDetected')}" data-number-invalid="${t('number_invalid')}">
+<form id="card-form" method="post" action="/pay/${view.token}/card" novalidate data-browser-facts data-brand-label="${t('brandDetected')}" data-number-invalid="${t('number_invalid')}">
 ${csrfField(view)}
-<input type="hidden" name="js" value="0">
-<input type="hidden" name="screenWidth" value=""><input type="hidden" name="screenHeight" value=""><input type="hidden" name="colorDepth" value="">
-<input type="hidden" name="timeZone" value=""><input type="hidden" name="browserLanguage" value=""><input type="hidden" name="windowWidth" value="">
+${browserFactFields()}
 <div class="field">
 <label for="cardNumber">${t('cardNumber')}</label>
 <span class="hint" id="cardNumber-hint">${t('cardNumberHint')}</span>
@@ -133,12 +140,60 @@ ${errorLine('cvc')}
 <input type="text" id="holderName" name="holderName" autocomplete="cc-name" maxlength="45" required value="${state.values?.holderName ?? ''}"${errors.holderName ? trusted(' aria-describedby="holderName-error" aria-invalid="true"') : ''}>
 ${errorLine('holderName')}
 </div>
-<button type="submit" class="primary">${t('pay', { amount: view.amountText })}</button>
+<button type="submit" class="primary">${submitLabel(view)}</button>
 </form>
 ${cancelForm(view)}
 </main>
 <script type="application/json" id="brand-rules">${jsonScriptData(rules.map(({ brand, name, patterns, cvcLength }) => ({ brand, name, patterns, cvcLength })))}</script>`;
-  return layout(view, t('title', { merchant: view.merchantName }), body, [cardScript]);
+  return layout(view, t('title', { merchant: view.merchantName }), body, [browserFactsScript, cardScript]);
+}
+
+export interface StoredCardState {
+  brand: CardBrand;
+  maskedPan: string;
+  holderName?: string;
+  /** The merchant's `confirm` path: the CVC is asked; `direct`: only a pay button. */
+  askCvc: boolean;
+  errors?: Partial<Record<CardField, CardError>>;
+  attemptsLeft?: number;
+}
+
+/** A vault payment (DESIGN §3): the stored card, shown masked, and a pay button; on the confirm path also the CVC field. */
+export function storedCardPage(view: PaymentView, state: StoredCardState): SafeHtml {
+  const { t } = view;
+  const errors = state.errors ?? {};
+  const cvcDigits = String(ruleOf(state.brand).cvcLength);
+  const askCvc = state.askCvc && ruleOf(state.brand).cvcLength > 0;
+  const hasErrors = Object.keys(errors).length > 0;
+  const body = html`<main>
+${summary(view)}
+<h1>${t('storedCard')}</h1>
+${hasErrors ? html`<div class="error-summary" role="alert"><p>${t('formErrors')}${state.attemptsLeft !== undefined ? html` ${t('attemptsLeft', { count: state.attemptsLeft })}` : ''}</p></div>` : ''}
+<form id="stored-card-form" method="post" action="/pay/${view.token}/vault" novalidate data-browser-facts>
+${csrfField(view)}
+${browserFactFields()}
+<div class="field">
+<label for="maskedPan">${t('cardNumber')}</label>
+<input type="text" id="maskedPan" value="${state.maskedPan}" readonly aria-describedby="maskedPan-brand">
+<p class="brand" id="maskedPan-brand">${t('brandDetected', { brand: brandName(state.brand) })}</p>
+${errors.expiry ? html`<p class="error" id="expiry-error">${t(errors.expiry as MessageKey)}</p>` : ''}
+</div>
+${state.holderName ? html`<div class="field"><label for="holderName">${t('holderName')}</label><input type="text" id="holderName" value="${state.holderName}" readonly></div>` : ''}
+${
+  askCvc
+    ? html`<div class="field" id="cvc-field">
+<label for="cvc">${t('cvc')}</label>
+<span class="hint" id="cvc-hint">${t('cvcHint')}</span>
+<input type="text" id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required aria-describedby="cvc-hint${errors.cvc ? ' cvc-error' : ''}"${errors.cvc ? trusted(' aria-invalid="true"') : ''}>
+<p class="error" id="cvc-error"${errors.cvc ? '' : trusted(' hidden')}>${errors.cvc ? t(errors.cvc as MessageKey, { length: cvcDigits }) : ''}</p>
+</div>`
+    : ''
+}
+<button type="submit" class="primary">${submitLabel(view)}</button>
+</form>
+${cancelForm(view)}
+</main>`;
+  return layout(view, t('title', { merchant: view.merchantName }), body, [browserFactsScript]);
 }
 
 export function landingPage(view: PaymentView, methods: readonly string[], validUntil?: string): SafeHtml {
@@ -251,11 +306,14 @@ ${summary(view)}
  */
 export function outcomePage(view: PaymentView, status: string, failureCode: string | null, refresh = false, goTo?: string): SafeHtml {
   const { t } = view;
-  const title = t(`outcome_${status}` as MessageKey);
+  const enrolled = view.enrollment && status === 'success';
+  const title = enrolled ? t('enrolled') : t(`outcome_${status}` as MessageKey);
   const detail =
     status === 'failed'
       ? t(`failure_${failureCode ?? 'processing_error'}` as MessageKey)
-      : t(`outcomeDetail_${status}` as MessageKey, { amount: view.amountText, merchant: view.merchantName });
+      : enrolled
+        ? t('enrolledDetail', { merchant: view.merchantName })
+        : t(`outcomeDetail_${status}` as MessageKey, { amount: view.amountText, merchant: view.merchantName });
   const body = html`<main>
 ${summary(view)}
 <h1 class="outcome-${status}">${title}</h1>

@@ -85,6 +85,15 @@ export function chooseBrand(
   return { brand, coBadged: matching };
 }
 
+/** The CVC's error for `brand` (any brand's length while the brand is unknown); none for brands without one (bcmc). */
+export function cvcError(cvc: string, brand: CardBrand | undefined): CardError | undefined {
+  const cvcLength = brand ? ruleOf(brand).cvcLength : undefined;
+  if (cvcLength === 0) return undefined;
+  if (!cvc) return 'cvc_required';
+  if (!/^\d{3,4}$/.test(cvc) || (cvcLength !== undefined && cvc.length !== cvcLength)) return 'cvc_invalid';
+  return undefined;
+}
+
 export function validateCard(form: CardForm, ctx: CardContext): CardInputResult {
   const errors: Partial<Record<CardField, CardError>> = {};
   const digits = cardDigits(form.cardNumber ?? '');
@@ -106,10 +115,8 @@ export function validateCard(form: CardForm, ctx: CardContext): CardInputResult 
 
   const cvc = form.cvc?.trim() ?? '';
   const cvcLength = brand ? ruleOf(brand).cvcLength : undefined;
-  if (cvcLength !== 0) {
-    if (!cvc) errors.cvc = 'cvc_required';
-    else if (!/^\d{3,4}$/.test(cvc) || (cvcLength !== undefined && cvc.length !== cvcLength)) errors.cvc = 'cvc_invalid';
-  }
+  const cvcProblem = cvcError(cvc, brand);
+  if (cvcProblem) errors.cvc = cvcProblem;
 
   const holderName = (form.holderName ?? '').trim().replace(/\s+/g, ' ');
   if (!holderName) errors.holderName = 'name_required';

@@ -1,7 +1,7 @@
 /**
  * The collaborators of card processing, built once per store: acquirers (simulator for
  * test mode, the configured connector for live), Kassa's 3DS Server with its Directory
- * Server port (the simulator in test mode), the ACS simulator, and the card sealer.
+ * Server port (the simulator in test mode), the ACS simulator, the card sealer and the vault.
  */
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
@@ -13,6 +13,8 @@ import { ThreeDSServer } from '../threeds/server.ts';
 import type { DirectoryServer } from '../threeds/directory.ts';
 import { Problem } from '../problem.ts';
 import { CardSealer } from './card-seal.ts';
+import { Vault } from '../vault/vault.ts';
+import { loadVaultKeyring } from '../vault/keys.ts';
 
 export interface CardProcessing {
   config: Config;
@@ -21,6 +23,7 @@ export interface CardProcessing {
   threeDS: ThreeDSServer;
   acs: AcsSimulator;
   sealer: CardSealer;
+  vault: Vault;
 }
 
 const built = new WeakMap<Store, CardProcessing>();
@@ -37,7 +40,7 @@ export function cardProcessing(config: Config, store: Store): CardProcessing {
     throw new Problem(503, 'No directory server configured', 'Live 3-D Secure needs a Directory Server connection; none is configured.');
   };
   threeDS = new ThreeDSServer(store, directoryFor, config.publicUrl);
-  processing = { config, store, acquirers: new Acquirers(config.acquirerConnector), threeDS, acs, sealer: new CardSealer(config.cardSealKey) };
+  processing = { config, store, acquirers: new Acquirers(config.acquirerConnector), threeDS, acs, sealer: new CardSealer(config.cardSealKey), vault: new Vault(store, loadVaultKeyring(config)) };
   built.set(store, processing);
   return processing;
 }

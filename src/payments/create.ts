@@ -3,16 +3,19 @@
  * The response is the payment object with status `pending` and a `payUrl`.
  */
 import { Problem } from '../problem.ts';
-import type { NewTransaction } from '../store/schema.ts';
+import type { NewTransaction, VaultCardRow } from '../store/schema.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';
+import { cardView } from '../vault/vault.ts';
 
 export interface CreateContext {
   caller: Caller;
   defaultExpiryMs: number;
   defaultExpiry: string;
   now: number;
+  /** Vault payments: the caller's card found by `details.vaultAccessToken` (a read before the unit of work), if any. */
+  vaultCard?: VaultCardRow;
 }
 
 /** Validates `body`; throws a 422 Problem listing every failing field. */
@@ -27,10 +30,7 @@ export function validatePaymentBody(body: Record<string, unknown>, caller: Calle
  * unit of work. `walletDetails`: what the wallet flows add to `details` (create-wallet.ts).
  */
 export function planPayment(request: PaymentRequest, ctx: CreateContext, walletDetails: Record<string, unknown> = {}): NewTransaction {
-  if (request.flow === 'vault') {
-    // No card has been enrolled in the vault yet (vault enrollment is not built), so no token can match.
-    throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant' }]);
-  }
+  if (request.flow === 'vault') return planVaultPayment(request, ctx);
   const row = pendingTransactionRow({
     ...request,
     owner: ctx.caller,
@@ -41,4 +41,24 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext, walletD
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
   });
   return row;
+}
+
+/**
+ * A vault payment (spec §4.1): a card payment whose card is the caller's stored card. Its
+ * brand, masked number and cardholder name show from creation on (spec §2.1, §2.2); the
+ * card's id is kept for the page, which decrypts the number only to authorise.
+ */
+function planVaultPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
+  const card = ctx.vaultCard;
+  if (!card) throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant and mode' }]);
+  const row = pendingTransactionRow({
+    ...request,
+    owner: ctx.caller,
+    currency: request.currency.code,
+    kept: { vaultCardId: card.id, orderLines: request.orderLines },
+    details: cardView(card),
+    now: ctx.now,
+    expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
+  });
+  return { ...row, brand: card.brand };
 }

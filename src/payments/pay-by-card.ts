@@ -8,6 +8,8 @@
  * compare-and-set, so a double submit can neither authorise twice nor change a final
  * payment. The card number and CVC live in memory for the request; across a 3-D Secure
  * step they travel sealed with the customer's browser (card-seal.ts), never stored.
+ * The same path completes a vault enrollment (the card is stored instead of authorised)
+ * and a vault payment (the card comes from the vault, vault/pay-with-stored-card.ts).
  */
 import type { TransactionRow } from '../store/schema.ts';
 import type { CardBrand, MerchantSettings } from '../merchants/merchants.ts';
@@ -32,6 +34,7 @@ import type { FailureCode, Status } from './states.ts';
 import { transition } from './transition.ts';
 import { validateCard, type CardField, type CardError, type CardForm } from './card-input.ts';
 import type { CardProcessing } from './card-processing.ts';
+import { shownOfStoredCard } from '../vault/vault.ts';
 
 export const MAX_CARD_ATTEMPTS = 5;
 /** Longest a card may take from submit to outcome; a crashed request frees the payment after it. */
@@ -41,7 +44,12 @@ export interface StoredPaymentRequest extends StoredRequest {
   threeDS: ThreeDSData;
   storeInVault?: boolean;
   preselectedBrand?: CardBrand;
+  /** Vault payments: the stored card to pay with (found by its access token at creation). */
+  vaultCardId?: string;
 }
+
+/** A card ready to process, or the errors to show on the form. */
+export type CardCheck = { ok: true; card: CardData } | { ok: false; errors: Partial<Record<CardField, CardError>> };
 
 export interface PaymentContext {
   row: TransactionRow;
@@ -69,10 +77,22 @@ export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) 
 const sealBinding = (reference: string, sessionId: string) => `${reference}|${sessionId}`;
 
 export async function submitCard(cp: CardProcessing, ctx: PaymentContext, form: CardForm, browser: BrowserFacts, now = new Date()): Promise<CardStep> {
-  const { row, merchant } = ctx;
+  const stored = storedRequestOf(ctx.row);
+  const validation = validateCard(form, { accepted: ctx.merchant.settings.cardBrands, preselected: stored.preselectedBrand, now });
+  return processCard(cp, ctx, validation, browser, now);
+}
+
+/**
+ * The card's way from the customer's submit to the outcome, whoever supplied the card
+ * (the card form, or the vault for a vault payment): count the attempt and take the
+ * lease, then 3-D Secure, then authorise — or, for an enrollment, store the card.
+ */
+export async function processCard(cp: CardProcessing, ctx: PaymentContext, validation: CardCheck, browser: BrowserFacts, now: Date): Promise<CardStep> {
+  const { row } = ctx;
   const stored = storedRequestOf(row);
-  const validation = validateCard(form, { accepted: merchant.settings.cardBrands, preselected: stored.preselectedBrand, now });
   if (!cp.acquirers.available(row.mode)) return { step: 'unavailable' };
+  // Enrollments and storeInVault payments must be able to store the card before the customer starts.
+  if ((row.flow === 'enrollment' || stored.storeInVault) && !cp.vault.available) return { step: 'unavailable' };
   const at = now.getTime();
   const gate = await cp.store.transact(async (db): Promise<CardStep | { step: 'go'; attempts: number }> => {
     const current = (await findTransaction(db, row.reference))!;
@@ -106,10 +126,12 @@ async function authenticateAndAuthorise(
 ): Promise<CardStep> {
   const { row, merchant } = ctx;
   // Merchants that accept only bcmc are not subject to 3-D Secure (spec §1).
-  if (!merchantSubjectToThreeDS(merchant.settings.cardBrands)) return authorise(cp, ctx, row, card, undefined, `attempt-${attempt}`);
+  if (!merchantSubjectToThreeDS(merchant.settings.cardBrands)) return settle(cp, ctx, row, card, undefined, `attempt-${attempt}`);
   const started = await cp.threeDS.start({
     ...paymentAmount(row),
     card,
+    kind: row.flow === 'enrollment' ? 'enrollment' : 'payment',
+    usesVaultToken: row.flow === 'vault',
     merchantName: merchant.name,
     merchantId: merchant.id,
     language: row.language,
@@ -123,7 +145,7 @@ async function authenticateAndAuthorise(
   switch (started.kind) {
     case 'result':
       return isAuthenticated(started.authentication)
-        ? authorise(cp, ctx, row, card, started.authentication, started.authentication.threeDSServerTransID)
+        ? settle(cp, ctx, row, card, started.authentication, started.authentication.threeDSServerTransID)
         : finish(cp, row, { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication: started.authentication });
     case 'challenge': {
       const sealedCard = cp.sealer.seal(card, sealBinding(row.reference, started.session.id), started.session.expires_at);
@@ -183,7 +205,7 @@ async function concludeAuthentication(
     const authentication = await outcome();
     await cp.store.transact((db) => updateThreeDSSession(db, sessionId, ['result'], { state: 'used' }));
     return isAuthenticated(authentication)
-      ? await authorise(cp, ctx, row, card, authentication, sessionId)
+      ? await settle(cp, ctx, row, card, authentication, sessionId)
       : await finish(cp, row, { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication });
   } finally {
     await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
@@ -217,6 +239,14 @@ function paymentAmount(row: TransactionRow): PaymentAmount {
   return { reference: row.reference, mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, exponent: findCurrency(row.currency)!.exponent };
 }
 
+/** After authentication: an enrollment stores the card (no money moves, spec §4.2); a payment is authorised. */
+function settle(cp: CardProcessing, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
+  if (row.flow !== 'enrollment') return authorise(cp, ctx, row, card, authentication, key);
+  // scaToken (spec §2.2): true only when the cardholder was authenticated; an attempt (A) or no 3-D Secure at all is a fallback without it.
+  const vault = { card, scaToken: authentication?.transStatus === 'Y' };
+  return finish(cp, row, { status: 'success', cause: 'card_enrolled', brand: card.brand, authentication, vault });
+}
+
 /** Authorises at the acquirer of the payment's mode and makes the one state change its answer decides. */
 export async function authorise(cp: CardProcessing, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
   const result: AuthoriseResult = await cp.acquirers.forMode(row.mode).authorise(
@@ -232,7 +262,8 @@ export async function authorise(cp: CardProcessing, ctx: PaymentContext, row: Tr
   const common = { brand: card.brand, authentication };
   switch (result.outcome) {
     case 'authorised': {
-      const step = await finish(cp, row, { ...common, status: 'success', cause: 'acquirer_authorised', acquirerReference: result.acquirerReference });
+      const vault = storedRequestOf(row).storeInVault ? { card } : undefined;
+      const step = await finish(cp, row, { ...common, status: 'success', cause: 'acquirer_authorised', acquirerReference: result.acquirerReference, vault });
       // Expired or cancelled while we were at the acquirer: release the money we just held.
       if (step.step === 'final' && step.row.status !== 'success') {
         await cp.acquirers
@@ -256,16 +287,22 @@ interface Finish {
   brand: CardBrand;
   authentication?: Authentication;
   acquirerReference?: string;
+  /** A success that stores the card in the vault (enrollment, storeInVault); scaToken for an enrollment. */
+  vault?: { card: CardData; scaToken?: boolean };
 }
 
-/** The one state change of the payment, with what it learned (brand, authentication, capture state). */
+/** The one state change of the payment, with what it learned (brand, authentication, capture state, vault card). */
 async function finish(cp: CardProcessing, row: TransactionRow, outcome: Finish): Promise<CardStep> {
+  // Encrypted before the unit of work; stored with the state change, so a card is in the vault exactly when its transaction succeeded.
+  const toStore = outcome.vault && outcome.status === 'success' && cp.vault.available ? cp.vault.prepare(outcome.vault.card, { merchantId: row.merchant_id, mode: row.mode }, row.reference, Date.now()) : undefined;
   return cp.store.transact(async (db) => {
     const current = (await findTransaction(db, row.reference))!;
     if (current.status === 'pending') {
-      const details = JSON.parse(current.details) as Record<string, unknown>;
+      const scaToken = outcome.vault?.scaToken;
+      const stored = toStore && { ...shownOfStoredCard(toStore), ...(scaToken === undefined ? {} : { scaToken }) };
+      const details = { ...(JSON.parse(current.details) as Record<string, unknown>), ...stored };
       const authorisedOnly = current.type === 'authorise' && outcome.status === 'success';
-      await transition(db, {
+      const moved = await transition(db, {
         reference: row.reference,
         from: 'pending',
         to: outcome.status,
@@ -275,9 +312,11 @@ async function finish(cp: CardProcessing, row: TransactionRow, outcome: Finish):
         set: {
           brand: outcome.brand,
           authentication: outcome.authentication ? JSON.stringify(outcome.authentication) : null,
-          ...(authorisedOnly ? { details: JSON.stringify({ ...details, captureStatus: 'authorised' }) } : {}),
+          ...(authorisedOnly || stored ? { details: JSON.stringify(authorisedOnly ? { ...details, captureStatus: 'authorised' } : details) } : {}),
         },
       });
+      // Only with the state change: a payment cancelled meanwhile stores no card.
+      if (moved && toStore) await cp.vault.insert(db, toStore);
       if (outcome.acquirerReference) await setPageFields(db, row.reference, { acquirer_reference: outcome.acquirerReference });
     }
     return { step: 'final', row: (await findTransaction(db, row.reference))! } as const;

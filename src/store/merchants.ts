@@ -35,6 +35,10 @@ export async function findApiKey(db: Db, keyHash: string) {
     .executeTakeFirst();
 }
 
+export async function updateMerchantSettings(db: Db, id: string, settings: string): Promise<void> {
+  await db.updateTable('merchants').set({ settings }).where('id', '=', id).execute();
+}
+
 export async function findMerchant(db: Db, id: string) {
   return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 }

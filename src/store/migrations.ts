@@ -9,6 +9,7 @@ import { foundation } from './migrations/001_foundation.ts';
 import { webhooks } from './migrations/002_webhooks.ts';
 import { pages } from './migrations/003_pages.ts';
 import { housekeeping } from './migrations/004_housekeeping.ts';
+import { vault } from './migrations/005_vault.ts';
 import { wallet } from './migrations/006_wallet.ts';
 
 const migrations = (dialect: Dialect): Record<string, Migration> => ({
@@ -16,6 +17,7 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
   '002_webhooks': webhooks(dialect),
   '003_pages': pages(dialect),
   '004_housekeeping': housekeeping(),
+  '005_vault': vault(),
   '006_wallet': wallet(),
 });
 

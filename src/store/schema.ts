@@ -194,6 +194,29 @@ export interface WalletTokenUseTable {
   created: number;
 }
 
+/** A card in the vault (005_vault): usable only by its merchant and mode, through its access token. */
+export interface VaultCardTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  /** SHA-256 (hex) of the `vaultAccessToken`: the look-up key; the token itself is shown in its transaction. */
+  access_token_hash: string;
+  brand: string;
+  /** First six and last four digits, the rest masked (what PCI DSS allows to show). */
+  masked_pan: string;
+  cardholder_first_name: string | null;
+  cardholder_last_name: string | null;
+  expiry_month: number;
+  expiry_year: number;
+  /** base64url of IV | GCM tag | ciphertext of the card number (vault/cipher.ts). */
+  pan_ciphertext: string;
+  /** Which vault key sealed `pan_ciphertext`: older keys stay listed for decryption after a rotation. */
+  key_id: string;
+  /** The enrollment (or `storeInVault` payment) that stored the card. */
+  enrollment_reference: string;
+  created: number;
+}
+
 export interface Database {
   merchants: MerchantTable;
   api_keys: ApiKeyTable;
@@ -206,9 +229,12 @@ export interface Database {
   payment_pages: PaymentPageTable;
   threeds_sessions: ThreeDSSessionTable;
   acs_sim_transactions: AcsSimTransactionTable;
+  vault_cards: VaultCardTable;
   wallet_token_uses: WalletTokenUseTable;
 }
 
 export type TransactionRow = Selectable<TransactionTable>;
 export type NewTransaction = Insertable<TransactionTable>;
 export type MerchantRow = Selectable<MerchantTable>;
+export type VaultCardRow = Selectable<VaultCardTable>;
+export type NewVaultCard = Insertable<VaultCardTable>;

@@ -1,6 +1,7 @@
 /**
  * The test-mode Directory Server: decides per the DESIGN §3 scenario table (the cents of
- * the AReq's purchaseAmount) and hands challenges to the ACS simulator. It reads the
+ * the AReq's purchaseAmount; for a zero-amount vault enrollment, the last two digits of
+ * the card number) and hands challenges to the ACS simulator. It reads the
  * AReq as a real DS would; nothing of the card is kept.
  */
 import { randomUUID } from 'node:crypto';
@@ -32,7 +33,8 @@ export class SimulatedDirectoryServer implements DirectoryServer {
   async authenticate(brand: CardBrand, areq: Record<string, unknown>): Promise<AuthenticationResponse> {
     const amountMinor = Number(areq.purchaseAmount ?? 0);
     const exponent = Number(areq.purchaseExponent ?? 2);
-    const scenario = scenarioFor(amountMinor, exponent);
+    // A vault enrollment without amount (02-NPA) has no cents: the card number's last two digits stand in for them.
+    const scenario = areq.purchaseAmount === undefined ? scenarioFor(Number(String(areq.acctNumber ?? '').slice(-2)) || 0, 2) : scenarioFor(amountMinor, exponent);
     if (scenario.threeDS === 'not_applicable') return { kind: 'not_enrolled' };
     const threeDSServerTransID = String(areq.threeDSServerTransID);
     const dsTransID = randomUUID();

@@ -50,6 +50,10 @@ export interface StartAuthentication extends PaymentAmount {
   merchantId: string;
   language: string;
   data: ThreeDSData;
+  /** A vault enrollment authenticates the cardholder to add the card (EMVCo 02-NPA when without amount). */
+  kind: 'payment' | 'enrollment';
+  /** A payment with a stored card (details.vaultAccessToken). */
+  usesVaultToken: boolean;
   storeInVault: boolean;
   /** Browser facts collected by Kassa's page (used when the merchant gave no browserInfo). */
   collectedBrowser: Partial<BrowserInfo>;
@@ -102,8 +106,8 @@ export class ThreeDSServer {
     const areq = buildAReq({
       amountMinor: input.amountMinor,
       currency: input.currency,
-      kind: 'payment',
-      usesVaultToken: false,
+      kind: input.kind,
+      usesVaultToken: input.usesVaultToken,
       storeInVault: input.storeInVault,
       data: input.data,
       collectedBrowserInfo: { ...input.collectedBrowser, challengeWindowSize: windowSize },

@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openStore } from '../../src/store/store.ts';
+import { findMerchant } from '../../src/store/merchants.ts';
 
 const run = promisify(execFile);
 const kassa = (env: Record<string, string>, ...args: string[]) =>
@@ -32,6 +35,24 @@ for (const backend of backends) {
       const rotated = JSON.parse((await kassa(db.env, 'key', 'rotate', '--merchant', created.merchantId, '--mode', 'live', '--json')).stdout);
       assert.match(rotated.apiKey, /^live_/);
       assert.notEqual(rotated.apiKey, created.liveApiKey);
+    });
+
+    test("merchant vault-path sets the merchant's vault payment path; confirm is the default", async () => {
+      const created = JSON.parse((await kassa(db.env, 'merchant', 'create', '--name', 'Vault', '--json')).stdout);
+      const settingsOf = async () => {
+        const store = await openStore(loadConfig(db.env));
+        try {
+          return JSON.parse((await findMerchant(store.read, created.merchantId))!.settings).vaultPaymentPath;
+        } finally {
+          await store.close();
+        }
+      };
+      assert.equal(await settingsOf(), 'confirm');
+      const { stdout } = await kassa(db.env, 'merchant', 'vault-path', '--merchant', created.merchantId, '--path', 'direct');
+      assert.match(stdout, /direct/);
+      assert.equal(await settingsOf(), 'direct');
+      await assert.rejects(kassa(db.env, 'merchant', 'vault-path', '--merchant', created.merchantId, '--path', 'sometimes'));
+      await assert.rejects(kassa(db.env, 'merchant', 'vault-path', '--merchant', 'mer_nope', '--path', 'direct'), /no merchant/);
     });
 
     test('bad arguments fail with a message and a non-zero exit', async () => {

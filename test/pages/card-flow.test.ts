@@ -274,15 +274,16 @@ for (const backend of backends) {
       assert.deepEqual([transaction.status, transaction.failureCode], ['failed', 'expired']);
     });
 
-    test('no card number or CVC is stored anywhere', async () => {
+    test('no card number or CVC is stored anywhere, the vault included', async () => {
       const pan = '4012888888881881';
-      for (const amount of ['13.00', '13.11']) {
-        const payment = await create({ amount });
+      for (const [amount, storeInVault] of [['13.00', 'no'], ['13.11', 'no'], ['13.00', 'yes']]) {
+        const payment = await create({ amount, storeInVault });
         const { path, csrf } = await openPage(t.app, payment.payUrl);
         const response = await postForm(t.app, `${path}/card`, { csrf, ...card({ cardNumber: pan, cvc: '987' }) });
         if (amount === '13.11') await playChallenge(t.app, path, response.body, '1234');
       }
-      for (const table of ['transactions', 'transaction_events', 'payment_pages', 'threeds_sessions', 'acs_sim_transactions', 'idempotency_records'] as const) {
+      assert.equal((await t.store.read.selectFrom('vault_cards').selectAll().execute()).length, 1, 'the storeInVault payment stored its card');
+      for (const table of ['transactions', 'transaction_events', 'payment_pages', 'threeds_sessions', 'acs_sim_transactions', 'idempotency_records', 'vault_cards'] as const) {
         const dump = JSON.stringify(await t.store.read.selectFrom(table).selectAll().execute());
         assert.ok(!dump.includes(pan) && !dump.includes('888888881881'), `${table} holds no card number`);
         // Whole words only: "cvc" can occur by chance inside a random base62 token.

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { after, before } from 'node:test';
 import pg from 'pg';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -71,9 +72,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * PostgreSQL deployments configure VAULT_KEY (without it the vault is refused), so the tests do
+ * too; SQLite tests use the key file Kassa makes in DATA_DIR. `VAULT_KEY: ''` turns it off.
+ */
+const vaultEnv = (backend: Backend) => (backend === 'postgres' ? { VAULT_KEY: randomBytes(32).toString('base64'), VAULT_KEY_ID: 'test-1' } : {});
+
 export async function startTestApp(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase(backend);
-  const config = loadConfig({ PUBLIC_URL: 'http://kassa.test', API_KEY_CACHE_MS: '0', ...database.env, ...env });
+  const config = loadConfig({ PUBLIC_URL: 'http://kassa.test', API_KEY_CACHE_MS: '0', ...vaultEnv(backend), ...database.env, ...env });
   const store = await openStore(config);
   await store.migrate();
   const app = await buildServer(config, store, { logger: false });
