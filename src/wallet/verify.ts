@@ -40,14 +40,45 @@ export function signedContent(token: WalletPaymentToken): Buffer {
 }
 
 /**
+ * A DER ECDSA-Sig-Value with minimal positive integers. pkijs converts these leniently
+ * (it ignores tags and leading bytes), so a changed bit there would go unnoticed.
+ */
+function isStrictEcdsaSignature(bytes: Uint8Array): boolean {
+  const parsed = asn1js.fromBER(bytes);
+  const sequence = parsed.result;
+  const hasTag = (element: asn1js.AsnType, tagNumber: number, constructed: boolean): boolean =>
+    element.idBlock.tagClass === 1 && element.idBlock.tagNumber === tagNumber && element.idBlock.isConstructed === constructed;
+  if (parsed.offset !== bytes.length || !(sequence instanceof asn1js.Sequence) || !hasTag(sequence, 16, true)) return false;
+  if (sequence.lenBlock.isIndefiniteForm || !Buffer.from(sequence.toBER()).equals(Buffer.from(bytes))) return false;
+  const integers = sequence.valueBlock.value;
+  return integers.length === 2 && integers.every((integer) => {
+    if (!(integer instanceof asn1js.Integer) || !hasTag(integer, 2, false)) return false;
+    const [first = 0, second = 0] = integer.valueBlock.valueHexView;
+    const length = integer.valueBlock.valueHexView.length;
+    return length > 0 && (first & 0x80) === 0 && !(length > 1 && first === 0 && (second & 0x80) === 0);
+  });
+}
+
+const ecdsaAlgorithm = /^1\.2\.840\.10045\.4\./;
+
+function hasStrictSignatureEncoding(certificate: pkijs.Certificate): boolean {
+  const value = certificate.signatureValue;
+  if (value.valueBlock.unusedBits !== 0) return false;
+  return !ecdsaAlgorithm.test(certificate.signatureAlgorithm.algorithmId) || isStrictEcdsaSignature(value.valueBlock.valueHexView);
+}
+
+/**
  * Parses the CMS strictly: anything the signature does not cover (versions, the outer
- * content types, unsigned attributes, trailing bytes) is held to the one shape the wallet
- * produces, so no bit of the token can change without the token being refused.
+ * content types, unsigned attributes, lengths, trailing bytes, signature encodings) is
+ * held to the one shape the wallet produces, so no bit of the token can change without
+ * the token being refused. The wallet's BER (indefinite lengths) re-encodes byte for byte.
  */
 function parseSignedData(signature: string): { signedData: pkijs.SignedData; signer: pkijs.SignerInfo; signedAt: Date } {
   const der = Buffer.from(signature, 'base64');
   const parsed = asn1js.fromBER(toArrayBuffer(der));
-  if (parsed.offset !== der.length) throw signatureFailure('the signature is not one ASN.1 structure');
+  if (parsed.offset !== der.length || !Buffer.from(parsed.result.toBER()).equals(der)) {
+    throw signatureFailure('the signature is not one canonically encoded ASN.1 structure');
+  }
   let signedData: pkijs.SignedData;
   try {
     const contentInfo = new pkijs.ContentInfo({ schema: parsed.result });
@@ -64,12 +95,13 @@ function parseSignedData(signature: string): { signedData: pkijs.SignedData; sig
     signedData.encapContentInfo.eContent !== undefined && 'attached content',
     signedData.crls !== undefined && 'revocation data',
     (signedData.digestAlgorithms.length !== 1 || signedData.digestAlgorithms[0].algorithmId !== oids.sha256) && 'digest algorithms',
-    !(signedData.certificates ?? []).every((certificate) => certificate instanceof pkijs.Certificate) && 'certificate types',
     signer && signer.version !== 1 && 'SignerInfo version',
     signer && !(signer.sid instanceof pkijs.IssuerAndSerialNumber) && 'signer identifier',
     signer && signer.digestAlgorithm.algorithmId !== oids.sha256 && 'digest algorithm',
     signer && !signatureAlgorithms.has(signer.signatureAlgorithm.algorithmId) && 'signature algorithm',
     signer && signer.unsignedAttrs !== undefined && 'unsigned attributes',
+    signer && ecdsaAlgorithm.test(signer.signatureAlgorithm.algorithmId) && !isStrictEcdsaSignature(signer.signature.valueBlock.valueHexView) && 'signature encoding',
+    !(signedData.certificates ?? []).every((certificate) => certificate instanceof pkijs.Certificate && hasStrictSignatureEncoding(certificate)) && 'certificate signature encoding',
   ].filter((problem): problem is string => problem !== false);
   for (const algorithm of [...signedData.digestAlgorithms, signer?.digestAlgorithm].filter((a) => a !== undefined)) {
     if (algorithm.algorithmParams !== undefined && !(algorithm.algorithmParams instanceof asn1js.Null)) shapeProblems.push('digest parameters');
@@ -95,8 +127,9 @@ function parseSignedData(signature: string): { signedData: pkijs.SignedData; sig
 
 function signerCertificate(signedData: pkijs.SignedData, signer: pkijs.SignerInfo): pkijs.Certificate {
   const sid = signer.sid as pkijs.IssuerAndSerialNumber;
+  // Byte-exact: pkijs compares names case-insensitively, and the signer identifier is not signed.
   const certificate = (signedData.certificates as pkijs.Certificate[]).find(
-    (candidate) => candidate.issuer.isEqual(sid.issuer) && candidate.serialNumber.isEqual(sid.serialNumber),
+    (candidate) => candidate.issuer.isEqual(sid.issuer.valueBeforeDecode) && candidate.serialNumber.isEqual(sid.serialNumber),
   );
   if (!certificate) throw signatureFailure('the signer certificate is not in the signature');
   return certificate;
@@ -125,8 +158,15 @@ async function verifyChain(signedData: pkijs.SignedData, leaf: pkijs.Certificate
 
 /** Verifies the token's signature, certificate chain and freshness; returns the signing time (epoch ms). */
 export async function verifyWalletSignature(token: WalletPaymentToken, trust: WalletTrust): Promise<number> {
-  const { signedData, signer, signedAt } = parseSignedData(token.paymentData.signature);
-  const leaf = signerCertificate(signedData, signer);
+  let parsed: ReturnType<typeof parseSignedData> & { leaf: pkijs.Certificate };
+  try {
+    const cms = parseSignedData(token.paymentData.signature);
+    parsed = { ...cms, leaf: signerCertificate(cms.signedData, cms.signer) };
+  } catch (error) {
+    if (error instanceof WalletTokenError) throw error;
+    throw signatureFailure('the signature cannot be parsed');
+  }
+  const { signedData, signedAt, leaf } = parsed;
   let verified = false;
   try {
     const outcome = await signedData.verify({ signer: 0, data: toArrayBuffer(signedContent(token)), extendedMode: true }, pkiCrypto);
