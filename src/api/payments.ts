@@ -18,7 +18,7 @@ import type { TransactionRow } from '../store/schema.ts';
 import type { PaymentRequest } from '../payments/request.ts';
 import { prepareWalletPayment, TOKEN_FIELD, type WalletStep } from '../payments/create-wallet.ts';
 import { payByWallet, recordWalletTokenUse } from '../payments/pay-by-wallet.ts';
-import type { VaultCardRow } from '../store/vault-cards.ts';
+import type { VaultCardRow } from '../store/schema.ts';
 import { AcquirerUnavailable } from '../acquirer/select.ts';
 
 export interface Deps {

@@ -105,10 +105,12 @@ export function parsePaymentRequest(
     }
   }
 
-  const flow = method && decideFlow(method, details);
+  // The flow follows the wallet fields sent, valid or not, so a refused one is reported as such (not as a missing returnUrl).
+  const sent = isObject(body.details) ? body.details : {};
+  const flow = method && decideFlow(method, { direct: given(sent.walletPayEncryptedToken), hybrid: given(sent.walletPayValidationUrl) || given(sent.walletPayDomainName), vault: !!details.vaultAccessToken });
   if (flow) {
     if (method !== 'card' && details.vaultAccessToken) errors.add('/details/vaultAccessToken', 'not_allowed', 'is only allowed with method card');
-    if (method === 'walletpay' && details.walletPayEncryptedToken && (details.walletPayValidationUrl || details.walletPayDomainName)) {
+    if (method === 'walletpay' && flow === 'walletpay-direct' && (details.walletPayValidationUrl || details.walletPayDomainName)) {
       errors.add('/details/walletPayEncryptedToken', 'not_allowed', 'cannot be combined with walletPayValidationUrl/walletPayDomainName');
     }
     if (flow === 'walletpay-hybrid') {
@@ -175,10 +177,10 @@ export function parsePaymentRequest(
   };
 }
 
-function decideFlow(method: PaymentMethod, details: PaymentRequest['details']): Flow {
-  if (method === 'card') return details.vaultAccessToken ? 'vault' : 'card';
+function decideFlow(method: PaymentMethod, sent: { direct: boolean; hybrid: boolean; vault: boolean }): Flow {
+  if (method === 'card') return sent.vault ? 'vault' : 'card';
   if (method === 'landingpage') return 'landingpage';
-  if (details.walletPayEncryptedToken) return 'walletpay-direct';
-  if (details.walletPayValidationUrl || details.walletPayDomainName) return 'walletpay-hybrid';
+  if (sent.direct) return 'walletpay-direct';
+  if (sent.hybrid) return 'walletpay-hybrid';
   return 'walletpay-hosted';
 }

@@ -19,9 +19,25 @@ const testToken = (amountMinor: number, overrides: { currencyNumeric?: string; n
     signedAt,
   );
 
+/** The customer's browser as the merchant's checkout saw it: required when the merchant's page takes the payment (§2.9). */
+const browserInfo = {
+  javaEnabled: false,
+  acceptHeaders: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  ipAddress: '192.0.2.10',
+  language: 'nl-NL',
+  screenColorDepth: '24',
+  screenHeight: '1080',
+  screenWidth: '1920',
+  timeZone: '-120',
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36',
+  challengeWindowSize: 'W500H600',
+};
+
 const directPayment = (amount: string, token: WalletPaymentToken, overrides: Record<string, unknown> = {}) => ({
-  amount, currency: 'EUR', method: 'walletpay', details: { walletPayEncryptedToken: token }, ...overrides,
+  amount, currency: 'EUR', method: 'walletpay', details: { walletPayEncryptedToken: token }, browserInfo, ...overrides,
 });
+
+const hybridPayment = (details: Record<string, unknown>) => ({ amount: '25.00', currency: 'EUR', method: 'walletpay', details, browserInfo });
 
 for (const backend of backends) {
   describe(`wallet flows on ${backend}`, () => {
@@ -103,9 +119,7 @@ for (const backend of backends) {
     });
 
     test('hybrid flow: the merchant session comes back with cardDataUrl and cancelUrl; the posted token pays', async () => {
-      const res = await t.client.post('/payment', {
-        amount: '25.00', currency: 'EUR', method: 'walletpay', details: { walletPayValidationUrl: VALIDATION_URL, walletPayDomainName: 'Shop.Example' },
-      });
+      const res = await t.client.post('/payment', hybridPayment({ walletPayValidationUrl: VALIDATION_URL, walletPayDomainName: 'Shop.Example' }));
       assert.equal(res.statusCode, 200, res.body);
       const created = res.json();
       const session = JSON.parse(created.details.walletPayPaymentSession);
@@ -135,17 +149,13 @@ for (const backend of backends) {
     });
 
     test('hybrid flow: validation URL and domain are checked before any request; cancelUrl cancels', async () => {
-      const res = await t.client.post('/payment', {
-        amount: '25.00', currency: 'EUR', method: 'walletpay', details: { walletPayValidationUrl: 'https://evil.example/startSession' },
-      });
+      const res = await t.client.post('/payment', hybridPayment({ walletPayValidationUrl: 'https://evil.example/startSession' }));
       assert.equal(res.statusCode, 422);
       assert.deepEqual(res.json().errors.map((e: { field: string; code: string }) => `${e.field} ${e.code}`).sort(), [
         '/details/walletPayDomainName conditional_required',
         '/details/walletPayValidationUrl not_allowed',
       ]);
-      const created = (await t.client.post('/payment', {
-        amount: '25.00', currency: 'EUR', method: 'walletpay', details: { walletPayValidationUrl: VALIDATION_URL, walletPayDomainName: 'shop.example' },
-      })).json();
+      const created = (await t.client.post('/payment', hybridPayment({ walletPayValidationUrl: VALIDATION_URL, walletPayDomainName: 'shop.example' }))).json();
       const cancelled = await t.app.inject({ method: 'POST', url: new URL(created.cancelUrl).pathname });
       assert.equal(cancelled.json().failureCode, 'cancelled');
       const card = (await t.client.post('/payment', cardPayment())).json();
