@@ -11,7 +11,7 @@ import { WalletTokenError, type DecryptedWalletPayment, type WalletPaymentToken,
 
 /** The wallet format uses a 16-byte all-zero IV: each token has its own key. */
 export const walletGcmIv = Buffer.alloc(16);
-export const gcmTagBytes = 16;
+const gcmTagBytes = 16;
 
 /** EC_v1 KDF (NIST SP 800-56A concatenation, one round): SHA-256(counter ‖ Z ‖ algorithm id ‖ party U ‖ party V). */
 export function ecSymmetricKey(sharedSecret: Buffer, merchantIdHash: Buffer): Buffer {

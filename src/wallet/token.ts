@@ -57,15 +57,14 @@ export class WalletTokenError extends Error {
   }
 }
 
-export const walletTokenVersions = ['EC_v1', 'RSA_v1'] as const;
-export type WalletTokenVersion = (typeof walletTokenVersions)[number];
+const walletTokenVersions = ['EC_v1', 'RSA_v1'] as const;
 
 /**
  * Only the canonical encoding is accepted: the signature covers the decoded bytes, so a
  * second spelling of the same bytes (unused trailing bits, missing padding, stray
  * characters Node would skip, hex letter case) would be a one-bit change nothing detects.
  */
-export function isCanonicalBase64(text: string): boolean {
+function isCanonicalBase64(text: string): boolean {
   return text.length > 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(text) && Buffer.from(text, 'base64').toString('base64') === text;
 }
 

@@ -103,8 +103,8 @@ function parseSignedData(signature: string): { signedData: pkijs.SignedData; sig
     signer && ecdsaAlgorithm.test(signer.signatureAlgorithm.algorithmId) && !isStrictEcdsaSignature(signer.signature.valueBlock.valueHexView) && 'signature encoding',
     !(signedData.certificates ?? []).every((certificate) => certificate instanceof pkijs.Certificate && hasStrictSignatureEncoding(certificate)) && 'certificate signature encoding',
   ].filter((problem): problem is string => problem !== false);
-  for (const algorithm of [...signedData.digestAlgorithms, signer?.digestAlgorithm].filter((a) => a !== undefined)) {
-    if (algorithm.algorithmParams !== undefined && !(algorithm.algorithmParams instanceof asn1js.Null)) shapeProblems.push('digest parameters');
+  for (const algorithm of [...signedData.digestAlgorithms, signer?.digestAlgorithm, signer?.signatureAlgorithm].filter((a) => a !== undefined)) {
+    if (algorithm.algorithmParams !== undefined && !(algorithm.algorithmParams instanceof asn1js.Null)) shapeProblems.push('algorithm parameters');
   }
   if (!signer || shapeProblems.length > 0) throw signatureFailure(`unexpected CMS structure (${shapeProblems.join(', ')})`);
 
@@ -167,14 +167,8 @@ export async function verifyWalletSignature(token: WalletPaymentToken, trust: Wa
     throw signatureFailure('the signature cannot be parsed');
   }
   const { signedData, signedAt, leaf } = parsed;
-  let verified = false;
-  try {
-    const outcome = await signedData.verify({ signer: 0, data: toArrayBuffer(signedContent(token)), extendedMode: true }, pkiCrypto);
-    verified = outcome.signatureVerified === true;
-  } catch {
-    verified = false;
-  }
-  if (!verified) throw signatureFailure('the signature does not match the token');
+  const outcome = await signedData.verify({ signer: 0, data: toArrayBuffer(signedContent(token)), extendedMode: true }, pkiCrypto).catch(() => undefined);
+  if (outcome?.signatureVerified !== true) throw signatureFailure('the signature does not match the token');
   await verifyChain(signedData, leaf, trust.rootsPem, signedAt);
 
   const now = (trust.now ?? Date.now)();

@@ -123,3 +123,18 @@ test('bits of the CMS encoding that pkijs reads leniently are refused (gala sign
   }
   assert.deepEqual(accepted, []);
 });
+
+test('the parameters of the signer\'s signature algorithm, which nothing signs, are held to NULL (basis-theory RSA signature)', async () => {
+  const rsa = decryptableVectors().find((vector) => vector.token.paymentData.version === 'RSA_v1')!;
+  const cms = Buffer.from(rsa.token.paymentData.signature, 'base64');
+  const nullAt = cms.lastIndexOf(Buffer.from('06092a864886f70d01010b0500', 'hex')) + 11;
+  const accepted: string[] = [];
+  for (const offset of [nullAt, nullAt + 1]) {
+    for (let bit = 0; bit < 8; bit++) {
+      const token = withPaymentData(rsa.token, (data) => { data.signature = flipBase64(data.signature, offset, bit); });
+      const outcome = await failure(token, atSigningTime(rsa.signedAt), [rsa.key]);
+      if (outcome === 'opened' || outcome.startsWith('threw')) accepted.push(`${offset}:${bit} ${outcome}`);
+    }
+  }
+  assert.deepEqual(accepted, []);
+});
