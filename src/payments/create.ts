@@ -4,7 +4,7 @@
  */
 import { Problem } from '../problem.ts';
 import type { NewTransaction, VaultCardRow } from '../store/schema.ts';
-import type { Caller } from '../merchants/merchants.ts';
+import type { CardBrand, Caller } from '../merchants/merchants.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';
 import { cardView } from '../vault/vault.ts';
@@ -51,6 +51,9 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext, walletD
 function planVaultPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
   const card = ctx.vaultCard;
   if (!card) throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant and mode' }]);
+  if (!ctx.caller.settings.cardBrands.includes(card.brand as CardBrand)) {
+    throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'brand_not_accepted', message: `is a ${card.brand} card, a brand this merchant no longer accepts` }]);
+  }
   const row = pendingTransactionRow({
     ...request,
     owner: ctx.caller,

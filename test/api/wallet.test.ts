@@ -10,6 +10,7 @@ import { backends, basic, cardPayment, suiteApp } from '../support/app.ts';
 import { openPage, postForm } from '../pages/flow.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { mintTestWalletToken, type WalletPaymentToken } from '../../src/wallet/index.ts';
+import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
 
 const VALIDATION_URL = 'https://apple-pay-gateway-cert.apple.com/paymentservices/startSession';
 
@@ -20,18 +21,7 @@ const testToken = (amountMinor: number, overrides: { currencyNumeric?: string; n
   );
 
 /** The customer's browser as the merchant's checkout saw it: required when the merchant's page takes the payment (§2.9). */
-const browserInfo = {
-  javaEnabled: false,
-  acceptHeaders: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-  ipAddress: '192.0.2.10',
-  language: 'nl-NL',
-  screenColorDepth: '24',
-  screenHeight: '1080',
-  screenWidth: '1920',
-  timeZone: '-120',
-  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36',
-  challengeWindowSize: 'W500H600',
-};
+const { browserInfo } = exampleThreeDSRequest();
 
 const directPayment = (amount: string, token: WalletPaymentToken, overrides: Record<string, unknown> = {}) => ({
   amount, currency: 'EUR', method: 'walletpay', details: { walletPayEncryptedToken: token }, browserInfo, ...overrides,

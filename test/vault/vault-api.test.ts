@@ -162,6 +162,17 @@ for (const backend of backends) {
       }
     });
 
+    test('a stored card of a brand the merchant no longer accepts is refused at /details/vaultAccessToken', async () => {
+      const other = await createMerchant(t.store, 'Brand Shop');
+      const otherApp = { app: t.app, client: api(t.app, other.testApiKey) } as TestApp;
+      const { details } = await enroll(otherApp);
+      const settings = { methods: ['card'], cardBrands: ['mastercard'], vaultPaymentPath: 'confirm' };
+      await t.store.transact((db) => db.updateTable('merchants').set({ settings: JSON.stringify(settings) }).where('id', '=', other.merchantId).execute());
+      const refused = await otherApp.client.post('/payment', cardPayment({ returnUrl: RETURN_URL, details: { vaultAccessToken: details.vaultAccessToken } }));
+      assert.equal(refused.statusCode, 422, refused.body);
+      assert.deepEqual(refused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/details/vaultAccessToken', 'brand_not_accepted']]);
+    });
+
     test('storeInVault: yes stores the card of a successful card payment; its token pays again', async () => {
       const created = (await t.client.post('/payment', cardPayment({ returnUrl: RETURN_URL, storeInVault: 'yes' }))).json();
       const { path, csrf } = await openPage(t.app, created.payUrl);
