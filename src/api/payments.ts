@@ -17,7 +17,7 @@ import { planned, runIdempotent, type Outcome } from './idempotency.ts';
 import type { TransactionRow } from '../store/schema.ts';
 import type { PaymentRequest } from '../payments/request.ts';
 import { prepareWalletPayment, TOKEN_FIELD, type WalletStep } from '../payments/create-wallet.ts';
-import { payByWallet, recordWalletTokenUse } from '../payments/pay-by-wallet.ts';
+import { payByWalletLater, recordWalletTokenUse } from '../payments/pay-by-wallet.ts';
 import type { VaultCardRow } from '../store/schema.ts';
 import { AcquirerUnavailable } from '../acquirer/select.ts';
 
@@ -93,7 +93,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
     if (accepted && row && outcome.status === 200 && !outcome.replayed) {
       // The direct wallet flow pays after answering: the creation response is the pending payment (spec §4.1).
       const context = { row, merchant: { id: caller.merchantId, name: caller.merchantName, settings: caller.settings } };
-      payByWallet(cards, context, accepted).catch((error) => request.log.error({ err: error, reference: row.reference }, 'wallet payment failed'));
+      payByWalletLater(cards, context, accepted, request.log);
     }
     return sendOutcome(reply, outcome);
   });

@@ -11,7 +11,7 @@ import { findByPageToken } from '../store/transactions.ts';
 import { findMerchant } from '../store/merchants.ts';
 import type { MerchantSettings } from '../merchants/merchants.ts';
 import { cardProcessing } from '../payments/card-processing.ts';
-import { acceptTokenForPayment, payByWallet } from '../payments/pay-by-wallet.ts';
+import { acceptTokenForPayment, payByWalletLater, settleWalletPayments } from '../payments/pay-by-wallet.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { parseWalletToken } from '../wallet/index.ts';
 import { authenticate } from './auth.ts';
@@ -20,6 +20,8 @@ import { objectBody, type Deps } from './payments.ts';
 
 export async function walletApi(app: FastifyInstance, { config, store, keys }: Deps) {
   const cp = cardProcessing(config, store);
+  // A stopping server finishes the wallet payments it accepted before the store closes.
+  app.addHook('onClose', settleWalletPayments);
   app.post<{ Params: { token: string } }>('/card-data/:token', async (request) => {
     const caller = await authenticate(request, keys, false);
     const row = await findByPageToken(store.read, request.params.token);
@@ -34,7 +36,7 @@ export async function walletApi(app: FastifyInstance, { config, store, keys }: D
     const merchantRow = (await findMerchant(store.read, row.merchant_id))!;
     const context = { row, merchant: { id: merchantRow.id, name: merchantRow.name, settings: JSON.parse(merchantRow.settings) as MerchantSettings } };
     const accepted = await acceptTokenForPayment(cp, context, parsed.token, '/encryptedToken');
-    payByWallet(cp, context, accepted).catch((error) => request.log.error({ err: error, reference: row.reference }, 'wallet payment failed'));
+    payByWalletLater(cp, context, accepted, request.log);
     return serializePayment(row, config.publicUrl);
   });
 }

@@ -5,7 +5,8 @@
  * cryptogram (the wallet authenticated the cardholder, so no 3-D Secure step), and makes
  * its one state change through the same `authorise` as a card payment.
  *
- * The decrypted card data lives in memory only. A process that dies between accepting
+ * The decrypted card data lives in memory only. A server that stops (SIGTERM) first
+ * finishes the payments it accepted; a process that dies between accepting
  * a token and the acquirer's answer leaves the payment pending; it then expires as any
  * abandoned payment does (failed/expired), and an authorisation the acquirer may have
  * made is never captured.
@@ -23,6 +24,20 @@ import { testWalletToken } from '../wallet/test-sheet.ts';
 import { findCurrency } from './amount.ts';
 import type { CardProcessing } from './card-processing.ts';
 import { authorise, failNow, PROCESSING_LEASE_MS, type CardStep, type PaymentContext } from './pay-by-card.ts';
+
+/** Wallet payments being paid after their answer was sent; a stopping server waits for them (`settleWalletPayments`). */
+const inFlight = new Set<Promise<unknown>>();
+
+/** Pays an accepted token after the answer (the direct and hybrid flows answer `pending`, spec §4.1, §4.4). */
+export function payByWalletLater(cp: CardProcessing, ctx: PaymentContext, wallet: AcceptedWalletPayment, log: { error(data: object, message: string): void }): void {
+  const paying = payByWallet(cp, ctx, wallet).catch((error) => log.error({ err: error, reference: ctx.row.reference }, 'wallet payment failed'));
+  inFlight.add(paying);
+  void paying.finally(() => inFlight.delete(paying));
+}
+
+export async function settleWalletPayments(): Promise<void> {
+  await Promise.all(inFlight);
+}
 
 /** Records the token's one use for `reference`, in the caller's unit of work; a token used before is refused. */
 export async function recordWalletTokenUse(db: Db, transactionId: string, reference: string, field: string, now = Date.now()): Promise<void> {

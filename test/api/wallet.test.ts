@@ -6,7 +6,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, basic, cardPayment, suiteApp } from '../support/app.ts';
+import { backends, basic, cardPayment, startTestApp, suiteApp } from '../support/app.ts';
 import { openPage, postForm } from '../pages/flow.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { mintTestWalletToken, type WalletPaymentToken } from '../../src/wallet/index.ts';
@@ -100,6 +100,20 @@ for (const backend of backends) {
       const errors = await codeOf(directPayment('10.00', { paymentData: { version: 'EC_v1', header: {} } } as unknown as WalletPaymentToken));
       assert.ok(errors.length >= 3, errors.join());
       assert.ok(errors.every((e: string) => e.startsWith('/details/walletPayEncryptedToken/paymentData/')), errors.join());
+    });
+
+    test('a stopping server finishes the wallet payments it accepted before its store closes', async () => {
+      const own = await startTestApp(backend);
+      try {
+        const created = (await own.client.post('/payment', directPayment('10.41', await testToken(1041)))).json();
+        assert.equal(created.status, 'pending');
+        await own.app.close();
+        const row = await own.store.read.selectFrom('transactions').select('status').where('reference', '=', created.reference).executeTakeFirstOrThrow();
+        assert.equal(row.status, 'success');
+      } finally {
+        await own.store.close();
+        await own.database.drop();
+      }
     });
 
     test('a live key with a wallet token needs the live wallet keys and an acquirer: 503, nothing stored', async () => {
