@@ -73,10 +73,12 @@ export async function acceptWalletToken(
   } else if (opened.amountMinor !== payment.amountMinor) {
     errors.push({ field, code: 'amount_mismatch', message: 'the amount the customer approved in the wallet is not the payment amount' });
   }
-  const network = token.paymentMethod?.network?.toLowerCase();
-  const brand = (network && NETWORK_BRANDS[network]) || detectBrands(opened.pan)[0];
+  // paymentMethod is outside the signature: the (signed, encrypted) card number decides; the network only picks among co-badged brands.
+  const named = NETWORK_BRANDS[token.paymentMethod?.network?.toLowerCase() ?? ''];
+  const detected = detectBrands(opened.pan);
+  const brand = named && detected.includes(named) ? named : detected[0];
   if (!brand || !payment.acceptedBrands.includes(brand)) {
-    errors.push({ field: `${field}/paymentMethod/network`, code: 'brand_not_accepted', message: `the card network ${token.paymentMethod?.network ?? '(unknown)'} is not accepted by this merchant` });
+    errors.push({ field, code: 'brand_not_accepted', message: `the token's card is ${brand ? `a ${brand} card, a brand` : 'of a brand'} this merchant does not accept` });
   }
   if (errors.length > 0) throw Problem.validation(errors);
   return { ...opened, brand: brand!, transactionId: token.paymentData.header.transactionId };

@@ -51,7 +51,7 @@ describe('accepting a real wallet token (live trust path)', () => {
     const currency = await refusal(acceptWalletToken(token(), { ...payment, currency: 'eur' }, live, FIELD, () => signedAt));
     assert.deepEqual(currency.errors?.map((e) => e.code), ['currency_mismatch']);
     const brand = await refusal(acceptWalletToken(token(), { ...payment, acceptedBrands: ['mastercard'] }, live, FIELD, () => signedAt));
-    assert.deepEqual(brand.errors?.map((e) => [e.field, e.code]), [[`${FIELD}/paymentMethod/network`, 'brand_not_accepted']]);
+    assert.deepEqual(brand.errors?.map((e) => [e.field, e.code]), [[FIELD, 'brand_not_accepted']]);
   });
 
   test('a test-mode payment does not trust the vendor root, and live mode needs processing keys', async () => {
