@@ -7,6 +7,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../support/app.
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { findMerchant } from '../../src/store/merchants.ts';
+import { openWalletToken, testWalletPki, type WalletPaymentToken } from '../../src/wallet/index.ts';
 
 const run = promisify(execFile);
 const kassa = (env: Record<string, string>, ...args: string[]) =>
@@ -66,3 +67,22 @@ for (const backend of backends) {
     });
   });
 }
+
+describe('kassa wallet test-token', () => {
+  test('prints a test wallet token for the amount, currency and brand, which opens with the test keys', async () => {
+    const { stdout } = await kassa({}, 'wallet', 'test-token', '--amount', '25.10', '--currency', 'eur', '--brand', 'mastercard');
+    const token = JSON.parse(stdout) as WalletPaymentToken;
+    assert.equal(token.paymentData.version, 'EC_v1');
+    assert.equal(token.paymentMethod?.network, 'MasterCard');
+    const opened = await openWalletToken(token, { trust: { rootsPem: [testWalletPki.rootPem] }, keys: [testWalletPki.processingKey] });
+    assert.deepEqual([opened.amountMinor, opened.currencyNumeric, opened.pan], [2510, '978', '5555555555554444']);
+  });
+
+  test('refuses an amount the currency cannot hold, an unknown currency or brand, with exit code 1', async () => {
+    for (const args of [['--amount', '1.234', '--currency', 'EUR'], ['--amount', '1', '--currency', 'XYZ'], ['--amount', '1', '--currency', 'EUR', '--brand', 'diners']]) {
+      const failed = await kassa({}, 'wallet', 'test-token', ...args).then(() => undefined, (error: { code: number; stderr: string }) => error);
+      assert.equal(failed?.code, 1, args.join(' '));
+      assert.match(failed!.stderr, /^kassa: /);
+    }
+  });
+});
