@@ -13,8 +13,9 @@ import type { WalletSettings } from '../../src/wallet/settings.ts';
 import type { WalletPaymentToken } from '../../src/wallet/index.ts';
 import { cardBrands } from '../../src/merchants/merchants.ts';
 import { Problem } from '../../src/problem.ts';
+import { vectorsDirectory } from './vectors.ts';
 
-const vectors = path.resolve(import.meta.dirname, '../../../shared/test-vectors/walletpay/basis-theory/ec');
+const vectors = path.join(vectorsDirectory, 'basis-theory/ec');
 const read = (file: string) => fs.readFileSync(path.join(vectors, file), 'utf8');
 const token = () => JSON.parse(read('token.new.json')) as WalletPaymentToken;
 const signedAt = Date.parse('2023-09-13T13:49:38Z');
