@@ -5,6 +5,7 @@
 import { Problem } from '../problem.ts';
 import type { NewTransaction, VaultCardRow } from '../store/schema.ts';
 import type { CardBrand, Caller } from '../merchants/merchants.ts';
+import { isExpired } from './card-input.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';
 import { cardView } from '../vault/vault.ts';
@@ -51,6 +52,9 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext, walletD
 function planVaultPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
   const card = ctx.vaultCard;
   if (!card) throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant and mode' }]);
+  if (isExpired({ month: card.expiry_month, year: card.expiry_year }, new Date(ctx.now))) {
+    throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'card_expired', message: `is a card that expired at the end of ${String(card.expiry_month).padStart(2, '0')}/${card.expiry_year}` }]);
+  }
   if (!ctx.caller.settings.cardBrands.includes(card.brand as CardBrand)) {
     throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'brand_not_accepted', message: `is a ${card.brand} card, a brand this merchant no longer accepts` }]);
   }

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { api, backends, cardPayment, startTestApp, suiteApp, type TestApp } from '../support/app.ts';
 import { createMerchant, setVaultPaymentPath } from '../../src/merchants/merchants.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
+import { sha256Hex } from '../../src/lib/tokens.ts';
 import { card, csrfOf, openPage, playChallenge, postForm } from '../pages/flow.ts';
 
 const RETURN_URL = 'https://shop.example/return';
@@ -171,6 +172,14 @@ for (const backend of backends) {
       const refused = await otherApp.client.post('/payment', cardPayment({ returnUrl: RETURN_URL, details: { vaultAccessToken: details.vaultAccessToken } }));
       assert.equal(refused.statusCode, 422, refused.body);
       assert.deepEqual(refused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/details/vaultAccessToken', 'brand_not_accepted']]);
+    });
+
+    test('a stored card past its expiry month is refused on creation at /details/vaultAccessToken', async () => {
+      const { details } = await enroll(t);
+      await t.store.transact((db) => db.updateTable('vault_cards').set({ expiry_month: 1, expiry_year: 2020 }).where('access_token_hash', '=', sha256Hex(details.vaultAccessToken)).execute());
+      const refused = await createVaultPayment(details.vaultAccessToken);
+      assert.equal(refused.statusCode, 422, refused.body);
+      assert.deepEqual(refused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/details/vaultAccessToken', 'card_expired']]);
     });
 
     test('storeInVault: yes stores the card of a successful card payment; its token pays again', async () => {
