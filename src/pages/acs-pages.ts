@@ -81,7 +81,7 @@ export async function acsPages(app: FastifyInstance, { cp }: { cp: CardProcessin
     if (!tx || tx.protocol === '1.0.2' || tx.state !== 'pending' || tx.three_ds_server_trans_id !== creq?.threeDSServerTransID) return unknown(reply, true);
     const view = { t: translator(tx.language), nonce: newNonce() };
     const hidden = { acsTransID: tx.acs_trans_id, token: tx.form_token, threeDSSessionData: field(request.body, 'threeDSSessionData') ?? '' };
-    const intro = view.t('acsIntro', { amount: tx.amount_text, merchant: tx.merchant_name });
+    const intro = tx.amount_text ? view.t('acsIntro', { amount: tx.amount_text, merchant: tx.merchant_name }) : view.t('acsIntroCard', { merchant: tx.merchant_name });
     return sendPage(reply, inWindow(view.nonce), bankPage(view, `${ACS_SIMULATOR_PATH}/challenge/answer`, hidden, intro));
   });
 

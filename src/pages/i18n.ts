@@ -91,6 +91,7 @@ const eng = {
   // Simulated issuer (ACS) pages
   acsTitle: 'Demo Bank – confirm your payment',
   acsIntro: 'Confirm the payment of {amount} to {merchant} with the one-time code sent to your phone.',
+  acsIntroCard: 'Confirm that {merchant} may save your card, with the one-time code sent to your phone.',
   acsCode: 'One-time code',
   acsTestCode: 'Test mode: the code is {code}. Any other code fails the verification.',
   acsSubmit: 'Confirm',
@@ -184,6 +185,7 @@ const nld: Messages = {
   unavailable: 'Kaartbetalingen zijn voor deze betaling op dit moment niet beschikbaar. Er is geen geld afgeschreven.',
   acsTitle: 'Demo Bank – bevestig uw betaling',
   acsIntro: 'Bevestig de betaling van {amount} aan {merchant} met de eenmalige code die naar uw telefoon is gestuurd.',
+  acsIntroCard: 'Bevestig met de eenmalige code die naar uw telefoon is gestuurd dat {merchant} uw kaart mag bewaren.',
   acsCode: 'Eenmalige code',
   acsTestCode: 'Testmodus: de code is {code}. Elke andere code laat de verificatie mislukken.',
   acsSubmit: 'Bevestigen',

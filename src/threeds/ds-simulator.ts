@@ -56,7 +56,8 @@ export class SimulatedDirectoryServer implements DirectoryServer {
           brand,
           language: languageOfBrowser(areq.browserLanguage),
           merchantName: String(areq.merchantName ?? ''),
-          amountText: amountText(amountMinor, exponent, currency?.code ?? 'XXX'),
+          // An enrollment (no amount) confirms the card itself: the bank page then shows no amount.
+          amountText: areq.purchaseAmount === undefined ? '' : amountText(amountMinor, exponent, currency?.code ?? 'XXX'),
           notificationUrl: typeof areq.notificationURL === 'string' ? areq.notificationURL : undefined,
         });
         return { kind: 'ares', ares: { ...base, acsTransID, transStatus: 'C', acsURL: `${this.publicUrl}${ACS_SIMULATOR_PATH}/challenge` } };

@@ -28,6 +28,7 @@ describe('vault pages in Chromium', { skip: !browserAvailable && 'no Chromium at
     // 4111 1111 1111 1111 ends in 11: the simulated issuer asks this card for a challenge (zero-amount enrollment).
     await payWithCard(page, { name: 'Jo Tester' }, /^Save card$/);
     const frame = page.frameLocator('iframe[name=challenge-window]');
+    await frame.getByText('Confirm that Test Shop may save your card').waitFor();
     await frame.getByLabel('One-time code').pressSequentially('1234');
     await frame.getByRole('button', { name: 'Confirm', exact: true }).click();
     await page.waitForURL(h.returnUrl);
