@@ -39,16 +39,23 @@ export async function settleWalletPayments(): Promise<void> {
   await Promise.all(inFlight);
 }
 
-/** Records the token's one use for `reference`, in the caller's unit of work; a token used before is refused. */
+/**
+ * Records a payment's one token, in the caller's unit of work. A token is used once and a
+ * payment takes one token: both are unique keys, so two processes racing with the same
+ * token, or with two tokens for one payment, cannot both win. The same token for the same
+ * payment again is a retry, and fine.
+ */
 export async function recordWalletTokenUse(db: Db, transactionId: string, reference: string, field: string, now = Date.now()): Promise<void> {
   const result = await db
     .insertInto('wallet_token_uses')
     .values({ transaction_id: transactionId, reference, created: now })
-    .onConflict((oc) => oc.column('transaction_id').doNothing())
+    .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
-  if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) {
-    throw Problem.validation([{ field, code: 'token_used', message: 'this wallet token has already been used for a payment; ask the customer to pay again' }]);
-  }
+  if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0) return;
+  const use = await db.selectFrom('wallet_token_uses').select('reference').where('transaction_id', '=', transactionId).executeTakeFirst();
+  if (use?.reference === reference) return;
+  if (use) throw Problem.validation([{ field, code: 'token_used', message: 'this wallet token has already been used for a payment; ask the customer to pay again' }]);
+  throw Problem.conflict('A wallet token was already accepted for this payment; read the transaction for its outcome.');
 }
 
 /**
@@ -69,9 +76,6 @@ export async function acceptTokenForPayment(cp: CardProcessing, ctx: PaymentCont
   await cp.store.transact(async (db) => {
     const current = (await findTransaction(db, row.reference))!;
     if (current.status !== 'pending') throw notPending(current.status);
-    const earlier = await db.selectFrom('wallet_token_uses').select('transaction_id').where('reference', '=', row.reference).executeTakeFirst();
-    if (earlier?.transaction_id === accepted.transactionId) return;
-    if (earlier) throw Problem.conflict('A wallet token was already accepted for this payment; read the transaction for its outcome.');
     await recordWalletTokenUse(db, accepted.transactionId, row.reference, field);
   });
   return accepted;

@@ -152,6 +152,27 @@ for (const backend of backends) {
       assert.equal((await post({ encryptedToken: await testToken(2500) })).statusCode, 409, 'a final payment takes no token');
     });
 
+    test('hybrid flow: of two tokens posted at once for one payment exactly one is accepted; the same token twice is a retry', async () => {
+      const intakeOf = async () => {
+        const created = (await t.client.post('/payment', hybridPayment({ walletPayValidationUrl: VALIDATION_URL, walletPayDomainName: 'shop.example' }))).json();
+        const url = new URL(created.cardDataUrl).pathname;
+        const post = (token: WalletPaymentToken) => t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ encryptedToken: token }) });
+        return { created, post };
+      };
+      const race = await intakeOf();
+      const answers = await Promise.all([race.post(await testToken(2500)), race.post(await testToken(2500))]);
+      assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 409], answers.map((a) => a.body).join('\n'));
+      assert.equal((await settled(race.created.reference)).status, 'success');
+
+      const retry = await intakeOf();
+      const token = await testToken(2500);
+      const twice = await Promise.all([retry.post(token), retry.post(token)]);
+      assert.deepEqual(twice.map((a) => a.statusCode), [200, 200]);
+      assert.equal((await settled(retry.created.reference)).status, 'success');
+      const events = await t.store.read.selectFrom('transaction_events').select('to_status').where('reference', '=', retry.created.reference).execute();
+      assert.equal(events.filter((e) => e.to_status === 'success').length, 1);
+    });
+
     test('hybrid flow: validation URL and domain are checked before any request; cancelUrl cancels', async () => {
       const res = await t.client.post('/payment', hybridPayment({ walletPayValidationUrl: 'https://evil.example/startSession' }));
       assert.equal(res.statusCode, 422);

@@ -10,7 +10,7 @@ export const wallet = () => ({
     await db.schema
       .createTable('wallet_token_uses')
       .addColumn('transaction_id', 'text', (c) => c.primaryKey())
-      .addColumn('reference', 'text', (c) => c.notNull().references('transactions.reference'))
+      .addColumn('reference', 'text', (c) => c.notNull().unique().references('transactions.reference'))
       .addColumn('created', 'bigint', (c) => c.notNull())
       .execute();
   },
