@@ -79,6 +79,9 @@ for (const backend of backends) {
       assert.equal(reused.statusCode, 422);
       assert.deepEqual(reused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/details/walletPayEncryptedToken', 'token_used']]);
       assert.equal((await settled(first.json().reference)).status, 'success');
+      const racing = await testToken(1600);
+      const both = await Promise.all([t.client.post('/payment', directPayment('16.00', racing)), t.client.post('/payment', directPayment('16.00', racing))]);
+      assert.deepEqual(both.map((r) => r.statusCode).sort(), [200, 422], 'one token, two creations at once: one payment');
     });
 
     test('direct flow: a token that does not match, verify or parse is a 422 naming the field', async () => {
