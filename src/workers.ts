@@ -1,13 +1,16 @@
-/** Background work run inside the server process (RUN_WORKERS=true): expiry, webhook delivery and hourly housekeeping. */
+/** Background work run inside the server process (RUN_WORKERS=true): expiry, wallet payment recovery, webhook delivery and hourly housekeeping. */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Store } from './store/store.ts';
 import { startExpirySweeper } from './payments/expiry.ts';
 import { WebhookWorker } from './events/worker.ts';
 import { HOUSEKEEPING_INTERVAL_MS, runHousekeeping } from './housekeeping.ts';
+import { startWalletRecovery } from './payments/wallet-recovery.ts';
+import { cardProcessing } from './payments/card-processing.ts';
 
 export function startWorkers(config: Config, store: Store, log: FastifyBaseLogger): () => Promise<void> {
   const stopExpiry = startExpirySweeper(store, config.expirySweepIntervalMs, (err) => log.error({ err }, 'expiry sweep failed'));
+  const stopWalletRecovery = startWalletRecovery(cardProcessing(config, store), config.expirySweepIntervalMs, (err) => log.error({ err }, 'wallet payment recovery failed'));
   const purge = setInterval(() => {
     runHousekeeping(config, store).catch((err) => log.error({ err }, 'housekeeping failed'));
   }, HOUSEKEEPING_INTERVAL_MS);
@@ -15,6 +18,6 @@ export function startWorkers(config: Config, store: Store, log: FastifyBaseLogge
   const webhooks = new WebhookWorker(store, { ...config.webhooks, onError: (err) => log.error({ err }, 'webhook delivery failed') }).start();
   return async () => {
     clearInterval(purge);
-    await Promise.all([stopExpiry(), webhooks.stop()]);
+    await Promise.all([stopExpiry(), stopWalletRecovery(), webhooks.stop()]);
   };
 }

@@ -85,7 +85,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
       async (db) => {
         const { row, body: answer, accepted } = payment();
         await storePendingTransaction(db, row);
-        if (accepted) await recordWalletTokenUse(db, accepted.transactionId, row.reference, TOKEN_FIELD);
+        if (accepted) await recordWalletTokenUse(db, accepted, row.reference, TOKEN_FIELD);
         return { status: 200, body: answer };
       },
     );

@@ -5,11 +5,10 @@
  * cryptogram (the wallet authenticated the cardholder, so no 3-D Secure step), and makes
  * its one state change through the same `authorise` as a card payment.
  *
- * The decrypted card data lives in memory only. A server that stops (SIGTERM) first
- * finishes the payments it accepted; a process that dies between accepting
- * a token and the acquirer's answer leaves the payment pending; it then expires as any
- * abandoned payment does (failed/expired), and an authorisation the acquirer may have
- * made is never captured.
+ * The decrypted card data lives in memory only; the token itself (still encrypted to the
+ * processing key) is kept with its one-use record until the payment is final. A server
+ * that stops (SIGTERM) first finishes the payments it accepted; after a crash the
+ * background worker resumes them from the kept token (wallet-recovery.ts).
  */
 import type { Db } from '../store/store.ts';
 import { findTransaction } from '../store/transactions.ts';
@@ -45,10 +44,11 @@ export async function settleWalletPayments(): Promise<void> {
  * token, or with two tokens for one payment, cannot both win. The same token for the same
  * payment again is a retry, and fine.
  */
-export async function recordWalletTokenUse(db: Db, transactionId: string, reference: string, field: string, now = Date.now()): Promise<void> {
+export async function recordWalletTokenUse(db: Db, accepted: AcceptedWalletPayment, reference: string, field: string, now = Date.now()): Promise<void> {
+  const { transactionId } = accepted;
   const result = await db
     .insertInto('wallet_token_uses')
-    .values({ transaction_id: transactionId, reference, created: now })
+    .values({ transaction_id: transactionId, reference, token: JSON.stringify(accepted.token), created: now })
     .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
   if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0) return;
@@ -76,7 +76,7 @@ export async function acceptTokenForPayment(cp: CardProcessing, ctx: PaymentCont
   await cp.store.transact(async (db) => {
     const current = (await findTransaction(db, row.reference))!;
     if (current.status !== 'pending') throw notPending(current.status);
-    await recordWalletTokenUse(db, accepted.transactionId, row.reference, field);
+    await recordWalletTokenUse(db, accepted, row.reference, field);
   });
   return accepted;
 }
@@ -93,14 +93,22 @@ export async function payByWallet(cp: CardProcessing, ctx: PaymentContext, walle
     if (!(await takeProcessingLease(db, row.reference, now, now + PROCESSING_LEASE_MS))) return { step: 'busy' };
     return { step: 'go' };
   });
+  if (gate.step === 'final') await forgetToken(cp, row.reference);
   if (gate.step !== 'go') return gate;
   try {
     if (row.mode === 'test') await delay(scenarioFor(row.amount_minor, findCurrency(row.currency)!.exponent).walletDelayMs ?? 0);
     const card = { pan: wallet.pan, expiryMonth: wallet.expiryMonth, expiryYear: wallet.expiryYear, holderName: wallet.cardholderName ?? '', brand: wallet.brand };
-    return await authorise(cp, ctx, row, card, walletAuthentication(wallet), `wallet-${wallet.transactionId}`);
+    const step = await authorise(cp, ctx, row, card, walletAuthentication(wallet), `wallet-${wallet.transactionId}`);
+    if (step.step === 'final') await forgetToken(cp, row.reference);
+    return step;
   } finally {
     await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
   }
+}
+
+/** A final payment needs its token no more (a crash before this only makes the recovery clear it). */
+export async function forgetToken(cp: CardProcessing, reference: string): Promise<void> {
+  await cp.store.transact((db) => db.updateTable('wallet_token_uses').set({ token: null }).where('reference', '=', reference).execute());
 }
 
 /** The wallet's cardholder authentication (device biometrics) as the acquirer is told it: the cryptogram and ECI. */

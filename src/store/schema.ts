@@ -191,6 +191,8 @@ export interface AcsSimTransactionTable {
 export interface WalletTokenUseTable {
   transaction_id: string;
   reference: string;
+  /** The token as received (JSON), until its payment is final; null after. */
+  token: string | null;
   created: number;
 }
 

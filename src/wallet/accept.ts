@@ -24,6 +24,8 @@ export interface AcceptedWalletPayment extends DecryptedWalletPayment {
   brand: CardBrand;
   /** The token's header.transactionId: one use per token. */
   transactionId: string;
+  /** The token as received: kept (still encrypted) until its payment is final, to resume it after a crash. */
+  token: WalletPaymentToken;
 }
 
 export interface PaymentToPay {
@@ -81,5 +83,5 @@ export async function acceptWalletToken(
     errors.push({ field, code: 'brand_not_accepted', message: `the token's card is ${brand ? `a ${brand} card, a brand` : 'of a brand'} this merchant does not accept` });
   }
   if (errors.length > 0) throw Problem.validation(errors);
-  return { ...opened, brand: brand!, transactionId: token.paymentData.header.transactionId };
+  return { ...opened, brand: brand!, transactionId: token.paymentData.header.transactionId, token };
 }

@@ -10,6 +10,8 @@ import { backends, basic, cardPayment, createTestDatabase, type TestDatabase } f
 import { kassaCli, startKassaProcess, waitForExit } from '../support/process.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
+import { mintTestWalletToken } from '../../src/wallet/index.ts';
+import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
 
 for (const backend of backends) {
   describe(`crash safety on ${backend}`, () => {
@@ -79,6 +81,55 @@ for (const backend of backends) {
         assert.ok([...perReference.values()].every((n) => n === 1), 'exactly one payment per Idempotency-Reference');
       } finally {
         await store.close();
+      }
+    });
+
+    test('kill -9 while a wallet payment waits for the acquirer: the restarted Kassa resumes it, once', async () => {
+      const env = { ...db.env, HTTP_PROCESSES: '1', EXPIRY_SWEEP_INTERVAL_MS: '200' };
+      const first = await startKassaProcess(env);
+      const token = await mintTestWalletToken({ pan: '4111111111111111', expiry: '301231', amountMinor: 1041, currencyNumeric: '978', network: 'Visa' });
+      const created = await fetch(`${first.baseUrl}/api/v1/payment`, {
+        method: 'POST',
+        headers: { authorization: basic(key), 'content-type': 'application/json' },
+        // .41: the final state only after 2 s, so the kill comes while the payment is being paid.
+        body: JSON.stringify({ amount: '10.41', currency: 'EUR', method: 'walletpay', details: { walletPayEncryptedToken: token }, browserInfo: exampleThreeDSRequest().browserInfo }),
+      });
+      assert.equal(created.status, 200, await created.clone().text());
+      const { reference } = (await created.json()) as { reference: string };
+      first.child.kill('SIGKILL');
+      await waitForExit(first.child);
+
+      const store = await openStore(loadConfig(db.env));
+      try {
+        const left = await store.read.selectFrom('transactions').select('status').where('reference', '=', reference).executeTakeFirstOrThrow();
+        assert.equal(left.status, 'pending', 'the kill came before the outcome');
+        // The dead process's processing lease (60 s) runs out: let that time pass.
+        await store.transact((tx) => tx.updateTable('payment_pages').set({ processing_until: 0 }).where('reference', '=', reference).execute());
+      } finally {
+        await store.close();
+      }
+
+      const second = await startKassaProcess(env);
+      try {
+        let status = 'pending';
+        for (let i = 0; i < 200 && status === 'pending'; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const res = await fetch(`${second.baseUrl}/api/v1/transaction?reference=${reference}`, { headers: { authorization: basic(key) } });
+          status = ((await res.json()) as { status: string }).status;
+        }
+        assert.equal(status, 'success', second.output());
+      } finally {
+        second.child.kill('SIGTERM');
+        await waitForExit(second.child);
+      }
+      const after = await openStore(loadConfig(db.env));
+      try {
+        const events = await after.read.selectFrom('transaction_events').select('to_status').where('reference', '=', reference).execute();
+        assert.deepEqual(events.map((e) => e.to_status), ['pending', 'success']);
+        const use = await after.read.selectFrom('wallet_token_uses').select('token').where('reference', '=', reference).executeTakeFirstOrThrow();
+        assert.equal(use.token, null, 'the token is forgotten once the payment is final');
+      } finally {
+        await after.close();
       }
     });
   });
