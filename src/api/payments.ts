@@ -14,11 +14,10 @@ import { cardProcessing } from '../payments/card-processing.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { authenticate } from './auth.ts';
 import { planned, runIdempotent, type Outcome } from './idempotency.ts';
-import type { TransactionRow } from '../store/schema.ts';
+import type { TransactionRow, VaultCardRow } from '../store/schema.ts';
 import type { PaymentRequest } from '../payments/request.ts';
 import { prepareWalletPayment, TOKEN_FIELD, type WalletStep } from '../payments/create-wallet.ts';
 import { payByWalletLater, recordWalletTokenUse } from '../payments/pay-by-wallet.ts';
-import type { VaultCardRow } from '../store/schema.ts';
 import { AcquirerUnavailable } from '../acquirer/select.ts';
 
 export interface Deps {
@@ -61,8 +60,8 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
     const body = objectBody(request.body);
     const { caller } = request;
     const plan = (paymentRequest: PaymentRequest, found: { vaultCard?: VaultCardRow; wallet?: WalletStep } = {}) => {
-      const ctx = { caller, defaultExpiry: config.paymentExpiry, defaultExpiryMs: config.paymentExpiryMs, now: Date.now(), vaultCard: found.vaultCard };
-      const row = planPayment(paymentRequest, ctx, found.wallet?.details) as TransactionRow;
+      const ctx = { caller, defaultExpiry: config.paymentExpiry, defaultExpiryMs: config.paymentExpiryMs, now: Date.now(), vaultCard: found.vaultCard, walletDetails: found.wallet?.details };
+      const row = planPayment(paymentRequest, ctx) as TransactionRow;
       return { row, body: serializePayment(row, config.publicUrl), accepted: found.wallet?.accepted };
     };
     const payment = await planned(() => {
@@ -72,9 +71,9 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
         // A read before the unit of work: vault cards are never changed or deleted, so the card found here is the card paid with.
         return cards.vault.find(store.read, caller, paymentRequest.details.vaultAccessToken!).then((vaultCard) => plan(paymentRequest, { vaultCard }));
       }
-      if (paymentRequest.method !== 'walletpay') return plan(paymentRequest);
+      if (paymentRequest.flow !== 'walletpay-direct' && paymentRequest.flow !== 'walletpay-hybrid') return plan(paymentRequest);
       // A token paid or a session handed out must be payable: not with a live key and no acquirer.
-      if (paymentRequest.flow !== 'walletpay-hosted' && !cards.acquirers.available(caller.mode)) throw new AcquirerUnavailable();
+      if (!cards.acquirers.available(caller.mode)) throw new AcquirerUnavailable();
       return prepareWalletPayment(paymentRequest, caller, config.wallet).then((wallet) => plan(paymentRequest, { wallet }));
     });
     const outcome = await runIdempotent(

@@ -8,15 +8,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Problem } from '../problem.ts';
 import { findByPageToken } from '../store/transactions.ts';
-import { findMerchant } from '../store/merchants.ts';
-import type { MerchantSettings } from '../merchants/merchants.ts';
+import { paymentMerchant } from '../merchants/merchants.ts';
 import { cardProcessing } from '../payments/card-processing.ts';
 import { acceptTokenForPayment, payByWalletLater, settleWalletPayments } from '../payments/pay-by-wallet.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { parseWalletToken } from '../wallet/index.ts';
 import { authenticate } from './auth.ts';
 import { objectBody, type Deps } from './payments.ts';
-
 
 export async function walletApi(app: FastifyInstance, { config, store, keys }: Deps) {
   const cp = cardProcessing(config, store);
@@ -33,8 +31,7 @@ export async function walletApi(app: FastifyInstance, { config, store, keys }: D
     if (!parsed.token) {
       throw Problem.validation(parsed.errors.length > 0 ? parsed.errors : [{ field: '/encryptedToken', code: 'required', message: 'is required: the wallet token exactly as received' }]);
     }
-    const merchantRow = (await findMerchant(store.read, row.merchant_id))!;
-    const context = { row, merchant: { id: merchantRow.id, name: merchantRow.name, settings: JSON.parse(merchantRow.settings) as MerchantSettings } };
+    const context = { row, merchant: await paymentMerchant(store.read, row.merchant_id) };
     const accepted = await acceptTokenForPayment(cp, context, parsed.token, '/encryptedToken');
     payByWalletLater(cp, context, accepted, request.log);
     return serializePayment(row, config.publicUrl);

@@ -3,7 +3,7 @@
  * to its merchant and mode. Owns `MerchantSettings` (enabled methods and card brands).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { Store } from '../store/store.ts';
+import type { Db, Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
 import { findApiKey, findMerchant, insertApiKey, insertMerchant, revokeApiKeys, updateMerchantSettings } from '../store/merchants.ts';
 import { newApiKey, newMerchantId, sha256Hex } from '../lib/tokens.ts';
@@ -73,6 +73,19 @@ export async function setVaultPaymentPath(store: Store, merchantId: string, path
     const settings: MerchantSettings = { ...(JSON.parse(merchant.settings) as MerchantSettings), vaultPaymentPath: path };
     await updateMerchantSettings(db, merchantId, JSON.stringify(settings));
   });
+}
+
+/** A merchant as a payment's processing sees it: id, name and settings. */
+export interface PaymentMerchant {
+  id: string;
+  name: string;
+  settings: MerchantSettings;
+}
+
+/** The merchant a stored payment belongs to (which exists: merchants are never deleted). */
+export async function paymentMerchant(db: Db, merchantId: string): Promise<PaymentMerchant> {
+  const row = (await findMerchant(db, merchantId))!;
+  return { id: row.id, name: row.name, settings: JSON.parse(row.settings) as MerchantSettings };
 }
 
 const KEY_SHAPE = /^(test|live)_[0-9A-Za-z]{20,80}$/;

@@ -12,13 +12,12 @@ import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import type { Mode, TransactionRow } from '../store/schema.ts';
 import { findByPageToken } from '../store/transactions.ts';
-import { findMerchant } from '../store/merchants.ts';
 import { ensurePaymentPage, findThreeDSSession, type PaymentPageRow } from '../store/payment-pages.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { findCurrency, formatAmount } from '../payments/amount.ts';
 import { cancelByPageToken } from '../payments/cancel.ts';
 import { isFinal, type Status } from '../payments/states.ts';
-import type { MerchantSettings } from '../merchants/merchants.ts';
+import { paymentMerchant, type CardBrand, type MerchantSettings } from '../merchants/merchants.ts';
 import { Problem } from '../problem.ts';
 import { cardProcessing, type CardProcessing } from '../payments/card-processing.ts';
 import {
@@ -33,7 +32,6 @@ import {
 import { payWithTestWallet } from '../payments/pay-by-wallet.ts';
 import { encodeCReq } from '../threeds/server.ts';
 import { payWithStoredCard } from '../vault/pay-with-stored-card.ts';
-import type { CardBrand } from '../merchants/merchants.ts';
 import { translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form, type PagePolicy } from './security.ts';
@@ -99,10 +97,9 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   async function load(token: string): Promise<Loaded | undefined> {
     const row = await findByPageToken(store.read, token);
     if (!row || row.type === 'credit') return undefined;
-    const merchantRow = (await findMerchant(store.read, row.merchant_id))!;
+    const merchant = await paymentMerchant(store.read, row.merchant_id);
     const page = await store.transact((db) => ensurePaymentPage(db, row.reference, randomBase62(32), Date.now()));
     const t = translator(row.language);
-    const merchant = { id: merchantRow.id, name: merchantRow.name, settings: JSON.parse(merchantRow.settings) as MerchantSettings };
     const view: PaymentView = {
       t,
       nonce: newNonce(),

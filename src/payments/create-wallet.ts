@@ -20,17 +20,15 @@ export interface WalletStep {
 
 export const TOKEN_FIELD = '/details/walletPayEncryptedToken';
 
+/** For the `walletpay-direct` and `walletpay-hybrid` flows. */
 export async function prepareWalletPayment(request: PaymentRequest, caller: Caller, settings: WalletSettings): Promise<WalletStep> {
   const payment = { mode: caller.mode, amountMinor: request.amountMinor, currency: request.currency.code, acceptedBrands: caller.settings.cardBrands };
   if (request.flow === 'walletpay-direct') {
     return { details: {}, accepted: await acceptWalletToken(request.details.walletPayEncryptedToken!, payment, settings, TOKEN_FIELD) };
   }
-  if (request.flow === 'walletpay-hybrid') {
-    const session = await obtainMerchantSession(
-      { mode: caller.mode, validationUrl: request.details.walletPayValidationUrl!, domainName: request.details.walletPayDomainName!, merchantName: caller.merchantName },
-      settings.merchantIdentity,
-    );
-    return { details: { walletPayPaymentSession: session } };
-  }
-  return { details: {} };
+  const session = await obtainMerchantSession(
+    { mode: caller.mode, validationUrl: request.details.walletPayValidationUrl!, domainName: request.details.walletPayDomainName!, merchantName: caller.merchantName },
+    settings.merchantIdentity,
+  );
+  return { details: { walletPayPaymentSession: session } };
 }

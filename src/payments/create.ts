@@ -17,6 +17,8 @@ export interface CreateContext {
   now: number;
   /** Vault payments: the caller's card found by `details.vaultAccessToken` (a read before the unit of work), if any. */
   vaultCard?: VaultCardRow;
+  /** Wallet flows: what they add to `details` (create-wallet.ts). */
+  walletDetails?: Record<string, unknown>;
 }
 
 /** Validates `body`; throws a 422 Problem listing every failing field. */
@@ -26,18 +28,15 @@ export function validatePaymentBody(body: Record<string, unknown>, caller: Calle
   return request;
 }
 
-/**
- * The new payment's row, decided without I/O: validation and building happen outside the
- * unit of work. `walletDetails`: what the wallet flows add to `details` (create-wallet.ts).
- */
-export function planPayment(request: PaymentRequest, ctx: CreateContext, walletDetails: Record<string, unknown> = {}): NewTransaction {
+/** The new payment's row, decided without I/O: validation and building happen outside the unit of work. */
+export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
   if (request.flow === 'vault') return planVaultPayment(request, ctx);
   const row = pendingTransactionRow({
     ...request,
     owner: ctx.caller,
     currency: request.currency.code,
     kept: { storeInVault: request.storeInVault, preselectedBrand: request.brand, orderLines: request.orderLines },
-    details: request.method === 'landingpage' ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : walletDetails,
+    details: request.method === 'landingpage' ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : ctx.walletDetails ?? {},
     now: ctx.now,
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
   });

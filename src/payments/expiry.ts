@@ -6,6 +6,7 @@
  */
 import type { Store } from '../store/store.ts';
 import { transition } from './transition.ts';
+import { runEvery } from '../lib/periodic.ts';
 
 const BATCH = 200;
 
@@ -33,19 +34,7 @@ export async function expireDuePayments(store: Store, now = Date.now()): Promise
 
 /** Runs `expireDuePayments` every `intervalMs` until stopped. */
 export function startExpirySweeper(store: Store, intervalMs: number, onError: (error: unknown) => void): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(async () => {
-      try {
-        while ((await expireDuePayments(store)).length === BATCH);
-      } catch (error) {
-        onError(error);
-      }
-    });
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return runEvery(intervalMs, async () => {
+    while ((await expireDuePayments(store)).length === BATCH);
+  }, onError);
 }

@@ -12,7 +12,8 @@
  * and a vault payment (the card comes from the vault, vault/pay-with-stored-card.ts).
  */
 import type { TransactionRow } from '../store/schema.ts';
-import type { CardBrand, MerchantSettings } from '../merchants/merchants.ts';
+import type { Db } from '../store/store.ts';
+import type { CardBrand, PaymentMerchant } from '../merchants/merchants.ts';
 import type { BrowserInfo, ThreeDSData } from '../threeds/fields.ts';
 import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction } from '../store/transactions.ts';
@@ -53,7 +54,7 @@ export type CardCheck = { ok: true; card: CardData } | { ok: false; errors: Part
 
 export interface PaymentContext {
   row: TransactionRow;
-  merchant: { id: string; name: string; settings: MerchantSettings };
+  merchant: PaymentMerchant;
 }
 
 export interface BrowserFacts {
@@ -95,10 +96,8 @@ export async function processCard(cp: CardProcessing, ctx: PaymentContext, valid
   if ((row.flow === 'enrollment' || stored.storeInVault) && !cp.vault.available) return { step: 'unavailable' };
   const at = now.getTime();
   const gate = await cp.store.transact(async (db): Promise<CardStep | { step: 'go'; attempts: number }> => {
-    const current = (await findTransaction(db, row.reference))!;
-    if (current.status !== 'pending') return { step: 'final', row: current };
-    if (current.expires_at !== null && current.expires_at <= at) return failNow(db, current, 'expired', 'expired', at);
-    await ensurePaymentPage(db, row.reference, randomBase62(32), at);
+    const current = await openForPaying(db, row.reference, at);
+    if ('step' in current) return current;
     const attempts = await countAttempt(db, row.reference);
     if (attempts > MAX_CARD_ATTEMPTS || (!validation.ok && attempts >= MAX_CARD_ATTEMPTS)) {
       return failNow(db, current, 'fraud_detected', 'card_attempts_exceeded', at);
@@ -323,7 +322,20 @@ async function finish(cp: CardProcessing, row: TransactionRow, outcome: Finish):
   });
 }
 
-export async function failNow(db: Parameters<typeof transition>[0], row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<CardStep> {
+/**
+ * In a unit of work, before a payment is paid (by card or wallet): the payment as it is now
+ * if it can still be paid — pending, not past its expiry (then it fails as expired), with
+ * its page row — or the final step it has reached.
+ */
+export async function openForPaying(db: Db, reference: string, at: number): Promise<TransactionRow | CardStep> {
+  const current = (await findTransaction(db, reference))!;
+  if (current.status !== 'pending') return { step: 'final', row: current };
+  if (current.expires_at !== null && current.expires_at <= at) return failNow(db, current, 'expired', 'expired', at);
+  await ensurePaymentPage(db, reference, randomBase62(32), at);
+  return current;
+}
+
+async function failNow(db: Db, row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<CardStep> {
   await transition(db, { reference: row.reference, from: 'pending', to: 'failed', failureCode, cause, at });
   return { step: 'final', row: (await findTransaction(db, row.reference))! };
 }

@@ -12,17 +12,16 @@
  */
 import type { Db } from '../store/store.ts';
 import { findTransaction } from '../store/transactions.ts';
-import { ensurePaymentPage, releaseProcessingLease, takeProcessingLease } from '../store/payment-pages.ts';
-import { randomBase62 } from '../lib/tokens.ts';
+import { releaseProcessingLease, takeProcessingLease } from '../store/payment-pages.ts';
 import { Problem } from '../problem.ts';
 import { scenarioFor } from '../acquirer/scenarios.ts';
 import type { Authentication } from '../threeds/server.ts';
-import { acceptWalletToken, type AcceptedWalletPayment } from '../wallet/accept.ts';
+import { acceptWalletToken, type AcceptedWalletPayment, type PaymentToPay } from '../wallet/accept.ts';
 import type { WalletPaymentToken } from '../wallet/index.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
 import { findCurrency } from './amount.ts';
 import type { CardProcessing } from './card-processing.ts';
-import { authorise, failNow, PROCESSING_LEASE_MS, type CardStep, type PaymentContext } from './pay-by-card.ts';
+import { authorise, openForPaying, PROCESSING_LEASE_MS, type CardStep, type PaymentContext } from './pay-by-card.ts';
 
 /** Wallet payments being paid after their answer was sent; a stopping server waits for them (`settleWalletPayments`). */
 const inFlight = new Set<Promise<unknown>>();
@@ -65,14 +64,9 @@ export async function recordWalletTokenUse(db: Db, accepted: AcceptedWalletPayme
  * again (a retry); another token once one was accepted is a 409, as is a final payment.
  */
 export async function acceptTokenForPayment(cp: CardProcessing, ctx: PaymentContext, token: WalletPaymentToken, field: string): Promise<AcceptedWalletPayment> {
-  const { row, merchant } = ctx;
+  const { row } = ctx;
   if (row.status !== 'pending') throw notPending(row.status);
-  const accepted = await acceptWalletToken(
-    token,
-    { mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, acceptedBrands: merchant.settings.cardBrands },
-    cp.config.wallet,
-    field,
-  );
+  const accepted = await acceptWalletToken(token, toPay(ctx), cp.config.wallet, field);
   await cp.store.transact(async (db) => {
     const current = (await findTransaction(db, row.reference))!;
     if (current.status !== 'pending') throw notPending(current.status);
@@ -81,15 +75,21 @@ export async function acceptTokenForPayment(cp: CardProcessing, ctx: PaymentCont
   return accepted;
 }
 
+/** What a token must match: the stored payment's mode, amount and currency, and its merchant's brands. */
+export const toPay = ({ row, merchant }: PaymentContext): PaymentToPay => ({
+  mode: row.mode,
+  amountMinor: row.amount_minor,
+  currency: row.currency,
+  acceptedBrands: merchant.settings.cardBrands,
+});
+
 const notPending = (status: string) => Problem.conflict(`The payment is ${status}: it takes no wallet token any more.`);
 
 export async function payByWallet(cp: CardProcessing, ctx: PaymentContext, wallet: AcceptedWalletPayment, now = Date.now()): Promise<CardStep> {
   const { row } = ctx;
   const gate = await cp.store.transact(async (db): Promise<CardStep | { step: 'go' }> => {
-    const current = (await findTransaction(db, row.reference))!;
-    if (current.status !== 'pending') return { step: 'final', row: current };
-    if (current.expires_at !== null && current.expires_at <= now) return failNow(db, current, 'expired', 'expired', now);
-    await ensurePaymentPage(db, row.reference, randomBase62(32), now);
+    const current = await openForPaying(db, row.reference, now);
+    if ('step' in current) return current;
     if (!(await takeProcessingLease(db, row.reference, now, now + PROCESSING_LEASE_MS))) return { step: 'busy' };
     return { step: 'go' };
   });

@@ -6,13 +6,13 @@
  * as the accepting process would have. The processing lease keeps it from paying next to
  * a live payer, and the acquirer call carries the same idempotency key as the first try.
  */
-import type { MerchantSettings } from '../merchants/merchants.ts';
+import { paymentMerchant } from '../merchants/merchants.ts';
 import { findTransaction } from '../store/transactions.ts';
-import { findMerchant } from '../store/merchants.ts';
 import { acceptWalletToken } from '../wallet/accept.ts';
 import type { WalletPaymentToken } from '../wallet/index.ts';
 import type { CardProcessing } from './card-processing.ts';
-import { forgetToken, payByWallet } from './pay-by-wallet.ts';
+import { forgetToken, payByWallet, toPay } from './pay-by-wallet.ts';
+import { runEvery } from '../lib/periodic.ts';
 
 /** A token younger than this is left to the process that accepted it (it pays right after the answer). */
 export const RESUME_AFTER_MS = 5_000;
@@ -45,23 +45,12 @@ export async function resumeWalletPayments(cp: CardProcessing, onError: (error: 
 async function resume(cp: CardProcessing, reference: string, token: WalletPaymentToken, acceptedAt: number): Promise<void> {
   const row = (await findTransaction(cp.store.read, reference))!;
   if (row.status !== 'pending') return forgetToken(cp, reference);
-  const merchantRow = (await findMerchant(cp.store.read, row.merchant_id))!;
-  const merchant = { id: merchantRow.id, name: merchantRow.name, settings: JSON.parse(merchantRow.settings) as MerchantSettings };
-  const payment = { mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, acceptedBrands: merchant.settings.cardBrands };
-  const accepted = await acceptWalletToken(token, payment, cp.config.wallet, '/encryptedToken', () => acceptedAt);
-  await payByWallet(cp, { row, merchant }, accepted);
+  const ctx = { row, merchant: await paymentMerchant(cp.store.read, row.merchant_id) };
+  const accepted = await acceptWalletToken(token, toPay(ctx), cp.config.wallet, '/encryptedToken', () => acceptedAt);
+  await payByWallet(cp, ctx, accepted);
 }
 
 /** Runs `resumeWalletPayments` every `intervalMs` until stopped. */
 export function startWalletRecovery(cp: CardProcessing, intervalMs: number, onError: (error: unknown) => void): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(() => resumeWalletPayments(cp, onError).catch(onError));
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return runEvery(intervalMs, () => resumeWalletPayments(cp, onError), onError);
 }
-

@@ -6,16 +6,14 @@ export async function insertVaultCard(db: Db, card: NewVaultCard): Promise<void>
   await db.insertInto('vault_cards').values(card).execute();
 }
 
+/** The owner's cards only: another merchant's or mode's card is simply not there. */
+const ownVaultCards = (db: Db, owner: { merchantId: string; mode: Mode }) =>
+  db.selectFrom('vault_cards').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+
 export async function findOwnVaultCardByTokenHash(db: Db, owner: { merchantId: string; mode: Mode }, accessTokenHash: string): Promise<VaultCardRow | undefined> {
-  return db
-    .selectFrom('vault_cards')
-    .selectAll()
-    .where('access_token_hash', '=', accessTokenHash)
-    .where('merchant_id', '=', owner.merchantId)
-    .where('mode', '=', owner.mode)
-    .executeTakeFirst();
+  return ownVaultCards(db, owner).where('access_token_hash', '=', accessTokenHash).executeTakeFirst();
 }
 
 export async function findOwnVaultCard(db: Db, owner: { merchantId: string; mode: Mode }, id: string): Promise<VaultCardRow | undefined> {
-  return db.selectFrom('vault_cards').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+  return ownVaultCards(db, owner).where('id', '=', id).executeTakeFirst();
 }

@@ -4,11 +4,8 @@
  * associated data binds a ciphertext to its vault row (id, merchant, mode): copied into
  * another row it fails authentication instead of paying with someone else's card. Pure.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { VaultKey } from '../config.ts';
-
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
+import { decryptBound, encryptBound } from '../lib/aead.ts';
 
 export class VaultKeyring {
   private readonly byId: Map<string, Buffer>;
@@ -20,22 +17,13 @@ export class VaultKeyring {
   }
 
   encrypt(plain: string, binding: string): { keyId: string; ciphertext: string } {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);
-    cipher.setAAD(Buffer.from(binding));
-    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return { keyId: this.current.id, ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url') };
+    return { keyId: this.current.id, ciphertext: encryptBound(this.current.key, plain, binding) };
   }
 
   /** Throws when the key id is unknown or the ciphertext, tag or binding was changed. */
   decrypt(keyId: string, ciphertext: string, binding: string): string {
     const key = this.byId.get(keyId);
     if (!key) throw new Error(`vault key ${keyId} is not configured (list it in VAULT_OLD_KEYS)`);
-    const bytes = Buffer.from(ciphertext, 'base64url');
-    if (bytes.length <= IV_BYTES + TAG_BYTES) throw new Error('vault ciphertext too short');
-    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
-    decipher.setAAD(Buffer.from(binding));
-    decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    return decryptBound(key, ciphertext, binding);
   }
 }
