@@ -63,6 +63,10 @@ const browserFactFields = () => html`<input type="hidden" name="js" value="0">
 
 const submitLabel = (view: PaymentView) => (view.enrollment ? view.t('saveCard') : view.t('pay', { amount: view.amountText }));
 
+/** The form's error summary, announced to screen readers, with the attempts left when counted. */
+const errorSummary = (view: PaymentView, message: string, attemptsLeft?: number) =>
+  html`<div class="error-summary" role="alert"><p>${message}${attemptsLeft !== undefined ? html` ${view.t('attemptsLeft', { count: attemptsLeft })}` : ''}</p></div>`;
+
 function cancelForm(view: PaymentView): SafeHtml {
   return html`<form method="post" action="/pay/${view.token}/cancel">${csrfField(view)}<button type="submit" class="secondary">${view.t('cancel')}</button></form>`;
 }
@@ -99,7 +103,7 @@ export function cardPage(view: PaymentView, state: CardFormState): SafeHtml {
 ${summary(view)}
 <h1>${t('cardDetails')}</h1>
 <p class="accepted">${t('acceptedCards', { brands: brands.map(brandName).join(', ') })}</p>
-${hasErrors || state.notice ? html`<div class="error-summary" role="alert"><p>${state.notice ?? t('formErrors')}${state.attemptsLeft !== undefined ? html` ${t('attemptsLeft', { count: state.attemptsLeft })}` : ''}</p></div>` : ''}
+${hasErrors || state.notice ? errorSummary(view, state.notice ?? t('formErrors'), state.attemptsLeft) : ''}
 <form id="card-form" method="post" action="/pay/${view.token}/card" novalidate data-browser-facts data-brand-label="${t('brandDetected')}" data-number-invalid="${t('number_invalid')}">
 ${csrfField(view)}
 ${browserFactFields()}
@@ -168,7 +172,7 @@ export function storedCardPage(view: PaymentView, state: StoredCardState): SafeH
   const body = html`<main>
 ${summary(view)}
 <h1>${t('storedCard')}</h1>
-${hasErrors ? html`<div class="error-summary" role="alert"><p>${t('formErrors')}${state.attemptsLeft !== undefined ? html` ${t('attemptsLeft', { count: state.attemptsLeft })}` : ''}</p></div>` : ''}
+${hasErrors ? errorSummary(view, t('formErrors'), state.attemptsLeft) : ''}
 <form id="stored-card-form" method="post" action="/pay/${view.token}/vault" novalidate data-browser-facts>
 ${csrfField(view)}
 ${browserFactFields()}
