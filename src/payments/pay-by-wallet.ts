@@ -93,14 +93,17 @@ export async function payByWallet(cp: CardProcessing, ctx: PaymentContext, walle
     if (!(await takeProcessingLease(db, row.reference, now, now + PROCESSING_LEASE_MS))) return { step: 'busy' };
     return { step: 'go' };
   });
-  if (gate.step === 'final') await forgetToken(cp, row.reference);
-  if (gate.step !== 'go') return gate;
+  const step = gate.step === 'go' ? await authoriseUnderLease(cp, ctx, wallet) : gate;
+  if (step.step === 'final') await forgetToken(cp, row.reference);
+  return step;
+}
+
+async function authoriseUnderLease(cp: CardProcessing, ctx: PaymentContext, wallet: AcceptedWalletPayment): Promise<CardStep> {
+  const { row } = ctx;
   try {
     if (row.mode === 'test') await delay(scenarioFor(row.amount_minor, findCurrency(row.currency)!.exponent).walletDelayMs ?? 0);
     const card = { pan: wallet.pan, expiryMonth: wallet.expiryMonth, expiryYear: wallet.expiryYear, holderName: wallet.cardholderName ?? '', brand: wallet.brand };
-    const step = await authorise(cp, ctx, row, card, walletAuthentication(wallet), `wallet-${wallet.transactionId}`);
-    if (step.step === 'final') await forgetToken(cp, row.reference);
-    return step;
+    return await authorise(cp, ctx, row, card, walletAuthentication(wallet), `wallet-${wallet.transactionId}`);
   } finally {
     await cp.store.transact((db) => releaseProcessingLease(db, row.reference));
   }

@@ -34,7 +34,8 @@ export class SimulatedDirectoryServer implements DirectoryServer {
     const amountMinor = Number(areq.purchaseAmount ?? 0);
     const exponent = Number(areq.purchaseExponent ?? 2);
     // A vault enrollment without amount (02-NPA) has no cents: the card number's last two digits stand in for them.
-    const scenario = areq.purchaseAmount === undefined ? scenarioFor(Number(String(areq.acctNumber ?? '').slice(-2)) || 0, 2) : scenarioFor(amountMinor, exponent);
+    const withoutAmount = areq.purchaseAmount === undefined;
+    const scenario = withoutAmount ? scenarioFor(Number(String(areq.acctNumber ?? '').slice(-2)) || 0, 2) : scenarioFor(amountMinor, exponent);
     if (scenario.threeDS === 'not_applicable') return { kind: 'not_enrolled' };
     const threeDSServerTransID = String(areq.threeDSServerTransID);
     const dsTransID = randomUUID();
@@ -57,7 +58,7 @@ export class SimulatedDirectoryServer implements DirectoryServer {
           language: languageOfBrowser(areq.browserLanguage),
           merchantName: String(areq.merchantName ?? ''),
           // An enrollment (no amount) confirms the card itself: the bank page then shows no amount.
-          amountText: areq.purchaseAmount === undefined ? '' : amountText(amountMinor, exponent, currency?.code ?? 'XXX'),
+          amountText: withoutAmount ? '' : amountText(amountMinor, exponent, currency?.code ?? 'XXX'),
           notificationUrl: typeof areq.notificationURL === 'string' ? areq.notificationURL : undefined,
         });
         return { kind: 'ares', ares: { ...base, acsTransID, transStatus: 'C', acsURL: `${this.publicUrl}${ACS_SIMULATOR_PATH}/challenge` } };
