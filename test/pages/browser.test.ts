@@ -4,24 +4,18 @@
  * a bad card number, the landing page, paying without JavaScript and paying twice. Each
  * page is checked with axe-core and photographed under test-output/screenshots.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { scenarioTable } from '../../src/acquirer/scenarios.ts';
-import { assertAccessible, browserAvailable, payWithCard, screenshot, startHarness, type BrowserHarness } from './browser.ts';
+import { assertAccessible, browserAvailable, payWithCard, screenshot, suiteHarness } from './browser.ts';
 
 const VISA = '4111 1111 1111 1111';
 const MASTERCARD = '5555 5555 5555 4444';
 const BANCONTACT = '6703 4444 4444 4449';
 
 describe('hosted card page in Chromium', { skip: !browserAvailable && 'no Chromium at /usr/bin/chromium' }, () => {
-  let h: BrowserHarness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
+  const h = suiteHarness();
 
   async function open(amount: string, overrides: Record<string, unknown> = {}, options: { javaScriptEnabled?: boolean; locale?: string } = {}) {
     const payment = await h.createPayment({ amount, ...overrides });

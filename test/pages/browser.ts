@@ -8,6 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { api, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
@@ -97,6 +98,26 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Br
       await kassa.close();
     },
   };
+}
+
+/**
+ * The harness of the enclosing describe: started before its tests, closed after them. The
+ * object returned reads through to it, so a suite can hold it from the start (as suiteApp).
+ */
+export function suiteHarness(): BrowserHarness {
+  let current: BrowserHarness | undefined;
+  before(async () => {
+    current = await startHarness();
+  });
+  after(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as BrowserHarness, {
+    get: (_, name) => {
+      if (!current) throw new Error('the suite harness starts in before(): use it inside hooks and tests');
+      return Reflect.get(current, name);
+    },
+  });
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

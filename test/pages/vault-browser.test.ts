@@ -3,18 +3,12 @@
  * enrollment's payUrl (3-D Secure challenge pop-up), then pays with it on the confirm path
  * (masked card shown, only the CVC typed). Pages are checked with axe-core and photographed.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertAccessible, browserAvailable, payWithCard, screenshot, startHarness, type BrowserHarness } from './browser.ts';
+import { assertAccessible, browserAvailable, payWithCard, screenshot, suiteHarness } from './browser.ts';
 
 describe('vault pages in Chromium', { skip: !browserAvailable && 'no Chromium at /usr/bin/chromium' }, () => {
-  let h: BrowserHarness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
+  const h = suiteHarness();
 
   test('enrollment with a challenge saves the card; a confirm-path vault payment asks only the CVC and succeeds', async () => {
     const created = await h.api.post('/token', { dataType: 'card', returnUrl: h.returnUrl, language: 'eng' });

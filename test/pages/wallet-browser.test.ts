@@ -3,18 +3,12 @@
  * with a click, in English and Dutch, the .41 scenario that settles only after 2 s, and
  * cancel. Each page is checked with axe-core and photographed under test-output/screenshots.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertAccessible, browserAvailable, screenshot, startHarness, type BrowserHarness } from './browser.ts';
+import { assertAccessible, browserAvailable, screenshot, suiteHarness } from './browser.ts';
 
 describe('hosted wallet page in Chromium', { skip: !browserAvailable && 'no Chromium at /usr/bin/chromium' }, () => {
-  let h: BrowserHarness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
+  const h = suiteHarness();
 
   async function open(amount: string, overrides: Record<string, unknown> = {}) {
     const payment = await h.createPayment({ amount, method: 'walletpay', ...overrides });
