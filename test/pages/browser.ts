@@ -8,10 +8,9 @@ import net from 'node:net';
 import path from 'node:path';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { api, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
+import { api, cardPayment, startTestApp, suiteResource, type TestApp } from '../support/app.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const browserAvailable = fs.existsSync(CHROMIUM);
@@ -100,25 +99,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Br
   };
 }
 
-/**
- * The harness of the enclosing describe: started before its tests, closed after them. The
- * object returned reads through to it, so a suite can hold it from the start (as suiteApp).
- */
-export function suiteHarness(): BrowserHarness {
-  let current: BrowserHarness | undefined;
-  before(async () => {
-    current = await startHarness();
-  });
-  after(async () => {
-    await current?.close();
-  });
-  return new Proxy({} as BrowserHarness, {
-    get: (_, name) => {
-      if (!current) throw new Error('the suite harness starts in before(): use it inside hooks and tests');
-      return Reflect.get(current, name);
-    },
-  });
-}
+/** The harness of the enclosing describe: started before its tests, closed after them. */
+export const suiteHarness = (): BrowserHarness => suiteResource(() => startHarness(), (harness) => harness.close());
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });

@@ -96,21 +96,27 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
   };
 }
 
-/**
- * The test app of the enclosing describe: started before its tests, closed after them.
- * The object returned reads through to it, so a suite can hold it from the start.
- */
+/** The test app of the enclosing describe: started before its tests, closed after them. */
 export function suiteApp(backend: Backend, env: Record<string, string> = {}): TestApp {
-  let current: TestApp | undefined;
+  return suiteResource(() => startTestApp(backend, env), (app) => app.close());
+}
+
+/**
+ * Something a whole describe shares (an app, a browser harness): started in before(),
+ * closed in after(). The object returned reads through to it, so a suite can hold it from
+ * the start.
+ */
+export function suiteResource<T extends object>(start: () => Promise<T>, close: (resource: T) => Promise<void>): T {
+  let current: T | undefined;
   before(async () => {
-    current = await startTestApp(backend, env);
+    current = await start();
   });
   after(async () => {
-    await current?.close();
+    if (current) await close(current);
   });
-  return new Proxy({} as TestApp, {
+  return new Proxy({} as T, {
     get: (_, name) => {
-      if (!current) throw new Error('the suite app starts in before(): use it inside hooks and tests');
+      if (!current) throw new Error('a suite resource starts in before(): use it inside hooks and tests');
       return Reflect.get(current, name);
     },
   });
