@@ -4,7 +4,7 @@
  * crash, a double submit) is answered with the first call's result instead of acting twice.
  * Calls are network calls: never made inside a store unit of work.
  */
-import type { CardBrand } from '../merchants/merchants.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 import type { Mode } from '../store/schema.ts';
 
 /** Card data for one authorisation. Held in memory for the call only; never logged or stored. */

@@ -3,7 +3,7 @@
  * configured connector. Live keys never reach the simulator; a live payment with no
  * connector configured is refused with a clear error.
  */
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import type { Mode } from '../store/schema.ts';
 import type { AcquirerConnector } from './connector.ts';
 import { SimulatedAcquirer } from './simulator.ts';

@@ -4,7 +4,7 @@
  * like a real acquirer's: the same key returns the first answer.
  */
 import { randomBase62 } from '../lib/tokens.ts';
-import { findCurrency } from '../payments/amount.ts';
+import { findCurrency } from '../ground/amount.ts';
 import type {
   AcquirerConnector,
   AuthoriseRequest,

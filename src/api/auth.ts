@@ -3,7 +3,7 @@
  * and an empty password. The key decides merchant and mode.
  */
 import type { FastifyRequest } from 'fastify';
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import type { Caller, KeyResolver } from '../merchants/merchants.ts';
 
 declare module 'fastify' {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Problem, type FieldError } from '../problem.ts';
+import { Problem, type FieldError } from '../ground/problem.ts';
 
 export function sendProblem(reply: FastifyReply, problem: Problem) {
   return reply

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 
 const mayPoison = (text: string) => text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
 

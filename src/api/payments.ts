@@ -1,7 +1,7 @@
 /** Merchant API routes for payments: create, read, methods, cancel. Parse → service → serialize. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import type { KeyResolver } from '../merchants/merchants.ts';

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import type { Config } from '../config.ts';
 
 const WINDOW_MS = 2000;

@@ -7,10 +7,10 @@
  * but clashes with the payment's current state (a final state never changes).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Problem, type FieldError } from '../problem.ts';
+import { Problem, type FieldError } from '../ground/problem.ts';
 import { findOwnTransaction, findTransaction } from '../store/transactions.ts';
 import { transition } from '../payments/transition.ts';
-import { failureCodes, type FailureCode } from '../payments/states.ts';
+import { failureCodes, type FailureCode } from '../ground/states.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { runIdempotent } from './idempotency.ts';
 import { objectBody, sendOutcome, type Deps } from './payments.ts';

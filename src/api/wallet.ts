@@ -6,7 +6,7 @@
  * (spec §3 rule 3): it is paid right after, and the merchant reads the transaction.
  */
 import type { FastifyInstance } from 'fastify';
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import { findByPageToken } from '../store/transactions.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
 import { cardProcessing } from '../payments/card-processing.ts';

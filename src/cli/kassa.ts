@@ -9,8 +9,8 @@ import { createMerchant, rotateApiKey, setVaultPaymentPath } from '../merchants/
 import { listMerchants } from '../store/merchants.ts';
 import type { Mode } from '../store/schema.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
-import { cardBrands, type CardBrand } from '../merchants/merchants.ts';
-import { findCurrency, parseAmount } from '../payments/amount.ts';
+import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
+import { findCurrency, parseAmount } from '../ground/amount.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
 
 async function withStore<T>(work: (store: Store) => Promise<T>, { migrate = true } = {}): Promise<T> {

@@ -7,11 +7,9 @@ import type { Db, Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
 import { findApiKey, findMerchant, insertApiKey, insertMerchant, revokeApiKeys, updateMerchantSettings } from '../store/merchants.ts';
 import { newApiKey, newMerchantId, sha256Hex } from '../lib/tokens.ts';
+import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
+import { paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
 
-export const cardBrands = ['visa', 'mastercard', 'amex', 'maestro', 'bcmc'] as const;
-export type CardBrand = (typeof cardBrands)[number];
-export const paymentMethods = ['card', 'landingpage', 'walletpay'] as const;
-export type PaymentMethod = (typeof paymentMethods)[number];
 
 export interface MerchantSettings {
   methods: PaymentMethod[];

@@ -14,11 +14,12 @@ import type { Mode, TransactionRow } from '../store/schema.ts';
 import { findByPageToken } from '../store/transactions.ts';
 import { ensurePaymentPage, findThreeDSSession, type PaymentPageRow } from '../store/payment-pages.ts';
 import { randomBase62 } from '../lib/tokens.ts';
-import { findCurrency, formatAmount } from '../payments/amount.ts';
+import { findCurrency, formatAmount } from '../ground/amount.ts';
 import { cancelByPageToken } from '../payments/cancel.ts';
-import { isFinal, type Status } from '../payments/states.ts';
-import { paymentMerchant, type CardBrand, type MerchantSettings } from '../merchants/merchants.ts';
-import { Problem } from '../problem.ts';
+import { isFinal, type Status } from '../ground/states.ts';
+import { paymentMerchant, type MerchantSettings } from '../merchants/merchants.ts';
+import { type CardBrand } from '../ground/card-brand.ts';
+import { Problem } from '../ground/problem.ts';
 import { cardProcessing, type CardProcessing } from '../payments/card-processing.ts';
 import {
   chooseMethod,

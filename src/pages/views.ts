@@ -7,8 +7,8 @@ import { html, jsonScriptData, trusted, type SafeHtml } from './html.ts';
 import { autosubmitScript, browserFactsScript, cardScript, challengeScript, notifyScript, stylesheet } from './assets.ts';
 import type { MessageKey, Translate } from './i18n.ts';
 import type { CardError, CardField } from '../payments/card-input.ts';
-import { brandName, ruleOf } from '../payments/card-brand.ts';
-import type { CardBrand } from '../merchants/merchants.ts';
+import { brandName, ruleOf } from '../ground/card-brand.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 
 export interface PaymentView {
   t: Translate;

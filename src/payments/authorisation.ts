@@ -6,7 +6,7 @@
  * event row. Stages: check (read) → acquirer call with a per-operation idempotency key
  * (outside any unit of work) → record (compare-and-set, inside the caller's idempotent unit).
  */
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import type { Db } from '../store/store.ts';
 import type { TransactionRow } from '../store/schema.ts';
 import type { Caller } from '../merchants/merchants.ts';

@@ -2,7 +2,7 @@
  * Cancel (spec §4.5, DESIGN §2): `POST <cancelUrl>`, empty body, idempotent. A pending
  * payment becomes failed/cancelled; a final one is returned unchanged.
  */
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import type { Store } from '../store/store.ts';
 import { findByPageToken, findTransaction } from '../store/transactions.ts';
 import type { TransactionRow } from '../store/schema.ts';

@@ -3,9 +3,9 @@
  * omit amount to capture all of it, or capture less (the rest is released). One capture
  * per authorisation.
  */
-import { Problem, type FieldError } from '../problem.ts';
+import { Problem, type FieldError } from '../ground/problem.ts';
 import type { Caller } from '../merchants/merchants.ts';
-import { amountNumber, findCurrency, parseAmount } from './amount.ts';
+import { amountNumber, findCurrency, parseAmount } from '../ground/amount.ts';
 import type { CardProcessing } from './card-processing.ts';
 import { callAcquirer, loadAuthorisation, type AuthorisationOperation } from './authorisation.ts';
 

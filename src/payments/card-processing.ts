@@ -11,7 +11,7 @@ import { AcsSimulator } from '../threeds/acs-simulator.ts';
 import { SimulatedDirectoryServer } from '../threeds/ds-simulator.ts';
 import { ThreeDSServer } from '../threeds/server.ts';
 import type { DirectoryServer } from '../threeds/directory.ts';
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import { CardSealer } from './card-seal.ts';
 import { Vault } from '../vault/vault.ts';
 import { loadVaultKeyring } from '../vault/keys.ts';

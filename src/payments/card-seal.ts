@@ -8,7 +8,7 @@
  * hands to all its HTTP processes (main.ts).
  */
 import type { CardData } from '../acquirer/connector.ts';
-import { cardBrands, type CardBrand } from '../merchants/merchants.ts';
+import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { decryptBound, encryptBound } from '../lib/aead.ts';
 
 export class CardSealer {

@@ -4,9 +4,9 @@
  * the per-transaction webhookUrl. Pure: no I/O.
  */
 import { checkHttpUrl, checkReturnUrl } from '../lib/urls.ts';
-import { checkLanguage, DEFAULT_LANGUAGE } from './language.ts';
+import { checkLanguage, DEFAULT_LANGUAGE } from '../ground/language.ts';
 import { checkLiveUrl } from '../events/ssrf.ts';
-import type { FieldErrors } from '../problem.ts';
+import type { FieldErrors } from '../ground/problem.ts';
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Existing clients send `""` for unset optional fields (DESIGN §2): treat as absent. */

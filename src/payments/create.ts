@@ -2,9 +2,10 @@
  * Create a payment (spec §4.1): validate → decide → store, in one unit of work.
  * The response is the payment object with status `pending` and a `payUrl`.
  */
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import type { NewTransaction, VaultCardRow } from '../store/schema.ts';
-import type { CardBrand, Caller } from '../merchants/merchants.ts';
+import type { Caller } from '../merchants/merchants.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 import { isExpired } from './card-input.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';

@@ -13,7 +13,8 @@
  */
 import type { TransactionRow } from '../store/schema.ts';
 import type { Db } from '../store/store.ts';
-import type { CardBrand, PaymentMerchant } from '../merchants/merchants.ts';
+import type { PaymentMerchant } from '../merchants/merchants.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 import type { BrowserInfo, ThreeDSData } from '../threeds/fields.ts';
 import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction } from '../store/transactions.ts';
@@ -29,9 +30,9 @@ import {
 } from '../store/payment-pages.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { encodeCReq, isAuthenticated, merchantSubjectToThreeDS, toAuthenticationData, type Authentication } from '../threeds/server.ts';
-import { findCurrency } from './amount.ts';
+import { findCurrency } from '../ground/amount.ts';
 import type { StoredRequest } from './serialize.ts';
-import type { FailureCode, Status } from './states.ts';
+import type { FailureCode, Status } from '../ground/states.ts';
 import { transition } from './transition.ts';
 import { validateCard, type CardField, type CardError, type CardForm } from './card-input.ts';
 import type { CardProcessing } from './card-processing.ts';

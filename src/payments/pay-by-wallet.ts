@@ -13,13 +13,13 @@
 import type { Db } from '../store/store.ts';
 import { findTransaction } from '../store/transactions.ts';
 import { releaseProcessingLease, takeProcessingLease } from '../store/payment-pages.ts';
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import { scenarioFor } from '../acquirer/scenarios.ts';
 import type { Authentication } from '../threeds/server.ts';
 import { acceptWalletToken, type AcceptedWalletPayment, type PaymentToPay } from '../wallet/accept.ts';
 import type { WalletPaymentToken } from '../wallet/index.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
-import { findCurrency } from './amount.ts';
+import { findCurrency } from '../ground/amount.ts';
 import type { CardProcessing } from './card-processing.ts';
 import { authorise, openForPaying, PROCESSING_LEASE_MS, type CardStep, type PaymentContext } from './pay-by-card.ts';
 

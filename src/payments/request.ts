@@ -3,11 +3,13 @@
  * `PaymentRequest`. Pure: no I/O. Every failing field is reported at once; the
  * 3-D Secure 2 fields (§2.4–2.9) are checked by threeds/validate.
  */
-import { FieldErrors, type FieldError } from '../problem.ts';
-import { findCurrency, parseAmount, type Currency } from './amount.ts';
+import { FieldErrors, type FieldError } from '../ground/problem.ts';
+import { findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
 import { given, isObject, parseCommonFields, type CommonFields } from './common-fields.ts';
 import { parseIsoDuration } from '../lib/duration.ts';
-import { cardBrands, paymentMethods, type CardBrand, type MerchantSettings, type PaymentMethod } from '../merchants/merchants.ts';
+import { type MerchantSettings } from '../merchants/merchants.ts';
+import { paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
+import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 import { parseWalletToken, type WalletPaymentToken } from '../wallet/index.ts';
 import { checkValidationUrl } from '../wallet/merchant-session.ts';

@@ -1,6 +1,6 @@
 /** The payment object of spec §2.1, exactly: built from a stored transaction row. */
 import type { TransactionRow } from '../store/schema.ts';
-import { amountNumber, findCurrency } from './amount.ts';
+import { amountNumber, findCurrency } from '../ground/amount.ts';
 
 export interface PaymentLinks {
   publicUrl: string;

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../store/store.ts';
 import { changeStatus, type StatusChange } from '../store/transactions.ts';
-import { canTransition, type Status } from './states.ts';
+import { canTransition, type Status } from '../ground/states.ts';
 import { enqueueWebhook } from '../events/outbox.ts';
 
 export class IllegalTransition extends Error {

@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.ts';
-import type { CardBrand } from '../merchants/merchants.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { eciByBrand, type RReq, type TransStatus } from './directory.ts';
 

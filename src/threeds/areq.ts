@@ -24,7 +24,8 @@ import {
   transactionTypeCodes,
 } from './codes.ts';
 import type { BrowserInfo, ThreeDSData } from './fields.ts';
-import { countryNumeric, currencyNumeric } from './formats.ts';
+import { currencyNumeric } from './formats.ts';
+import { countryNumeric } from '../ground/country.ts';
 
 export interface AReqInput {
   /** Amount in minor units of `currency` (a vault enrollment without amount: 0). */

@@ -4,7 +4,7 @@
  * Messages follow EMVCo 3-D Secure 2.2.0 (AReq/ARes, RReq) and, for the 3-D Secure 1
  * fallback, the VEReq/VERes and PaReq/PaRes exchange.
  */
-import type { CardBrand } from '../merchants/merchants.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 
 export type TransStatus = 'Y' | 'N' | 'U' | 'A' | 'C' | 'R' | 'I';
 

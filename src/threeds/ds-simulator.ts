@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import currencyCodes from 'currency-codes';
-import type { CardBrand } from '../merchants/merchants.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 import { scenarioFor } from '../acquirer/scenarios.ts';
-import { formatAmount } from '../payments/amount.ts';
+import { formatAmount } from '../ground/amount.ts';
 import { AcsSimulator, newAuthenticationValue } from './acs-simulator.ts';
 import {
   eciByBrand,

@@ -1,6 +1,6 @@
 /**
  * Format checks for the 3-D Secure 2 request fields (spec §2.4–2.9), each backed by
- * well-kept data packages rather than hand-written lists: ISO 3166-1/3166-2 (iso-3166),
+ * well-kept data packages rather than hand-written lists (countries: ground/country.ts):
  * ITU-T E.164 country calling codes (libphonenumber-js metadata), ISO 4217 numeric codes
  * (currency-codes), RFC 5322 addr-spec (email-addresses), BCP 47 (bcp-47 syntax, subtags
  * from the IANA Language Subtag Registry via language-subtag-registry), IP (node:net).
@@ -9,23 +9,10 @@
  */
 import { createRequire } from 'node:module';
 import { isIPv4, isIPv6 } from 'node:net';
-import { iso31661, iso31662 } from 'iso-3166';
 import phoneMetadata from 'libphonenumber-js/min/metadata';
 import currencyCodes from 'currency-codes';
 import emailAddresses from 'email-addresses';
 import { parse as parseLanguageTag } from 'bcp-47';
-
-const alpha2ToNumeric = new Map<string, string>(iso31661.map((c) => [c.alpha2, c.numeric]));
-
-/** `NL` → `{NH, ZH, …}`: the subdivision part of every ISO 3166-2 code, nested ones included. */
-const subdivisionsByCountry = new Map<string, Set<string>>();
-for (const { code } of iso31662) {
-  const dash = code.indexOf('-');
-  const country = code.slice(0, dash);
-  let parts = subdivisionsByCountry.get(country);
-  if (!parts) subdivisionsByCountry.set(country, (parts = new Set()));
-  parts.add(code.slice(dash + 1));
-}
 
 /** Geographic and non-geographic (+800, +882, …) E.164 country calling codes. */
 const callingCodes = new Set<string>([
@@ -35,26 +22,6 @@ const callingCodes = new Set<string>([
 
 const currencyNumericCodes = new Set<string>(currencyCodes.data.map((c) => c.number));
 const currencyByAlpha = new Map(currencyCodes.data.map((c) => [c.code, c] as const));
-
-/** ISO 3166-1 alpha-2 of an assigned country; expects upper case. */
-export function isCountryAlpha2(code: string): boolean {
-  return alpha2ToNumeric.has(code);
-}
-
-/** ISO 3166-1 numeric (3 digits) of an assigned alpha-2 country code. */
-export function countryNumeric(alpha2: string): string | undefined {
-  return alpha2ToNumeric.get(alpha2.toUpperCase());
-}
-
-/** Shape of an ISO 3166-2 subdivision part (`NH`, `CA`, `01`, `BFS`); expects upper case. */
-export function isSubdivisionShape(part: string): boolean {
-  return /^[A-Z0-9]{1,3}$/.test(part);
-}
-
-/** `NH` is a subdivision of `NL` (ISO 3166-2 `NL-NH`); both upper case. */
-export function isSubdivisionOf(country: string, part: string): boolean {
-  return subdivisionsByCountry.get(country)?.has(part) ?? false;
-}
 
 /** An assigned ITU-T E.164 country calling code, digits only (`31`, `1`, `44`, `800`). */
 export function isCallingCode(code: string): boolean {

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
-import type { CardBrand } from '../merchants/merchants.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 import type { CardData, AuthenticationData, PaymentAmount } from '../acquirer/connector.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { findThreeDSSession, insertThreeDSSession, updateThreeDSSession, type ThreeDSSessionRow } from '../store/payment-pages.ts';

@@ -4,7 +4,7 @@
  * defaults (§2.4/2.6/2.8), and returns every failing field at once together with the
  * normalized data to store. Pure: no I/O, no clock.
  */
-import type { FieldError } from '../problem.ts';
+import type { FieldError } from '../ground/problem.ts';
 import {
   objectSpecs,
   topLevelFields,
@@ -17,20 +17,8 @@ import {
   type PhonePair,
   type ThreeDSData,
 } from './fields.ts';
-import {
-  isCalendarDate,
-  isCallingCode,
-  isCountryAlpha2,
-  isCurrencyNumeric,
-  isDigits,
-  isEmailAddress,
-  isIpAddress,
-  isLanguageTag,
-  isMinutesOffset,
-  isSubdivisionOf,
-  isSubdivisionShape,
-  isTimestamp,
-} from './formats.ts';
+import { isCalendarDate, isCallingCode, isCurrencyNumeric, isDigits, isEmailAddress, isIpAddress, isLanguageTag, isMinutesOffset, isTimestamp } from './formats.ts';
+import { isCountryAlpha2, isSubdivisionOf, isSubdivisionShape } from '../ground/country.ts';
 import { splitInternationalNumber } from './phone.ts';
 
 export type { ThreeDSData } from './fields.ts';

@@ -3,7 +3,7 @@
  * `method: "vault"`, `type: "token"` and a `payUrl` where the customer enters the card
  * to store. The 3-D Secure 2 data is validated as for payments, in enrollment mode.
  */
-import { FieldErrors, Problem, type FieldError } from '../problem.ts';
+import { FieldErrors, Problem, type FieldError } from '../ground/problem.ts';
 import type { NewTransaction } from '../store/schema.ts';
 import { pendingTransactionRow } from '../payments/pending-transaction.ts';
 import type { Caller } from '../merchants/merchants.ts';

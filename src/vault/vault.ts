@@ -7,10 +7,10 @@
 import type { Store, Db } from '../store/store.ts';
 import type { Mode, NewVaultCard, VaultCardRow } from '../store/schema.ts';
 import type { CardData } from '../acquirer/connector.ts';
-import type { CardBrand } from '../merchants/merchants.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 import { findOwnVaultCard, findOwnVaultCardByTokenHash, insertVaultCard } from '../store/vault-cards.ts';
 import { newVaultAccessToken, newVaultCardId, sha256Hex } from '../lib/tokens.ts';
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import type { VaultKeyring } from './cipher.ts';
 
 export interface Owner {

@@ -5,11 +5,11 @@
  * amount and currency the customer approved in the wallet sheet must be the payment's,
  * and the card's brand one the merchant accepts. Every refusal is a 422 naming the field.
  */
-import { Problem } from '../problem.ts';
+import { Problem } from '../ground/problem.ts';
 import type { Mode } from '../store/schema.ts';
-import type { CardBrand } from '../merchants/merchants.ts';
-import { detectBrands } from '../payments/card-brand.ts';
-import { findCurrency } from '../payments/amount.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
+import { detectBrands } from '../ground/card-brand.ts';
+import { findCurrency } from '../ground/amount.ts';
 import type { WalletSettings } from './settings.ts';
 import {
   openWalletToken,

@@ -11,7 +11,7 @@
  */
 import https from 'node:https';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { Problem, type FieldError } from '../problem.ts';
+import { Problem, type FieldError } from '../ground/problem.ts';
 import { sha256Hex } from '../lib/tokens.ts';
 import type { Mode } from '../store/schema.ts';
 import type { MerchantIdentity } from './settings.ts';

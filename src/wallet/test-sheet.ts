@@ -5,8 +5,8 @@
  * flows from a merchant backend.
  */
 import { randomBytes } from 'node:crypto';
-import type { CardBrand } from '../merchants/merchants.ts';
-import type { Currency } from '../payments/amount.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
+import type { Currency } from '../ground/amount.ts';
 import { mintTestWalletToken, type WalletPaymentToken } from './index.ts';
 
 /** One device card per brand, with the wallet's network name for it. */

@@ -3,7 +3,7 @@
  * and the shapes every other wallet module shares: processing keys, trust, the decrypted
  * payment and the one error type verification and decryption throw.
  */
-import type { FieldError } from '../problem.ts';
+import type { FieldError } from '../ground/problem.ts';
 
 export interface WalletPaymentToken {
   paymentData: {

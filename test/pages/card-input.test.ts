@@ -1,9 +1,9 @@
 /** Brand detection (credit-card-type + Bancontact), Luhn, expiry and the card form's validation. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectBrands, luhnValid } from '../../src/payments/card-brand.ts';
+import { detectBrands, luhnValid } from '../../src/ground/card-brand.ts';
 import { parseExpiry, validateCard } from '../../src/payments/card-input.ts';
-import { cardBrands } from '../../src/merchants/merchants.ts';
+import { cardBrands } from '../../src/ground/card-brand.ts';
 
 const brands: [string, string[]][] = [
   ['4111111111111111', ['visa']],

@@ -6,20 +6,8 @@ import { iso31661 } from 'iso-3166';
 import currencyCodes from 'currency-codes';
 import emailAddresses from 'email-addresses';
 import fc from 'fast-check';
-import {
-  countryNumeric,
-  currencyNumeric,
-  isCalendarDate,
-  isCallingCode,
-  isCountryAlpha2,
-  isCurrencyNumeric,
-  isEmailAddress,
-  isIpAddress,
-  isLanguageTag,
-  isMinutesOffset,
-  isSubdivisionOf,
-  isTimestamp,
-} from '../../src/threeds/formats.ts';
+import { currencyNumeric, isCalendarDate, isCallingCode, isCurrencyNumeric, isEmailAddress, isIpAddress, isLanguageTag, isMinutesOffset, isTimestamp } from '../../src/threeds/formats.ts';
+import { countryNumeric, isCountryAlpha2, isSubdivisionOf } from '../../src/ground/country.ts';
 import { splitInternationalNumber } from '../../src/threeds/phone.ts';
 
 test('every assigned ISO 3166-1 country is accepted, reserved and unknown codes are not', () => {

@@ -1,10 +1,10 @@
 /** Pure domain logic: amounts, durations, the state machine, languages. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findCurrency, formatAmount, parseAmount } from '../../src/payments/amount.ts';
+import { findCurrency, formatAmount, parseAmount } from '../../src/ground/amount.ts';
 import { parseIsoDuration } from '../../src/lib/duration.ts';
-import { canTransition, isFinal, statuses, transitions } from '../../src/payments/states.ts';
-import { checkLanguage } from '../../src/payments/language.ts';
+import { canTransition, isFinal, statuses, transitions } from '../../src/ground/states.ts';
+import { checkLanguage } from '../../src/ground/language.ts';
 import { checkReturnUrl } from '../../src/lib/urls.ts';
 
 const eur = findCurrency('EUR')!;

@@ -11,8 +11,8 @@ import { acceptWalletToken } from '../../src/wallet/accept.ts';
 import { checkValidationUrl, obtainMerchantSession } from '../../src/wallet/merchant-session.ts';
 import type { WalletSettings } from '../../src/wallet/settings.ts';
 import type { WalletPaymentToken } from '../../src/wallet/index.ts';
-import { cardBrands } from '../../src/merchants/merchants.ts';
-import { Problem } from '../../src/problem.ts';
+import { cardBrands } from '../../src/ground/card-brand.ts';
+import { Problem } from '../../src/ground/problem.ts';
 import { vectorsDirectory } from './vectors.ts';
 
 const vectors = path.join(vectorsDirectory, 'basis-theory/ec');

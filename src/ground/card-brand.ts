@@ -6,7 +6,9 @@
  * Pure; the same rules are sent to the card page's script for live detection.
  */
 import creditCardType from 'credit-card-type';
-import { cardBrands, type CardBrand } from '../merchants/merchants.ts';
+
+export const cardBrands = ['visa', 'mastercard', 'amex', 'maestro', 'bcmc'] as const;
+export type CardBrand = (typeof cardBrands)[number];
 
 export type Pattern = number | [number, number];
 
