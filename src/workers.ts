@@ -6,11 +6,11 @@ import { startExpirySweeper } from './payments/expiry.ts';
 import { WebhookWorker } from './events/worker.ts';
 import { HOUSEKEEPING_INTERVAL_MS, runHousekeeping } from './housekeeping.ts';
 import { startWalletRecovery } from './payments/wallet-recovery.ts';
-import { cardProcessing } from './payments/card-processing.ts';
+import { paymentPorts } from './payments/ports.ts';
 
 export function startWorkers(config: Config, store: Store, log: FastifyBaseLogger): () => Promise<void> {
   const stopExpiry = startExpirySweeper(store, config.expirySweepIntervalMs, (err) => log.error({ err }, 'expiry sweep failed'));
-  const stopWalletRecovery = startWalletRecovery(cardProcessing(config, store), config.expirySweepIntervalMs, (err) => log.error({ err }, 'wallet payment recovery failed'));
+  const stopWalletRecovery = startWalletRecovery(paymentPorts(config, store), config.expirySweepIntervalMs, (err) => log.error({ err }, 'wallet payment recovery failed'));
   const purge = setInterval(() => {
     runHousekeeping(config, store).catch((err) => log.error({ err }, 'housekeeping failed'));
   }, HOUSEKEEPING_INTERVAL_MS);

@@ -9,17 +9,17 @@ import type { Deps } from './payments.ts';
 import { idempotencyReferenceOf, objectBody, sendOutcome } from './payments.ts';
 import { planned, runIdempotent } from './idempotency.ts';
 import { serializePayment } from '../payments/serialize.ts';
-import { cardProcessing } from '../payments/card-processing.ts';
+import { paymentPorts } from '../payments/ports.ts';
 import { recordCompletion, type AuthorisationOperation } from '../payments/authorisation.ts';
 import { captureOperation, prepareCapture, type PreparedCompletion } from '../payments/capture.ts';
 import { prepareReversal, reversalOperation } from '../payments/reversal.ts';
 import type { Caller } from '../merchants/merchants.ts';
-import type { CardProcessing } from '../payments/card-processing.ts';
+import type { Ports } from '../payments/ports.ts';
 
-type Prepare = (cp: CardProcessing, caller: Caller, body: Record<string, unknown>) => Promise<PreparedCompletion>;
+type Prepare = (cp: Ports, caller: Caller, body: Record<string, unknown>) => Promise<PreparedCompletion>;
 
 export async function capturesApi(app: FastifyInstance, { config, store }: Deps) {
-  const cp = cardProcessing(config, store);
+  const cp = paymentPorts(config, store);
   const route = (path: 'capture' | 'reversal', op: AuthorisationOperation, prepare: Prepare) =>
     app.post(`/${path}`, async (request, reply) => {
       const body = objectBody(request.body);

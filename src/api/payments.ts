@@ -10,7 +10,7 @@ import { PaymentReader } from '../payments/read.ts';
 import { planPayment, validatePaymentBody } from '../payments/create.ts';
 import { storePendingTransaction } from '../payments/pending-transaction.ts';
 import { cancelByPageToken } from '../payments/cancel.ts';
-import { cardProcessing } from '../payments/card-processing.ts';
+import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { authenticate } from './auth.ts';
 import { planned, runIdempotent, type Outcome } from './idempotency.ts';
@@ -55,7 +55,7 @@ export const idempotencyReferenceOf = (request: FastifyRequest) => {
 /** Payment routes of the merchant API; registered inside the authenticated scope (server.ts). */
 export async function paymentsApi(app: FastifyInstance, { config, store }: Deps) {
   const payments = new PaymentReader(store, config.publicUrl);
-  const cards = cardProcessing(config, store);
+  const cards = paymentPorts(config, store);
   app.post('/payment', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;

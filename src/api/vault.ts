@@ -3,13 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { planEnrollment } from '../vault/enroll.ts';
 import { storePendingTransaction } from '../payments/pending-transaction.ts';
 import { serializePayment } from '../payments/serialize.ts';
-import { cardProcessing } from '../payments/card-processing.ts';
+import { paymentPorts } from '../payments/ports.ts';
 import type { TransactionRow } from '../store/schema.ts';
 import { planned, runIdempotent } from './idempotency.ts';
 import { idempotencyReferenceOf, objectBody, sendOutcome, type Deps } from './payments.ts';
 
 export async function vaultApi(app: FastifyInstance, { config, store }: Deps) {
-  const { vault } = cardProcessing(config, store);
+  const { vault } = paymentPorts(config, store);
   app.post('/token', async (request, reply) => {
     const body = objectBody(request.body);
     const { caller } = request;

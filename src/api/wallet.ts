@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { Problem } from '../ground/problem.ts';
 import { findByPageToken } from '../store/transactions.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
-import { cardProcessing } from '../payments/card-processing.ts';
+import { paymentPorts } from '../payments/ports.ts';
 import { acceptTokenForPayment, payByWalletLater, settleWalletPayments } from '../payments/pay-by-wallet.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { parseWalletToken } from '../wallet/index.ts';
@@ -17,7 +17,7 @@ import { authenticate } from './auth.ts';
 import { objectBody, type Deps } from './payments.ts';
 
 export async function walletApi(app: FastifyInstance, { config, store, keys }: Deps) {
-  const cp = cardProcessing(config, store);
+  const cp = paymentPorts(config, store);
   // A stopping server finishes the wallet payments it accepted before the store closes.
   app.addHook('onClose', settleWalletPayments);
   app.post<{ Params: { token: string } }>('/card-data/:token', async (request) => {

@@ -4,7 +4,7 @@
  * one-time code; the field has autocomplete="one-time-code" like a real bank's.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { CardProcessing } from '../payments/card-processing.ts';
+import type { Ports } from '../payments/ports.ts';
 import type { AcsOutcome } from '../threeds/acs-simulator.ts';
 import { TEST_ONE_TIME_CODE } from '../threeds/acs-simulator.ts';
 import { ACS_SIMULATOR_PATH } from '../threeds/ds-simulator.ts';
@@ -61,7 +61,7 @@ const decode = (text: string | undefined): Record<string, unknown> | undefined =
   }
 };
 
-export async function acsPages(app: FastifyInstance, { cp }: { cp: CardProcessing }) {
+export async function acsPages(app: FastifyInstance, { cp }: { cp: Ports }) {
   const { acs } = cp;
   const publicOrigin = sourceOf(cp.config.publicUrl)!;
   // The challenge page lives in Kassa's challenge window (framed by Kassa's origin, the same here).

@@ -20,7 +20,7 @@ import { isFinal, type Status } from '../ground/states.ts';
 import { paymentMerchant, type MerchantSettings } from '../merchants/merchants.ts';
 import { type CardBrand } from '../ground/card-brand.ts';
 import { Problem } from '../ground/problem.ts';
-import { cardProcessing, type CardProcessing } from '../payments/card-processing.ts';
+import { paymentPorts, type Ports } from '../payments/ports.ts';
 import {
   chooseMethod,
   complete3ds1,
@@ -85,7 +85,7 @@ export function amountText(row: Pick<TransactionRow, 'amount_minor' | 'currency'
 
 export async function pages(app: FastifyInstance, { config, store }: Deps) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
-  const cp: CardProcessing = cardProcessing(config, store);
+  const cp: Ports = paymentPorts(config, store);
 
   const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: TransactionRow): PagePolicy => ({
     nonce,

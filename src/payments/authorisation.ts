@@ -14,7 +14,7 @@ import { findOwnTransaction, findTransaction } from '../store/transactions.ts';
 import { findPaymentPage } from '../store/payment-pages.ts';
 import { recordAuthorisationChange } from '../store/authorisations.ts';
 import type { FollowUpResult } from '../acquirer/connector.ts';
-import type { CardProcessing } from './card-processing.ts';
+import type { Ports } from './ports.ts';
 
 export type CaptureStatus = 'authorised' | 'captured' | 'reversed';
 
@@ -23,13 +23,13 @@ export interface AuthorisationOperation {
   /** What the payment becomes. */
   to: Exclude<CaptureStatus, 'authorised'>;
   /** Calls the acquirer; `amountMinor` is what the operation covers. */
-  call(cp: CardProcessing, row: TransactionRow, acquirerReference: string, amountMinor: number): Promise<FollowUpResult>;
+  call(cp: Ports, row: TransactionRow, acquirerReference: string, amountMinor: number): Promise<FollowUpResult>;
 }
 
 export const captureStatusOf = (row: TransactionRow) => (JSON.parse(row.details) as { captureStatus?: CaptureStatus }).captureStatus;
 
 /** The caller's authorised payment, or the Problem saying why it cannot be completed. */
-export async function loadAuthorisation(cp: CardProcessing, caller: Pick<Caller, 'merchantId' | 'mode'>, reference: string): Promise<TransactionRow> {
+export async function loadAuthorisation(cp: Ports, caller: Pick<Caller, 'merchantId' | 'mode'>, reference: string): Promise<TransactionRow> {
   const row = await findOwnTransaction(cp.store.read, caller, reference);
   if (!row) throw Problem.notFound(`No transaction with reference ${reference}.`);
   if (row.type !== 'authorise' || row.method !== 'card') {
@@ -42,7 +42,7 @@ export async function loadAuthorisation(cp: CardProcessing, caller: Pick<Caller,
 }
 
 /** The acquirer call, made only while the payment is still authorised (a replay finds it done and skips it). */
-export async function callAcquirer(cp: CardProcessing, op: AuthorisationOperation, row: TransactionRow, amountMinor: number): Promise<FollowUpResult | undefined> {
+export async function callAcquirer(cp: Ports, op: AuthorisationOperation, row: TransactionRow, amountMinor: number): Promise<FollowUpResult | undefined> {
   if (captureStatusOf(row) !== 'authorised') return undefined;
   const page = await findPaymentPage(cp.store.read, row.reference);
   if (!page?.acquirer_reference) throw new Problem(500, 'Internal error', 'The authorisation has no acquirer reference.');

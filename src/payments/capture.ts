@@ -6,7 +6,7 @@
 import { Problem, type FieldError } from '../ground/problem.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import { amountNumber, findCurrency, parseAmount } from '../ground/amount.ts';
-import type { CardProcessing } from './card-processing.ts';
+import type { Ports } from './ports.ts';
 import { callAcquirer, loadAuthorisation, type AuthorisationOperation } from './authorisation.ts';
 
 export const captureOperation: AuthorisationOperation = {
@@ -33,7 +33,7 @@ export function referenceOf(body: Record<string, unknown>): string {
 }
 
 /** Checks, then calls the acquirer: everything of a capture that is not the database write. */
-export async function prepareCapture(cp: CardProcessing, caller: Caller, body: Record<string, unknown>): Promise<PreparedCompletion> {
+export async function prepareCapture(cp: Ports, caller: Caller, body: Record<string, unknown>): Promise<PreparedCompletion> {
   const reference = referenceOf(body);
   const row = await loadAuthorisation(cp, caller, reference);
   const currency = findCurrency(row.currency)!;

@@ -35,7 +35,7 @@ import type { StoredRequest } from './serialize.ts';
 import type { FailureCode, Status } from '../ground/states.ts';
 import { transition } from './transition.ts';
 import { validateCard, type CardField, type CardError, type CardForm } from './card-input.ts';
-import type { CardProcessing } from './card-processing.ts';
+import type { Ports } from './ports.ts';
 import { shownOfStoredCard } from '../vault/vault.ts';
 
 export const MAX_CARD_ATTEMPTS = 5;
@@ -78,7 +78,7 @@ export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) 
 
 const sealBinding = (reference: string, sessionId: string) => `${reference}|${sessionId}`;
 
-export async function submitCard(cp: CardProcessing, ctx: PaymentContext, form: CardForm, browser: BrowserFacts, now = new Date()): Promise<CardStep> {
+export async function submitCard(cp: Ports, ctx: PaymentContext, form: CardForm, browser: BrowserFacts, now = new Date()): Promise<CardStep> {
   const stored = storedRequestOf(ctx.row);
   const validation = validateCard(form, { accepted: ctx.merchant.settings.cardBrands, preselected: stored.preselectedBrand, now });
   return processCard(cp, ctx, validation, browser, now);
@@ -89,7 +89,7 @@ export async function submitCard(cp: CardProcessing, ctx: PaymentContext, form: 
  * (the card form, or the vault for a vault payment): count the attempt and take the
  * lease, then 3-D Secure, then authorise — or, for an enrollment, store the card.
  */
-export async function processCard(cp: CardProcessing, ctx: PaymentContext, validation: CardCheck, browser: BrowserFacts, now: Date): Promise<CardStep> {
+export async function processCard(cp: Ports, ctx: PaymentContext, validation: CardCheck, browser: BrowserFacts, now: Date): Promise<CardStep> {
   const { row } = ctx;
   const stored = storedRequestOf(row);
   if (!cp.acquirers.available(row.mode)) return { step: 'unavailable' };
@@ -116,7 +116,7 @@ export async function processCard(cp: CardProcessing, ctx: PaymentContext, valid
 }
 
 async function authenticateAndAuthorise(
-  cp: CardProcessing,
+  cp: Ports,
   ctx: PaymentContext,
   stored: StoredPaymentRequest,
   card: CardData,
@@ -159,7 +159,7 @@ async function authenticateAndAuthorise(
 }
 
 /** The challenge window reported completion: the RReq's outcome decides; then authorise. */
-export async function completeChallenge(cp: CardProcessing, ctx: PaymentContext, sessionId: string, sealedCard: string, now = new Date()): Promise<CardStep> {
+export async function completeChallenge(cp: Ports, ctx: PaymentContext, sessionId: string, sealedCard: string, now = new Date()): Promise<CardStep> {
   const { row } = ctx;
   const at = now.getTime();
   const card = cp.sealer.unseal(sealedCard, sealBinding(row.reference, sessionId), at);
@@ -173,7 +173,7 @@ export async function completeChallenge(cp: CardProcessing, ctx: PaymentContext,
 }
 
 /** The 3-D Secure 1 redirect came back (TermUrl) with the PaRes and our sealed MD. */
-export async function complete3ds1(cp: CardProcessing, ctx: PaymentContext, paRes: string, md: string, now = new Date()): Promise<CardStep> {
+export async function complete3ds1(cp: Ports, ctx: PaymentContext, paRes: string, md: string, now = new Date()): Promise<CardStep> {
   const { row } = ctx;
   const at = now.getTime();
   const dot = md.indexOf('.');
@@ -194,7 +194,7 @@ export async function complete3ds1(cp: CardProcessing, ctx: PaymentContext, paRe
  * and always gives the lease back.
  */
 async function concludeAuthentication(
-  cp: CardProcessing,
+  cp: Ports,
   ctx: PaymentContext,
   row: TransactionRow,
   card: CardData,
@@ -220,7 +220,7 @@ type SessionGate =
   | { step: 'busy' }
   | { step: 'stale' };
 
-async function claimSession(cp: CardProcessing, row: TransactionRow, sessionId: string, protocol: string, at: number): Promise<SessionGate> {
+async function claimSession(cp: Ports, row: TransactionRow, sessionId: string, protocol: string, at: number): Promise<SessionGate> {
   return cp.store.transact(async (db): Promise<SessionGate> => {
     const current = (await findTransaction(db, row.reference))!;
     if (current.status !== 'pending') return { step: 'final', row: current };
@@ -240,7 +240,7 @@ function paymentAmount(row: TransactionRow): PaymentAmount {
 }
 
 /** After authentication: an enrollment stores the card (no money moves, spec §4.2); a payment is authorised. */
-function settle(cp: CardProcessing, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
+function settle(cp: Ports, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
   if (row.flow !== 'enrollment') return authorise(cp, ctx, row, card, authentication, key);
   // scaToken (spec §2.2): true only when the cardholder was authenticated; an attempt (A) or no 3-D Secure at all is a fallback without it.
   const vault = { card, scaToken: authentication?.transStatus === 'Y' };
@@ -248,7 +248,7 @@ function settle(cp: CardProcessing, ctx: PaymentContext, row: TransactionRow, ca
 }
 
 /** Authorises at the acquirer of the payment's mode and makes the one state change its answer decides. */
-export async function authorise(cp: CardProcessing, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
+export async function authorise(cp: Ports, ctx: PaymentContext, row: TransactionRow, card: CardData, authentication: Authentication | undefined, key: string): Promise<CardStep> {
   const result: AuthoriseResult = await cp.acquirers.forMode(row.mode).authorise(
     {
       ...paymentAmount(row),
@@ -292,7 +292,7 @@ interface Finish {
 }
 
 /** The one state change of the payment, with what it learned (brand, authentication, capture state, vault card). */
-async function finish(cp: CardProcessing, row: TransactionRow, outcome: Finish): Promise<CardStep> {
+async function finish(cp: Ports, row: TransactionRow, outcome: Finish): Promise<CardStep> {
   // Encrypted before the unit of work; stored with the state change, so a card is in the vault exactly when its transaction succeeded.
   const toStore = outcome.vault && outcome.status === 'success' && cp.vault.available ? cp.vault.prepare(outcome.vault.card, { merchantId: row.merchant_id, mode: row.mode }, row.reference, Date.now()) : undefined;
   return cp.store.transact(async (db) => {
@@ -342,7 +342,7 @@ async function failNow(db: Db, row: TransactionRow, failureCode: FailureCode, ca
 }
 
 /** Landing page: the customer's choice of method. */
-export async function chooseMethod(cp: CardProcessing, row: TransactionRow, method: string, now = Date.now()): Promise<void> {
+export async function chooseMethod(cp: Ports, row: TransactionRow, method: string, now = Date.now()): Promise<void> {
   await cp.store.transact(async (db) => {
     await ensurePaymentPage(db, row.reference, randomBase62(32), now);
     await setPageFields(db, row.reference, { chosen_method: method });

@@ -20,14 +20,14 @@ import { acceptWalletToken, type AcceptedWalletPayment, type PaymentToPay } from
 import type { WalletPaymentToken } from '../wallet/index.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
 import { findCurrency } from '../ground/amount.ts';
-import type { CardProcessing } from './card-processing.ts';
+import type { Ports } from './ports.ts';
 import { authorise, openForPaying, PROCESSING_LEASE_MS, type CardStep, type PaymentContext } from './pay-by-card.ts';
 
 /** Wallet payments being paid after their answer was sent; a stopping server waits for them (`settleWalletPayments`). */
 const inFlight = new Set<Promise<unknown>>();
 
 /** Pays an accepted token after the answer (the direct and hybrid flows answer `pending`, spec §4.1, §4.4). */
-export function payByWalletLater(cp: CardProcessing, ctx: PaymentContext, wallet: AcceptedWalletPayment, log: { error(data: object, message: string): void }): void {
+export function payByWalletLater(cp: Ports, ctx: PaymentContext, wallet: AcceptedWalletPayment, log: { error(data: object, message: string): void }): void {
   const paying = payByWallet(cp, ctx, wallet).catch((error) => log.error({ err: error, reference: ctx.row.reference }, 'wallet payment failed'));
   inFlight.add(paying);
   void paying.finally(() => inFlight.delete(paying));
@@ -63,7 +63,7 @@ export async function recordWalletTokenUse(db: Db, accepted: AcceptedWalletPayme
  * then recorded as the payment's one token. Posting the same token again is accepted
  * again (a retry); another token once one was accepted is a 409, as is a final payment.
  */
-export async function acceptTokenForPayment(cp: CardProcessing, ctx: PaymentContext, token: WalletPaymentToken, field: string): Promise<AcceptedWalletPayment> {
+export async function acceptTokenForPayment(cp: Ports, ctx: PaymentContext, token: WalletPaymentToken, field: string): Promise<AcceptedWalletPayment> {
   const { row } = ctx;
   if (row.status !== 'pending') throw notPending(row.status);
   const accepted = await acceptWalletToken(token, toPay(ctx), cp.config.wallet, field);
@@ -85,7 +85,7 @@ export const toPay = ({ row, merchant }: PaymentContext): PaymentToPay => ({
 
 const notPending = (status: string) => Problem.conflict(`The payment is ${status}: it takes no wallet token any more.`);
 
-export async function payByWallet(cp: CardProcessing, ctx: PaymentContext, wallet: AcceptedWalletPayment, now = Date.now()): Promise<CardStep> {
+export async function payByWallet(cp: Ports, ctx: PaymentContext, wallet: AcceptedWalletPayment, now = Date.now()): Promise<CardStep> {
   const { row } = ctx;
   const gate = await cp.store.transact(async (db): Promise<CardStep | { step: 'go' }> => {
     const current = await openForPaying(db, row.reference, now);
@@ -98,7 +98,7 @@ export async function payByWallet(cp: CardProcessing, ctx: PaymentContext, walle
   return step;
 }
 
-async function authoriseUnderLease(cp: CardProcessing, ctx: PaymentContext, wallet: AcceptedWalletPayment): Promise<CardStep> {
+async function authoriseUnderLease(cp: Ports, ctx: PaymentContext, wallet: AcceptedWalletPayment): Promise<CardStep> {
   const { row } = ctx;
   try {
     if (row.mode === 'test') await delay(scenarioFor(row.amount_minor, findCurrency(row.currency)!.exponent).walletDelayMs ?? 0);
@@ -110,7 +110,7 @@ async function authoriseUnderLease(cp: CardProcessing, ctx: PaymentContext, wall
 }
 
 /** A final payment needs its token no more (a crash before this only makes the recovery clear it). */
-export async function forgetToken(cp: CardProcessing, reference: string): Promise<void> {
+export async function forgetToken(cp: Ports, reference: string): Promise<void> {
   await cp.store.transact((db) => db.updateTable('wallet_token_uses').set({ token: null }).where('reference', '=', reference).execute());
 }
 
@@ -134,7 +134,7 @@ const delay = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(reso
  * PKI for this payment's amount and the merchant's first accepted brand, then accepted
  * and paid exactly like a token from the merchant's backend.
  */
-export async function payWithTestWallet(cp: CardProcessing, ctx: PaymentContext, now = new Date()): Promise<CardStep> {
+export async function payWithTestWallet(cp: Ports, ctx: PaymentContext, now = new Date()): Promise<CardStep> {
   const { row, merchant } = ctx;
   if (row.mode !== 'test') throw new Error('the test wallet pays test payments only');
   const brand = merchant.settings.cardBrands[0];

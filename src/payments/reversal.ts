@@ -3,7 +3,7 @@
  * the whole held amount of an authorisation not captured yet.
  */
 import type { Caller } from '../merchants/merchants.ts';
-import type { CardProcessing } from './card-processing.ts';
+import type { Ports } from './ports.ts';
 import { callAcquirer, loadAuthorisation, type AuthorisationOperation } from './authorisation.ts';
 import { referenceOf, type PreparedCompletion } from './capture.ts';
 
@@ -14,7 +14,7 @@ export const reversalOperation: AuthorisationOperation = {
     cp.acquirers.forMode(row.mode).reversal({ reference: row.reference, acquirerReference, amountMinor, currency: row.currency }, `${row.reference}:reversal`),
 };
 
-export async function prepareReversal(cp: CardProcessing, caller: Caller, body: Record<string, unknown>): Promise<PreparedCompletion> {
+export async function prepareReversal(cp: Ports, caller: Caller, body: Record<string, unknown>): Promise<PreparedCompletion> {
   const reference = referenceOf(body);
   const row = await loadAuthorisation(cp, caller, reference);
   const result = await callAcquirer(cp, reversalOperation, row, row.amount_minor);

@@ -10,7 +10,7 @@ import { paymentMerchant } from '../merchants/merchants.ts';
 import { findTransaction } from '../store/transactions.ts';
 import { acceptWalletToken } from '../wallet/accept.ts';
 import type { WalletPaymentToken } from '../wallet/index.ts';
-import type { CardProcessing } from './card-processing.ts';
+import type { Ports } from './ports.ts';
 import { forgetToken, payByWallet, toPay } from './pay-by-wallet.ts';
 import { runEvery } from '../lib/periodic.ts';
 
@@ -23,7 +23,7 @@ const BATCH = 50;
  * many it looked at. One that cannot be resumed (say its processing key was removed) is
  * reported and left to expire, after which its token is cleared.
  */
-export async function resumeWalletPayments(cp: CardProcessing, onError: (error: unknown) => void, now = Date.now()): Promise<number> {
+export async function resumeWalletPayments(cp: Ports, onError: (error: unknown) => void, now = Date.now()): Promise<number> {
   const unfinished = await cp.store.read
     .selectFrom('wallet_token_uses')
     .select(['reference', 'token', 'created'])
@@ -42,7 +42,7 @@ export async function resumeWalletPayments(cp: CardProcessing, onError: (error: 
   return unfinished.length;
 }
 
-async function resume(cp: CardProcessing, reference: string, token: WalletPaymentToken, acceptedAt: number): Promise<void> {
+async function resume(cp: Ports, reference: string, token: WalletPaymentToken, acceptedAt: number): Promise<void> {
   const row = (await findTransaction(cp.store.read, reference))!;
   if (row.status !== 'pending') return forgetToken(cp, reference);
   const ctx = { row, merchant: await paymentMerchant(cp.store.read, row.merchant_id) };
@@ -51,6 +51,6 @@ async function resume(cp: CardProcessing, reference: string, token: WalletPaymen
 }
 
 /** Runs `resumeWalletPayments` every `intervalMs` until stopped. */
-export function startWalletRecovery(cp: CardProcessing, intervalMs: number, onError: (error: unknown) => void): () => Promise<void> {
+export function startWalletRecovery(cp: Ports, intervalMs: number, onError: (error: unknown) => void): () => Promise<void> {
   return runEvery(intervalMs, () => resumeWalletPayments(cp, onError), onError);
 }

@@ -5,11 +5,11 @@
  * change). On the merchant's `confirm` path the customer types the CVC, which the vault
  * never keeps; on `direct` there is no form and the card is authorised without it.
  */
-import type { CardProcessing } from '../payments/card-processing.ts';
+import type { Ports } from '../payments/ports.ts';
 import { processCard, storedRequestOf, type BrowserFacts, type CardCheck, type CardStep, type PaymentContext } from '../payments/pay-by-card.ts';
 import { cvcError, isExpired } from '../payments/card-input.ts';
 
-export async function payWithStoredCard(cp: CardProcessing, ctx: PaymentContext, form: { cvc?: string }, browser: BrowserFacts, now = new Date()): Promise<CardStep> {
+export async function payWithStoredCard(cp: Ports, ctx: PaymentContext, form: { cvc?: string }, browser: BrowserFacts, now = new Date()): Promise<CardStep> {
   const { row } = ctx;
   const { vaultCardId } = storedRequestOf(row);
   const askCvc = ctx.merchant.settings.vaultPaymentPath === 'confirm';

@@ -1,7 +1,8 @@
 /**
- * The collaborators of card processing, built once per store: acquirers (simulator for
- * test mode, the configured connector for live), Kassa's 3DS Server with its Directory
- * Server port (the simulator in test mode), the ACS simulator, the card sealer and the vault.
+ * What operations reach beyond the payment itself (their `act` stage, DESIGN §1 "Ports"),
+ * built once per store: the store, acquirers (simulator for test mode, the configured
+ * connector for live), Kassa's 3DS Server with its Directory Server port (the simulator
+ * in test mode), the ACS simulator, the card sealer and the vault.
  */
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
@@ -16,7 +17,7 @@ import { CardSealer } from './card-seal.ts';
 import { Vault } from '../vault/vault.ts';
 import { loadVaultKeyring } from '../vault/keys.ts';
 
-export interface CardProcessing {
+export interface Ports {
   config: Config;
   store: Store;
   acquirers: Acquirers;
@@ -26,9 +27,9 @@ export interface CardProcessing {
   vault: Vault;
 }
 
-const built = new WeakMap<Store, CardProcessing>();
+const built = new WeakMap<Store, Ports>();
 
-export function cardProcessing(config: Config, store: Store): CardProcessing {
+export function paymentPorts(config: Config, store: Store): Ports {
   let processing = built.get(store);
   if (processing) return processing;
   let threeDS: ThreeDSServer | undefined;
