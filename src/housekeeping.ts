@@ -6,7 +6,7 @@
  */
 import type { Config } from './config.ts';
 import type { Db, Store } from './store/store.ts';
-import { deleteExpiredRecords, RETENTION_MS } from './api/idempotency.ts';
+import { deleteExpiredRecords, RETENTION_MS } from './payments/operations/idempotency.ts';
 import { deleteFinishedDeliveries } from './store/webhooks.ts';
 
 export const HOUSEKEEPING_INTERVAL_MS = 3600_000;

@@ -7,12 +7,9 @@ import { installErrorHandling } from './api/errors.ts';
 import { installJsonBodyParser } from './api/json-body.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { authenticate } from './api/auth.ts';
-import { vaultApi } from './api/vault.ts';
 import { walletApi } from './api/wallet.ts';
 import { registerRateLimit } from './api/rate-limit.ts';
-import { testHelpersApi } from './api/test-helpers.ts';
 import { pages } from './pages/routes.ts';
-import { capturesApi } from './api/captures.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 64 * 1024;
@@ -56,9 +53,6 @@ export async function buildServer(config: Config, store: Store, options: ServerO
       });
       await registerRateLimit(authenticated, config);
       await authenticated.register(paymentsApi, deps);
-      await authenticated.register(vaultApi, deps);
-      await authenticated.register(capturesApi, deps);
-      await authenticated.register(testHelpersApi, deps);
     });
     // Capability-token routes: the token authorises; an API key is optional.
     await api.register(cancelApi, deps);

@@ -9,7 +9,7 @@ import { startWalletRecovery } from './payments/wallet-recovery.ts';
 import { paymentPorts } from './payments/ports.ts';
 
 export function startWorkers(config: Config, store: Store, log: FastifyBaseLogger): () => Promise<void> {
-  const stopExpiry = startExpirySweeper(store, config.expirySweepIntervalMs, (err) => log.error({ err }, 'expiry sweep failed'));
+  const stopExpiry = startExpirySweeper(paymentPorts(config, store), config.expirySweepIntervalMs, (err) => log.error({ err }, 'expiry sweep failed'));
   const stopWalletRecovery = startWalletRecovery(paymentPorts(config, store), config.expirySweepIntervalMs, (err) => log.error({ err }, 'wallet payment recovery failed'));
   const purge = setInterval(() => {
     runHousekeeping(config, store).catch((err) => log.error({ err }, 'housekeeping failed'));

@@ -10,14 +10,17 @@ import { Problem } from '../ground/problem.ts';
 import { findByPageToken } from '../store/transactions.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
 import { paymentPorts } from '../payments/ports.ts';
-import { acceptTokenForPayment, payByWalletLater, settleWalletPayments } from '../payments/pay-by-wallet.ts';
+import { payByWalletLater, settleWalletPayments } from '../payments/pay-by-wallet.ts';
 import { serializePayment } from '../payments/serialize.ts';
+import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts';
+import { run } from '../payments/operations/run.ts';
 import { parseWalletToken } from '../wallet/index.ts';
 import { authenticate } from './auth.ts';
-import { objectBody, type Deps } from './payments.ts';
+import { objectBody } from './handle.ts';
+import type { Deps } from './payments.ts';
 
 export async function walletApi(app: FastifyInstance, { config, store, keys }: Deps) {
-  const cp = paymentPorts(config, store);
+  const ports = paymentPorts(config, store);
   // A stopping server finishes the wallet payments it accepted before the store closes.
   app.addHook('onClose', settleWalletPayments);
   app.post<{ Params: { token: string } }>('/card-data/:token', async (request) => {
@@ -31,9 +34,10 @@ export async function walletApi(app: FastifyInstance, { config, store, keys }: D
     if (!parsed.token) {
       throw Problem.validation(parsed.errors.length > 0 ? parsed.errors : [{ field: '/encryptedToken', code: 'required', message: 'is required: the wallet token exactly as received' }]);
     }
-    const context = { row, merchant: await paymentMerchant(store.read, row.merchant_id) };
-    const accepted = await acceptTokenForPayment(cp, context, parsed.token, '/encryptedToken');
-    payByWalletLater(cp, context, accepted, request.log);
+    const payment = { row, merchant: await paymentMerchant(store.read, row.merchant_id) };
+    const ctx = { ports, caller: payment, now: Date.now(), log: request.log };
+    const accepted = await run(acceptWalletToken, { token: parsed.token, field: '/encryptedToken' }, ctx);
+    payByWalletLater(ports, payment, accepted, request.log);
     return serializePayment(row, config.publicUrl);
   });
 }

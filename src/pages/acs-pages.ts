@@ -61,9 +61,9 @@ const decode = (text: string | undefined): Record<string, unknown> | undefined =
   }
 };
 
-export async function acsPages(app: FastifyInstance, { cp }: { cp: Ports }) {
-  const { acs } = cp;
-  const publicOrigin = sourceOf(cp.config.publicUrl)!;
+export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }) {
+  const { acs } = ports;
+  const publicOrigin = sourceOf(ports.config.publicUrl)!;
   // The challenge page lives in Kassa's challenge window (framed by Kassa's origin, the same here).
   const inWindow = (nonce: string, targets: string[] = []): PagePolicy => ({ nonce, frameAncestors: "'self'", formTargets: targets });
   const topLevel = (nonce: string, targets: string[] = []): PagePolicy => ({ nonce, frameAncestors: "'none'", formTargets: targets });

@@ -6,7 +6,7 @@
  */
 import type { BrowserInfo } from '../threeds/fields.ts';
 import { screenColorDepths } from '../threeds/fields.ts';
-import type { BrowserFacts } from '../payments/pay-by-card.ts';
+import type { BrowserFacts } from '../payments/card-payment.ts';
 
 export interface BrowserForm {
   js?: string;

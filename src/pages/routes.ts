@@ -10,29 +10,30 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
-import type { Mode, TransactionRow } from '../store/schema.ts';
+import type { TransactionRow } from '../store/schema.ts';
 import { findByPageToken } from '../store/transactions.ts';
 import { ensurePaymentPage, findThreeDSSession, type PaymentPageRow } from '../store/payment-pages.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { findCurrency, formatAmount } from '../ground/amount.ts';
-import { cancelByPageToken } from '../payments/cancel.ts';
 import { isFinal, type Status } from '../ground/states.ts';
-import { paymentMerchant, type MerchantSettings } from '../merchants/merchants.ts';
-import { type CardBrand } from '../ground/card-brand.ts';
+import { paymentMerchant } from '../merchants/merchants.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
 import { Problem } from '../ground/problem.ts';
 import { paymentPorts, type Ports } from '../payments/ports.ts';
-import {
-  chooseMethod,
-  complete3ds1,
-  completeChallenge,
-  storedRequestOf,
-  submitCard,
-  type CardStep,
-  type PaymentContext,
-} from '../payments/pay-by-card.ts';
-import { payWithTestWallet } from '../payments/pay-by-wallet.ts';
+import { storedRequestOf, type CardStep } from '../payments/card-payment.ts';
+import type { PaymentContext } from '../payments/payment-context.ts';
+import { run } from '../payments/operations/run.ts';
+import type { AnyOperation } from '../payments/operations/operation.ts';
+import { cancel } from '../payments/operations/cancel.ts';
+import { chooseMethod, landingMethods } from '../payments/operations/choose-method.ts';
+import { payCard } from '../payments/operations/pay-card.ts';
+import { payStoredCard } from '../payments/operations/pay-stored-card.ts';
+import { completeChallenge } from '../payments/operations/complete-challenge.ts';
+import { complete3ds1 } from '../payments/operations/complete-3ds1.ts';
+import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts';
+import { payWallet } from '../payments/operations/pay-wallet.ts';
+import { testWalletToken } from '../wallet/test-sheet.ts';
 import { encodeCReq } from '../threeds/server.ts';
-import { payWithStoredCard } from '../vault/pay-with-stored-card.ts';
 import { translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form, type PagePolicy } from './security.ts';
@@ -63,13 +64,6 @@ interface Loaded extends PaymentContext {
   view: PaymentView;
 }
 
-/** The methods a landing page offers: those the merchant enabled that Kassa can complete here. */
-function landingMethods(settings: MerchantSettings, mode: Mode, cardAvailable: boolean): string[] {
-  if (settings.cardBrands.length === 0) return [];
-  // The wallet only as the test sheet: live hosted wallet payments are not offered yet (docs/wallet.md).
-  return settings.methods.filter((method) => (method === 'card' && cardAvailable) || (method === 'walletpay' && mode === 'test'));
-}
-
 /** Whether payUrl shows the wallet: a hosted wallet payment, or a landing page where the customer chose it. */
 const paysByWallet = (row: TransactionRow, page: { chosen_method: string | null }) => row.flow === 'walletpay-hosted' || (row.method === 'landingpage' && page.chosen_method === 'walletpay');
 
@@ -85,7 +79,10 @@ export function amountText(row: Pick<TransactionRow, 'amount_minor' | 'currency'
 
 export async function pages(app: FastifyInstance, { config, store }: Deps) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
-  const cp: Ports = paymentPorts(config, store);
+  const ports: Ports = paymentPorts(config, store);
+  /** Runs a customer operation on the loaded payment. */
+  const perform = <Body, Answer>(op: AnyOperation<PaymentContext, Body, Answer>, { row, merchant }: Loaded, body: Body, log: FastifyRequest['log']) =>
+    run(op, body, { ports, caller: { row, merchant }, now: Date.now(), log });
 
   const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: TransactionRow): PagePolicy => ({
     nonce,
@@ -128,7 +125,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     const { nonce } = view;
     if (row.status !== 'pending') return sendPage(reply, policy(nonce, {}, row), outcomePage(view, row.status, row.failure_code), status);
     const stored = storedRequestOf(row);
-    const cardAvailable = cp.acquirers.available(row.mode);
+    const cardAvailable = ports.acquirers.available(row.mode);
     if (row.method === 'landingpage' && page.chosen_method !== 'card' && page.chosen_method !== 'walletpay') {
       const methods = landingMethods(merchant.settings, row.mode, cardAvailable);
       if (methods.length === 0) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
@@ -262,17 +259,14 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/method', async (request, reply) => {
     const loaded = await loadForm(request, reply);
     if (!loaded) return reply;
-    const method = field(request.body, 'method');
-    if (loaded.row.status === 'pending' && method && landingMethods(loaded.merchant.settings, loaded.row.mode, cp.acquirers.available(loaded.row.mode)).includes(method)) {
-      await chooseMethod(cp, loaded.row, method);
-    }
+    await perform(chooseMethod, loaded, { method: field(request.body, 'method') }, request.log);
     return reply.code(303).redirect(`/pay/${request.params.token}`, 303);
   });
 
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/cancel', async (request, reply) => {
     const loaded = await loadForm(request, reply);
     if (!loaded) return reply;
-    const row = await cancelByPageToken(store, request.params.token, undefined, 'customer_cancel');
+    const row = await run(cancel, { pageToken: request.params.token }, { ports, caller: undefined, now: Date.now(), log: request.log });
     return respond(reply, loaded, { step: 'final', row });
   });
 
@@ -282,7 +276,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     if (!paysByWallet(loaded.row, loaded.page) || loaded.row.mode !== 'test') return show(reply, loaded, 409);
     if (loaded.row.status !== 'pending') return respond(reply, loaded, { step: 'final', row: loaded.row });
     try {
-      return respond(reply, loaded, await payWithTestWallet(cp, loaded));
+      return respond(reply, loaded, await payWithTestWallet(loaded, request.log));
     } catch (error) {
       // A second press while the first token is being paid: show the payment in progress.
       if (error instanceof Problem && error.status === 409) return respond(reply, loaded, { step: 'busy' });
@@ -301,7 +295,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       holderName: field(body, 'holderName'),
       brand: field(body, 'brand'),
     };
-    const step = await submitCard(cp, loaded, form, browserOf(request));
+    const step = await perform(payCard, loaded, { form, browser: browserOf(request) }, request.log);
     return respond(reply, loaded, step, { expiry: form.expiry, holderName: form.holderName });
   });
 
@@ -310,14 +304,14 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     const loaded = await loadForm(request, reply);
     if (!loaded) return reply;
     if (loaded.row.flow !== 'vault') return reply.code(303).redirect(`/pay/${request.params.token}`, 303);
-    const step = await payWithStoredCard(cp, loaded, { cvc: field(request.body, 'cvc') }, browserOf(request));
+    const step = await perform(payStoredCard, loaded, { cvc: field(request.body, 'cvc'), browser: browserOf(request) }, request.log);
     return respond(reply, loaded, step);
   });
 
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds/complete', async (request, reply) => {
     const loaded = await loadForm(request, reply);
     if (!loaded) return reply;
-    const step = await completeChallenge(cp, loaded, field(request.body, 'session') ?? '', field(request.body, 'sealedCard') ?? '');
+    const step = await perform(completeChallenge, loaded, { sessionId: field(request.body, 'session') ?? '', sealedCard: field(request.body, 'sealedCard') ?? '' }, request.log);
     return respond(reply, loaded, step);
   });
 
@@ -357,9 +351,23 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds1', async (request, reply) => {
     const loaded = await load(request.params.token);
     if (!loaded) return notFound(reply);
-    const step = await complete3ds1(cp, loaded, field(request.body, 'PaRes') ?? '', field(request.body, 'MD') ?? '');
+    const step = await perform(complete3ds1, loaded, { paRes: field(request.body, 'PaRes') ?? '', md: field(request.body, 'MD') ?? '' }, request.log);
     return respond(reply, loaded, step, undefined, 'page');
   });
 
-  await app.register(acsPages, { cp });
+  /**
+   * The hosted flow's test wallet sheet: a real token, signed and encrypted by Kassa's test
+   * PKI for this payment's amount and the merchant's first accepted brand, then accepted
+   * and paid exactly like a token from the merchant's backend.
+   */
+  async function payWithTestWallet(loaded: Loaded, log: FastifyRequest['log']): Promise<CardStep> {
+    const { row, merchant } = loaded;
+    const brand = merchant.settings.cardBrands[0];
+    if (!brand) return { step: 'unavailable' };
+    const token = await testWalletToken({ brand, amountMinor: row.amount_minor, currency: findCurrency(row.currency)! });
+    const accepted = await perform(acceptWalletToken, loaded, { token, field: '/encryptedToken' }, log);
+    return perform(payWallet, loaded, accepted, log);
+  }
+
+  await app.register(acsPages, { ports });
 }

@@ -1,40 +1,18 @@
-/**
- * Expiry of pending payments (DESIGN §3): a pending payment past its `expires_at`
- * becomes failed/expired. Safe with many Kassa processes on one database: on
- * PostgreSQL candidates are claimed with FOR UPDATE SKIP LOCKED, and each change is
- * the usual compare-and-set, so a payment completed meanwhile is left alone.
- */
-import type { Store } from '../store/store.ts';
-import { transition } from './transition.ts';
+/** The expiry sweeper: runs the `expire` operation (operations/expire.ts) until nothing is due. */
+import type { Ports } from './ports.ts';
+import { run } from './operations/run.ts';
+import { expire, EXPIRY_BATCH } from './operations/expire.ts';
+import type { Log } from './operations/operation.ts';
 import { runEvery } from '../lib/periodic.ts';
 
-const BATCH = 200;
-
 /** Expires what is due at `now`; returns the references it expired. */
-export async function expireDuePayments(store: Store, now = Date.now()): Promise<string[]> {
-  return store.transact(async (db) => {
-    let query = db
-      .selectFrom('transactions')
-      .select('reference')
-      .where('status', '=', 'pending')
-      .where('expires_at', '<=', now)
-      .orderBy('expires_at')
-      .limit(BATCH);
-    if (store.dialect === 'postgres') query = query.forUpdate().skipLocked();
-    const due = await query.execute();
-    const expired: string[] = [];
-    for (const { reference } of due) {
-      if (await transition(db, { reference, from: 'pending', to: 'failed', failureCode: 'expired', cause: 'expired', at: now })) {
-        expired.push(reference);
-      }
-    }
-    return expired;
-  });
+export function expireDuePayments(ports: Ports, now = Date.now(), log: Log = console): Promise<string[]> {
+  return run(expire, { limit: EXPIRY_BATCH }, { ports, caller: undefined, now, log });
 }
 
 /** Runs `expireDuePayments` every `intervalMs` until stopped. */
-export function startExpirySweeper(store: Store, intervalMs: number, onError: (error: unknown) => void): () => Promise<void> {
+export function startExpirySweeper(ports: Ports, intervalMs: number, onError: (error: unknown) => void): () => Promise<void> {
   return runEvery(intervalMs, async () => {
-    while ((await expireDuePayments(store)).length === BATCH);
+    while ((await expireDuePayments(ports)).length === EXPIRY_BATCH);
   }, onError);
 }

@@ -6,7 +6,7 @@
  */
 import type { Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
-import { findOwnPayment, ownPaymentVersion } from '../store/transactions.ts';
+import { findOwnPayment, findOwnTransactions, ownPaymentVersion } from '../store/transactions.ts';
 import { serializePayment } from './serialize.ts';
 
 const CACHED_PAYMENTS = 10_000;
@@ -29,5 +29,14 @@ export class PaymentReader {
     // A row read after the version check may be newer; it is then cached under its own, later version.
     this.cache.set(reference, { version: row.version, json });
     return json;
+  }
+
+  /** The owner's payments among `references`, in the order asked; unknown ones are left out. */
+  async list(owner: { merchantId: string; mode: Mode }, references: string[]): Promise<Record<string, unknown>[]> {
+    const rows = new Map((await findOwnTransactions(this.store.read, owner, references)).map((row) => [row.reference, row]));
+    return references.flatMap((reference) => {
+      const row = rows.get(reference);
+      return row ? [serializePayment(row, this.publicUrl)] : [];
+    });
   }
 }

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
-import { MAX_CARD_ATTEMPTS } from '../../src/payments/pay-by-card.ts';
+import { MAX_CARD_ATTEMPTS } from '../../src/payments/card-payment.ts';
 import { card, hiddenValue, openPage, playChallenge, postForm } from './flow.ts';
 
 const RETURN_URL = 'https://shop.example/return?order=42&x=%20y';

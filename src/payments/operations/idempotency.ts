@@ -7,11 +7,11 @@
  * failure reaches it only after the commit, so the record is there to read.
  */
 import { stringify as sortedJson } from 'safe-stable-stringify';
-import { Problem } from '../ground/problem.ts';
-import type { Db, Store } from '../store/store.ts';
-import type { Mode } from '../store/schema.ts';
-import { prepare } from '../store/prepared.ts';
-import { sha256Hex } from '../lib/tokens.ts';
+import { Problem } from '../../ground/problem.ts';
+import type { Db, Store } from '../../store/store.ts';
+import type { Mode } from '../../store/schema.ts';
+import { prepare } from '../../store/prepared.ts';
+import { sha256Hex } from '../../lib/tokens.ts';
 
 export interface Outcome {
   status: number;

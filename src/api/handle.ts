@@ -1,0 +1,38 @@
+/**
+ * A merchant API route is one line: `app.post('/capture', handle(capture, ports))`. The
+ * request becomes the operation's body and context; the runner answers (replays included,
+ * DESIGN §3 "Idempotency-Reference").
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Problem } from '../ground/problem.ts';
+import type { Caller } from '../merchants/merchants.ts';
+import type { Ports } from '../payments/ports.ts';
+import type { AnyOperation } from '../payments/operations/operation.ts';
+import { runForMerchant, type Outcome } from '../payments/operations/run.ts';
+
+export function objectBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new Problem(400, 'Malformed request', 'The request body must be a JSON object.');
+  }
+  return body as Record<string, unknown>;
+}
+
+export function sendOutcome(reply: FastifyReply, outcome: Outcome) {
+  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+  if (outcome.status >= 400) reply.type('application/problem+json');
+  else if (outcome.json !== undefined) reply.type('application/json; charset=utf-8');
+  return reply.code(outcome.status).send(outcome.json ?? outcome.body);
+}
+
+const idempotencyReferenceOf = (request: FastifyRequest) => {
+  const value = request.headers['idempotency-reference'];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** The route handler of a merchant operation whose body is the request's JSON object. */
+export function handle(op: AnyOperation<Caller, Record<string, unknown>>, ports: Ports) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const ctx = { ports, caller: request.caller, now: Date.now(), log: request.log };
+    return sendOutcome(reply, await runForMerchant(op, objectBody(request.body), ctx, idempotencyReferenceOf(request)));
+  };
+}

@@ -1,0 +1,310 @@
+/**
+ * Paying with a card once the card is known (spec §1, §3; DESIGN §3), shared by the
+ * operations that pay by card — the card form, a stored card, the end of a 3-D Secure
+ * step — and, from `authorise` on, by wallet payments:
+ *
+ *   reserve  count the attempt and take the processing lease (one unit of work)
+ *   act      3-D Secure (frictionless, challenge pop-up, or the 3DS1 redirect), then
+ *            authorise at the acquirer — or, for a vault enrollment, nothing moves: the
+ *            card is prepared for the vault
+ *   commit   the one state change through `transition()`, and the lease given back
+ *   after    an authorisation that lost the race to a cancel or expiry is reversed
+ *
+ * A payment is processed by one request at a time (the lease), and its final state is a
+ * compare-and-set, so a double submit can neither authorise twice nor change a final
+ * payment. The card number and CVC live in memory for the request; across a 3-D Secure
+ * step they travel sealed with the customer's browser (card-seal.ts), never stored.
+ */
+import type { TransactionRow } from '../store/schema.ts';
+import type { Db } from '../store/store.ts';
+import type { BrowserInfo, ThreeDSData } from '../threeds/fields.ts';
+import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
+import { findTransaction } from '../store/transactions.ts';
+import { countAttempt, ensurePaymentPage, findThreeDSSession, releaseProcessingLease, setPageFields, takeProcessingLease, type ThreeDSSessionRow } from '../store/payment-pages.ts';
+import { randomBase62 } from '../lib/tokens.ts';
+import { isAuthenticated, merchantSubjectToThreeDS, toAuthenticationData, type Authentication } from '../threeds/server.ts';
+import { findCurrency } from '../ground/amount.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
+import type { FailureCode, Status } from '../ground/states.ts';
+import type { PreparedCard } from '../vault/vault.ts';
+import { shownOfStoredCard } from '../vault/vault.ts';
+import type { StoredRequest } from './serialize.ts';
+import type { PaymentContext } from './payment-context.ts';
+import type { CardError, CardField } from './card-input.ts';
+import { transition } from './transition.ts';
+import { stop, type Context, type Stop } from './operations/operation.ts';
+
+export const MAX_CARD_ATTEMPTS = 5;
+/** Longest a card may take from submit to outcome; a crashed request frees the payment after it. */
+export const PROCESSING_LEASE_MS = 60_000;
+
+export interface StoredPaymentRequest extends StoredRequest {
+  threeDS: ThreeDSData;
+  storeInVault?: boolean;
+  preselectedBrand?: CardBrand;
+  /** Vault payments: the stored card to pay with (found by its access token at creation). */
+  vaultCardId?: string;
+}
+
+export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) as StoredPaymentRequest;
+
+/** A card ready to process, or the errors to show on the form. */
+export type CardCheck = { ok: true; card: CardData } | { ok: false; errors: Partial<Record<CardField, CardError>> };
+
+export interface BrowserFacts {
+  javascriptEnabled: boolean;
+  collected: Partial<BrowserInfo>;
+}
+
+/** Where a card payment's request leaves the customer: what the page shows next. */
+export type CardStep =
+  | { step: 'final'; row: TransactionRow }
+  | { step: 'invalid'; errors: Partial<Record<CardField, CardError>>; attemptsLeft: number }
+  /** Another request of this payment is processing a card right now. */
+  | { step: 'busy' }
+  | { step: 'unavailable' }
+  | { step: 'challenge'; session: ThreeDSSessionRow; acsUrl: string; creq: string; sealedCard: string; pending?: boolean }
+  | { step: 'redirect3ds1'; acsUrl: string; paReq: string; md: string }
+  /** A completion whose seal or session is not (or no longer) valid. */
+  | { step: 'stale' };
+
+export type CardContext = Context<PaymentContext>;
+
+/** A card on its way to the acquirer, and the request it came with. */
+export interface CardPlan {
+  check: CardCheck;
+  browser: BrowserFacts;
+  /** Which attempt this is (set by the reservation); part of the acquirer's idempotency key. */
+  attempt?: number;
+  /** The card cannot be had (a stored card that no longer opens). */
+  unavailable?: boolean;
+}
+
+/** Whether Kassa can complete a card payment of this kind at all now (acquirer; vault key where the card is to be stored). */
+export function cardPaymentAvailable({ ports, caller }: CardContext): boolean {
+  const { row } = caller;
+  if (!ports.acquirers.available(row.mode)) return false;
+  // Enrollments and storeInVault payments must be able to store the card before the customer starts.
+  return !((row.flow === 'enrollment' || storedRequestOf(row).storeInVault) && !ports.vault.available);
+}
+
+/** reserve: the payment is still payable, the attempt is counted and the lease taken — or the step that ends it here. */
+export async function reserveCardAttempt(tx: Db, plan: CardPlan, { ports, caller, now }: CardContext): Promise<CardPlan | Stop<CardStep>> {
+  const { check } = plan;
+  if (plan.unavailable || !cardPaymentAvailable({ ports, caller, now } as CardContext)) return stop({ step: 'unavailable' });
+  const current = await openForPaying(tx, caller.row.reference, now);
+  if ('step' in current) return stop(current);
+  const attempts = await countAttempt(tx, current.reference);
+  if (attempts > MAX_CARD_ATTEMPTS || (!check.ok && attempts >= MAX_CARD_ATTEMPTS)) {
+    return stop(await failNow(tx, current, 'fraud_detected', 'card_attempts_exceeded', now));
+  }
+  if (!check.ok) return stop({ step: 'invalid', errors: check.errors, attemptsLeft: MAX_CARD_ATTEMPTS - attempts });
+  if (!(await takeProcessingLease(tx, current.reference, now, now + PROCESSING_LEASE_MS))) return stop({ step: 'busy' });
+  return { ...plan, attempt: attempts };
+}
+
+/** release: a failed act gives the payment back to the next request. */
+export const releaseLease = (tx: Db, _plan: unknown, { caller }: CardContext) => releaseProcessingLease(tx, caller.row.reference);
+
+/** What the act decided: a step to show with no state change, or the one state change. */
+export type Settlement = { show: CardStep } | { finish: Finish };
+
+/** act of a card payment: 3-D Secure, then authorisation (or, for an enrollment, the card made ready to store). */
+export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext): Promise<Settlement> {
+  const { ports, caller, now } = ctx;
+  const { row, merchant } = caller;
+  const card = (plan.check as { card: CardData }).card;
+  const stored = storedRequestOf(row);
+  // Merchants that accept only bcmc are not subject to 3-D Secure (spec §1).
+  if (!merchantSubjectToThreeDS(merchant.settings.cardBrands)) return settle(card, undefined, `attempt-${plan.attempt}`, ctx);
+  const started = await ports.threeDS.start({
+    ...paymentAmount(row),
+    card,
+    kind: row.flow === 'enrollment' ? 'enrollment' : 'payment',
+    usesVaultToken: row.flow === 'vault',
+    merchantName: merchant.name,
+    merchantId: merchant.id,
+    language: row.language,
+    data: stored.threeDS ?? { scaReady: 'no' },
+    storeInVault: stored.storeInVault ?? false,
+    collectedBrowser: plan.browser.collected,
+    javascriptEnabled: plan.browser.javascriptEnabled,
+    notificationUrl: `${ports.config.publicUrl}/pay/${row.page_token}/3ds/notify`,
+    now: new Date(now),
+  });
+  switch (started.kind) {
+    case 'result':
+      return concludeAuthentication(card, started.authentication, started.authentication.threeDSServerTransID, ctx);
+    case 'challenge': {
+      const sealedCard = ports.sealer.seal(card, sealBinding(row.reference, started.session.id), started.session.expires_at);
+      return { show: { step: 'challenge', session: started.session, acsUrl: started.acsUrl, creq: started.creq, sealedCard } };
+    }
+    case 'redirect3ds1': {
+      const md = `${started.session.id}.${ports.sealer.seal(card, sealBinding(row.reference, started.session.id), started.session.expires_at)}`;
+      return { show: { step: 'redirect3ds1', acsUrl: started.acsUrl, paReq: started.paReq, md } };
+    }
+  }
+}
+
+/** After 3-D Secure: authenticated → authorise (or store the card); not → failed/rejected. */
+export function concludeAuthentication(card: CardData, authentication: Authentication, key: string, ctx: CardContext): Promise<Settlement> | Settlement {
+  if (isAuthenticated(authentication)) return settle(card, authentication, key, ctx);
+  return { finish: { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication } };
+}
+
+/** The card sealed across a 3-D Secure step is bound to the payment and the step's session. */
+export const sealBinding = (reference: string, sessionId: string) => `${reference}|${sessionId}`;
+
+/** What the 3-D Secure server and the acquirer both need to know of the payment: which one, and how much. */
+function paymentAmount(row: TransactionRow): PaymentAmount {
+  return { reference: row.reference, mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, exponent: findCurrency(row.currency)!.exponent };
+}
+
+/** After authentication: an enrollment stores the card (no money moves, spec §4.2); a payment is authorised. */
+function settle(card: CardData, authentication: Authentication | undefined, key: string, ctx: CardContext): Promise<Settlement> | Settlement {
+  if (ctx.caller.row.flow !== 'enrollment') return authorise(card, authentication, key, ctx);
+  // scaToken (spec §2.2): true only when the cardholder was authenticated; an attempt (A) or no 3-D Secure at all is a fallback without it.
+  const vault = prepareForVault(card, ctx);
+  return { finish: { status: 'success', cause: 'card_enrolled', brand: card.brand, authentication, vault, scaToken: authentication?.transStatus === 'Y' } };
+}
+
+/** Authorises at the acquirer of the payment's mode; its answer decides the one state change. */
+export async function authorise(card: CardData, authentication: Authentication | undefined, key: string, ctx: CardContext): Promise<Settlement> {
+  const { ports, caller } = ctx;
+  const { row, merchant } = caller;
+  const result: AuthoriseResult = await ports.acquirers.forMode(row.mode).authorise(
+    {
+      ...paymentAmount(row),
+      card,
+      authentication: authentication && toAuthenticationData(authentication),
+      captureNow: row.type !== 'authorise',
+      merchantName: merchant.name,
+    },
+    `${row.reference}:${key}`,
+  );
+  const common = { brand: card.brand, authentication };
+  switch (result.outcome) {
+    case 'authorised': {
+      const vault = storedRequestOf(row).storeInVault ? prepareForVault(card, ctx) : undefined;
+      return { finish: { ...common, status: 'success', cause: 'acquirer_authorised', acquirerReference: result.acquirerReference, vault } };
+    }
+    case 'declined':
+      return { finish: { ...common, status: 'failed', failureCode: result.failureCode, cause: 'acquirer_declined' } };
+    case 'unknown':
+      return { finish: { ...common, status: 'manualintervention', cause: 'acquirer_timeout' } };
+  }
+}
+
+/** Encrypted before the unit of work; stored with the state change, so a card is in the vault exactly when its transaction succeeded. */
+function prepareForVault(card: CardData, { ports, caller, now }: CardContext): PreparedCard | undefined {
+  const { row } = caller;
+  return ports.vault.available ? ports.vault.prepare(card, { merchantId: row.merchant_id, mode: row.mode }, row.reference, now) : undefined;
+}
+
+export interface Finish {
+  status: Status;
+  failureCode?: FailureCode;
+  cause: string;
+  brand: CardBrand;
+  authentication?: Authentication;
+  acquirerReference?: string;
+  /** A success that stores the card in the vault (enrollment, storeInVault). */
+  vault?: PreparedCard;
+  /** Enrollments: whether the cardholder was authenticated (spec §2.2). */
+  scaToken?: boolean;
+}
+
+/** commit of a card payment: its one state change (if the act reached one), and the lease given back. */
+export async function commitSettlement(tx: Db, settlement: Settlement, ctx: CardContext): Promise<CardStep> {
+  const { reference } = ctx.caller.row;
+  await releaseProcessingLease(tx, reference);
+  if ('show' in settlement) return settlement.show;
+  return finish(tx, settlement.finish, ctx);
+}
+
+/** The one state change of the payment, with what it learned (brand, authentication, capture state, vault card). */
+export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: CardContext): Promise<CardStep> {
+  const { reference } = caller.row;
+  const current = (await findTransaction(tx, reference))!;
+  if (current.status === 'pending') {
+    const stored = outcome.status === 'success' && outcome.vault ? { ...shownOfStoredCard(outcome.vault), ...(outcome.scaToken === undefined ? {} : { scaToken: outcome.scaToken }) } : undefined;
+    const details = { ...(JSON.parse(current.details) as Record<string, unknown>), ...stored };
+    const authorisedOnly = current.type === 'authorise' && outcome.status === 'success';
+    const moved = await transition(tx, {
+      reference,
+      from: 'pending',
+      to: outcome.status,
+      failureCode: outcome.failureCode ?? null,
+      cause: outcome.cause,
+      at: now,
+      set: {
+        brand: outcome.brand,
+        authentication: outcome.authentication ? JSON.stringify(outcome.authentication) : null,
+        ...(authorisedOnly || stored ? { details: JSON.stringify(authorisedOnly ? { ...details, captureStatus: 'authorised' } : details) } : {}),
+      },
+    });
+    // Only with the state change: a payment cancelled meanwhile stores no card.
+    if (moved && stored && outcome.vault) await ports.vault.insert(tx, outcome.vault);
+    if (outcome.acquirerReference) await setPageFields(tx, reference, { acquirer_reference: outcome.acquirerReference });
+  }
+  return { step: 'final', row: (await findTransaction(tx, reference))! };
+}
+
+/** after: an authorisation whose payment was cancelled or expired meanwhile releases the money it just held. */
+export async function reverseLostAuthorisation(step: CardStep, settlement: Settlement, { ports, caller }: CardContext): Promise<void> {
+  if (!('finish' in settlement) || !settlement.finish.acquirerReference || step.step !== 'final' || step.row.status === 'success') return;
+  const { row } = caller;
+  await ports.acquirers
+    .forMode(row.mode)
+    .reversal({ reference: row.reference, acquirerReference: settlement.finish.acquirerReference, amountMinor: row.amount_minor, currency: row.currency }, `${row.reference}:reversal`)
+    .catch(() => undefined);
+}
+
+/**
+ * In a unit of work, before a payment is paid (by card or wallet): the payment as it is now
+ * if it can still be paid — pending, not past its expiry (then it fails as expired), with
+ * its page row — or the final step it has reached.
+ */
+export async function openForPaying(tx: Db, reference: string, at: number): Promise<TransactionRow | CardStep> {
+  const current = (await findTransaction(tx, reference))!;
+  if (current.status !== 'pending') return { step: 'final', row: current };
+  if (current.expires_at !== null && current.expires_at <= at) return failNow(tx, current, 'expired', 'expired', at);
+  await ensurePaymentPage(tx, reference, randomBase62(32), at);
+  return current;
+}
+
+async function failNow(tx: Db, row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<CardStep> {
+  await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode, cause, at });
+  return { step: 'final', row: (await findTransaction(tx, row.reference))! };
+}
+
+/** The card payment's stages after its own parse, load and decide: the same for the card form and a stored card. */
+export const payingByCard = {
+  reserve: reserveCardAttempt,
+  release: releaseLease,
+  act: authenticateAndAuthorise,
+  commit: commitSettlement,
+  answer: (step: CardStep) => step,
+  after: reverseLostAuthorisation,
+};
+
+export type SessionGate =
+  | { step: 'go'; session: ThreeDSSessionRow }
+  /** The session has no result yet (3DS2: the RReq has not come; 3DS1: the PaRes is to be checked). Lease held for 3DS1. */
+  | { step: 'waiting'; session: ThreeDSSessionRow }
+  | { step: 'final'; row: TransactionRow }
+  | { step: 'busy' }
+  | { step: 'stale' };
+
+/** In a unit of work, at the end of a 3-D Secure step: the payment's session, if it is the step's and still usable, under the processing lease. */
+export async function claimThreeDSSession(tx: Db, reference: string, sessionId: string, protocol: '2.2.0' | '1.0.2', at: number): Promise<SessionGate> {
+  const current = (await findTransaction(tx, reference))!;
+  if (current.status !== 'pending') return { step: 'final', row: current };
+  const session = await findThreeDSSession(tx, sessionId);
+  if (!session || session.reference !== reference || session.protocol !== protocol || session.expires_at < at) return { step: 'stale' };
+  if (protocol === '2.2.0' && session.state === 'challenge') return { step: 'waiting', session };
+  if (protocol === '2.2.0' && session.state !== 'result') return { step: 'stale' };
+  if (protocol === '1.0.2' && session.state !== 'challenge') return { step: 'stale' };
+  if (!(await takeProcessingLease(tx, reference, at, at + PROCESSING_LEASE_MS))) return { step: 'busy' };
+  return protocol === '1.0.2' ? { step: 'waiting', session } : { step: 'go', session };
+}

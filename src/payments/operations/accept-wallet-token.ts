@@ -1,0 +1,34 @@
+/**
+ * Accept a wallet token for an existing pending payment (spec §4.4: the hybrid flow's
+ * `cardDataUrl`; the hosted flow's wallet sheet): verified, decrypted and checked outside
+ * the unit of work, then recorded as the payment's one token. Posting the same token again
+ * is accepted again (a retry); another token once one was accepted is a 409, as is a final
+ * payment. The token is paid afterwards by `payWallet`.
+ */
+import { Problem } from '../../ground/problem.ts';
+import { findTransaction } from '../../store/transactions.ts';
+import { acceptWalletToken as verifyWalletToken } from '../../wallet/accept.ts';
+import type { WalletPaymentToken } from '../../wallet/index.ts';
+import { recordWalletTokenUse, toPay } from '../pay-by-wallet.ts';
+import { customerOperation } from './operation.ts';
+
+const notPending = (status: string) => Problem.conflict(`The payment is ${status}: it takes no wallet token any more.`);
+
+export const acceptWalletToken = customerOperation({
+  name: 'acceptWalletToken',
+  /** `field`: where the token was sent, for the Problem that names it. */
+  parse: (body: { token: WalletPaymentToken; field: string }) => body,
+  load: () => undefined,
+  decide: (_nothing, input, { caller }) => {
+    if (caller.row.status !== 'pending') throw notPending(caller.row.status);
+    return input;
+  },
+  act: async ({ token, field }, { ports, caller, now }) => ({ accepted: await verifyWalletToken(token, toPay(caller), ports.config.wallet, field, () => now), field }),
+  commit: async (tx, { accepted, field }, { caller, now }) => {
+    const current = (await findTransaction(tx, caller.row.reference))!;
+    if (current.status !== 'pending') throw notPending(current.status);
+    await recordWalletTokenUse(tx, accepted, current.reference, field, now);
+    return accepted;
+  },
+  answer: (accepted) => accepted,
+});

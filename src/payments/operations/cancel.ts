@@ -1,0 +1,31 @@
+/**
+ * Cancel (spec §4.5, DESIGN §2): `POST <cancelUrl>` or the page's cancel button. A
+ * pending payment becomes failed/cancelled; a final one is answered unchanged, so
+ * cancelling again is harmless. The capability token authorises; a merchant's key, when
+ * sent, must be the payment's merchant.
+ */
+import { Problem } from '../../ground/problem.ts';
+import { findByPageToken, findTransaction } from '../../store/transactions.ts';
+import { transition } from '../transition.ts';
+import { operationFor } from './operation.ts';
+
+/** Who cancels: the merchant (its key sent with the request) or, without one, the customer. */
+export type CancellingParty = { merchantId: string } | undefined;
+
+export const cancel = operationFor<CancellingParty>()({
+  name: 'cancel',
+  parse: (body: { pageToken: string }) => body.pageToken,
+  load: (pageToken, { ports }) => findByPageToken(ports.store.read, pageToken),
+  decide: (row, _pageToken, { caller }) => {
+    if (!row || (caller && caller.merchantId !== row.merchant_id)) throw Problem.notFound('No payment has this cancel address.');
+    return row;
+  },
+  commit: async (tx, row, { caller, now }) => {
+    if (row.status === 'pending') {
+      const cause = caller ? 'merchant_cancel' : 'customer_cancel';
+      await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode: 'cancelled', cause, at: now });
+    }
+    return (await findTransaction(tx, row.reference))!;
+  },
+  answer: (row) => row,
+});

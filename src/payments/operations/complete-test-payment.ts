@@ -1,0 +1,67 @@
+/**
+ * The test helper's completion, like Stripe's (README "Test mode: the amount decides"): `POST {base_url}/test/complete`
+ * `{reference, outcome: "success"|"failed", failureCode?}` completes a pending test-mode
+ * payment without a browser, through the same `transition()` (and so the same webhook) as
+ * a real outcome. A payment that is not pending any more is 409 Conflict: the request is
+ * well formed but clashes with the payment's current state (a final state never changes).
+ */
+import { Problem, type FieldError } from '../../ground/problem.ts';
+import { failureCodes, type FailureCode } from '../../ground/states.ts';
+import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
+import { serializePayment } from '../serialize.ts';
+import { transition } from '../transition.ts';
+import { merchantOperation } from './operation.ts';
+
+const outcomes = ['success', 'failed'] as const;
+/** When a failed outcome names no failureCode: the plain "payment not authorised" of spec §3. */
+const DEFAULT_FAILURE_CODE: FailureCode = 'rejected';
+
+interface Completion {
+  reference: string;
+  outcome: (typeof outcomes)[number];
+  failureCode: FailureCode | null;
+}
+
+export function parseCompletion(body: Record<string, unknown>): Completion {
+  const errors: FieldError[] = [];
+  const { reference, outcome, failureCode } = body;
+  if (reference === undefined || reference === '') errors.push({ field: '/reference', code: 'required', message: 'is required' });
+  else if (typeof reference !== 'string' || reference.length > 64) errors.push({ field: '/reference', code: 'type', message: 'must be a transaction reference' });
+  if (outcome === undefined || outcome === '') errors.push({ field: '/outcome', code: 'required', message: 'is required' });
+  else if (!outcomes.includes(outcome as never)) errors.push({ field: '/outcome', code: 'enum', message: `must be one of ${outcomes.join(', ')}` });
+  const hasFailureCode = failureCode !== undefined && failureCode !== '';
+  if (hasFailureCode && !failureCodes.includes(failureCode as never)) {
+    errors.push({ field: '/failureCode', code: 'enum', message: `must be one of ${failureCodes.join(', ')}` });
+  } else if (hasFailureCode && outcome === 'success') {
+    errors.push({ field: '/failureCode', code: 'not_allowed', message: 'is only allowed with outcome failed' });
+  }
+  if (errors.length > 0) throw Problem.validation(errors);
+  return {
+    reference: reference as string,
+    outcome: outcome as Completion['outcome'],
+    failureCode: outcome === 'failed' ? ((hasFailureCode ? failureCode : DEFAULT_FAILURE_CODE) as FailureCode) : null,
+  };
+}
+
+const notPending = (reference: string, status: string) =>
+  Problem.conflict(`Transaction ${reference} is ${status}, not pending; only a pending payment can be completed.`);
+
+export const completeTestPayment = merchantOperation({
+  name: 'completeTestPayment',
+  scope: 'test/complete',
+  parse: parseCompletion,
+  load: (completion, { ports, caller }) => findOwnTransaction(ports.store.read, caller, completion.reference),
+  decide: (row, completion) => {
+    if (!row) throw Problem.notFound(`No transaction with reference ${completion.reference}.`);
+    if (row.status !== 'pending') throw notPending(row.reference, row.status);
+    return completion;
+  },
+  commit: async (tx, completion, { now }) => {
+    const { reference, outcome, failureCode } = completion;
+    if (!(await transition(tx, { reference, from: 'pending', to: outcome, failureCode, cause: 'test_helper', at: now }))) {
+      throw notPending(reference, (await findTransaction(tx, reference))!.status);
+    }
+    return (await findTransaction(tx, reference))!;
+  },
+  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+});

@@ -1,0 +1,50 @@
+/**
+ * Create a payment (spec §4.1): validated, decided and built outside the unit of work,
+ * stored as one insert. The answer is the pending payment with its `payUrl` (and, per
+ * flow, `cancelUrl` and `cardDataUrl`). Two flows do more on creation (DESIGN §3 "Wallet"):
+ * the direct wallet flow verifies and decrypts its token now, so a bad token is a 422
+ * here, and pays it right after answering; the hybrid flow obtains the merchant session
+ * the answer carries. A vault payment reads its stored card first.
+ */
+import type { TransactionRow } from '../../store/schema.ts';
+import { AcquirerUnavailable } from '../../acquirer/select.ts';
+import { planPayment, validatePaymentBody } from '../create.ts';
+import { prepareWalletPayment, TOKEN_FIELD } from '../create-wallet.ts';
+import { storePendingTransaction } from '../pending-transaction.ts';
+import { payByWalletLater, recordWalletTokenUse } from '../pay-by-wallet.ts';
+import { serializePayment } from '../serialize.ts';
+import { merchantOperation } from './operation.ts';
+
+export const createPayment = merchantOperation({
+  name: 'createPayment',
+  scope: 'payment',
+  parse: (body: Record<string, unknown>, { caller }) => validatePaymentBody(body, caller),
+  load: async (request, { ports, caller }) => {
+    if (request.storeInVault) ports.vault.keys();
+    // A token paid or a session handed out must be payable: not with a live key and no acquirer.
+    if (request.flow === 'walletpay-direct' || request.flow === 'walletpay-hybrid') {
+      if (!ports.acquirers.available(caller.mode)) throw new AcquirerUnavailable();
+    }
+    // Vault cards are never changed or deleted, so the card read here is the card paid with.
+    return request.flow === 'vault' ? await ports.vault.find(ports.store.read, caller, request.details.vaultAccessToken!) : undefined;
+  },
+  decide: (vaultCard, request, { caller, now, ports }) => ({
+    request,
+    row: planPayment(request, { caller, defaultExpiry: ports.config.paymentExpiry, defaultExpiryMs: ports.config.paymentExpiryMs, now, vaultCard }),
+  }),
+  act: async ({ request, row }, { ports, caller }) => {
+    if (request.flow !== 'walletpay-direct' && request.flow !== 'walletpay-hybrid') return { row };
+    const wallet = await prepareWalletPayment(request, caller, ports.config.wallet);
+    return { row: { ...row, details: JSON.stringify(wallet.details) }, accepted: wallet.accepted };
+  },
+  commit: async (tx, { row, accepted }) => {
+    await storePendingTransaction(tx, row);
+    if (accepted) await recordWalletTokenUse(tx, accepted, row.reference, TOKEN_FIELD);
+    return row as TransactionRow;
+  },
+  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+  // The direct wallet flow pays after answering: the creation response is the pending payment (spec §4.1).
+  after: (row, { accepted }, { ports, caller, log }) => {
+    if (accepted) payByWalletLater(ports, { row, merchant: { id: caller.merchantId, name: caller.merchantName, settings: caller.settings } }, accepted, log);
+  },
+});

@@ -1,0 +1,24 @@
+/**
+ * Vault enrollment (spec §4.2): `POST {base_url}/token` with `dataType: "card"` creates a
+ * pending transaction (`method: "vault"`, `type: "token"`) whose `payUrl` takes the card
+ * to store; paying it on the page (pay-card.ts) stores the card instead of charging it.
+ */
+import type { TransactionRow } from '../../store/schema.ts';
+import { planEnrollment } from '../../vault/enroll.ts';
+import { storePendingTransaction } from '../pending-transaction.ts';
+import { serializePayment } from '../serialize.ts';
+import { merchantOperation } from './operation.ts';
+
+export const enrol = merchantOperation({
+  name: 'enrol',
+  scope: 'token',
+  parse: (body: Record<string, unknown>) => body,
+  // No enrollment that could never store its card (no vault key): 503 up front.
+  load: (_body, { ports }) => void ports.vault.keys(),
+  decide: (_nothing, body, { caller, now, ports }) => planEnrollment(body, { caller, now, expiryMs: ports.config.paymentExpiryMs }),
+  commit: async (tx, row) => {
+    await storePendingTransaction(tx, row);
+    return row as TransactionRow;
+  },
+  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+});

@@ -1,0 +1,19 @@
+/**
+ * Pay by card on the hosted page (spec §1, §3): the card form's submit. The card is
+ * checked here; then it goes the card payment's way (card-payment.ts): attempt and lease,
+ * 3-D Secure, authorisation (or, for a vault enrollment, the card stored), one state change.
+ */
+import { validateCard, type CardForm } from '../card-input.ts';
+import { payingByCard, storedRequestOf, type BrowserFacts } from '../card-payment.ts';
+import { customerOperation } from './operation.ts';
+
+export const payCard = customerOperation({
+  name: 'payCard',
+  parse: (body: { form: CardForm; browser: BrowserFacts }) => body,
+  load: () => undefined,
+  decide: (_nothing, { form, browser }, { caller, now }) => ({
+    check: validateCard(form, { accepted: caller.merchant.settings.cardBrands, preselected: storedRequestOf(caller.row).preselectedBrand, now: new Date(now) }),
+    browser,
+  }),
+  ...payingByCard,
+});

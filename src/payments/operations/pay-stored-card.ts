@@ -1,0 +1,32 @@
+/**
+ * Pay with a card from the vault (spec §4.1 "Vault payment"; DESIGN §3 "Vault"): the card
+ * comes from the vault instead of the card form, then goes the card payment's way
+ * (card-payment.ts). On the merchant's `confirm` path the customer types the CVC, which
+ * the vault never keeps; on `direct` there is no form and the card is authorised without it.
+ */
+import { cvcError, isExpired } from '../card-input.ts';
+import { payingByCard, storedRequestOf, type BrowserFacts, type CardCheck } from '../card-payment.ts';
+import { customerOperation } from './operation.ts';
+
+export const payStoredCard = customerOperation({
+  name: 'payStoredCard',
+  parse: (body: { cvc?: string; browser: BrowserFacts }) => body,
+  load: async ({ cvc }, { ports, caller }) => {
+    const { row, merchant } = caller;
+    const { vaultCardId } = storedRequestOf(row);
+    const typed = merchant.settings.vaultPaymentPath === 'confirm' ? (cvc ?? '').trim() : undefined;
+    const card = vaultCardId ? await ports.vault.open({ merchantId: row.merchant_id, mode: row.mode }, vaultCardId, typed) : undefined;
+    return { card, typed };
+  },
+  decide: ({ card, typed }, { browser }, { now }) => {
+    if (!card) return { check: { ok: false, errors: {} } as CardCheck, browser, unavailable: true };
+    const cvcProblem = typed === undefined ? undefined : cvcError(typed, card.brand);
+    const errors = {
+      ...(cvcProblem ? { cvc: cvcProblem } : {}),
+      ...(isExpired({ month: card.expiryMonth, year: card.expiryYear }, new Date(now)) ? { expiry: 'expiry_past' as const } : {}),
+    };
+    const check: CardCheck = Object.keys(errors).length ? { ok: false, errors } : { ok: true, card };
+    return { check, browser };
+  },
+  ...payingByCard,
+});

@@ -1,0 +1,41 @@
+/**
+ * Resolve a payment held for review (DESIGN §3 "States": `manualintervention` → `success` |
+ * `failed`), once the operator learned the acquirer's real outcome: `kassa payment resolve`.
+ * The same `transition()` as every other change, so the merchant gets the same webhook.
+ */
+import { Problem } from '../../ground/problem.ts';
+import { failureCodes, type FailureCode } from '../../ground/states.ts';
+import { findTransaction } from '../../store/transactions.ts';
+import { transition } from '../transition.ts';
+import { systemOperation } from './operation.ts';
+
+export interface Resolution {
+  reference: string;
+  outcome: 'success' | 'failed';
+  failureCode?: FailureCode;
+}
+
+export const resolve = systemOperation({
+  name: 'resolve',
+  parse: (body: Resolution) => {
+    if (body.outcome !== 'success' && body.outcome !== 'failed') throw Problem.validation([{ field: '/outcome', code: 'enum', message: 'must be one of success, failed' }]);
+    if (body.failureCode !== undefined && (body.outcome !== 'failed' || !failureCodes.includes(body.failureCode))) {
+      throw Problem.validation([{ field: '/failureCode', code: 'enum', message: `is only allowed with outcome failed, one of ${failureCodes.join(', ')}` }]);
+    }
+    return body;
+  },
+  load: (resolution, { ports }) => findTransaction(ports.store.read, resolution.reference),
+  decide: (row, resolution) => {
+    if (!row) throw Problem.notFound(`No transaction with reference ${resolution.reference}.`);
+    if (row.status !== 'manualintervention') throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a payment in manualintervention can be resolved.`);
+    return resolution;
+  },
+  commit: async (tx, { reference, outcome, failureCode }, { now }) => {
+    const failure = outcome === 'failed' ? (failureCode ?? 'rejected') : null;
+    if (!(await transition(tx, { reference, from: 'manualintervention', to: outcome, failureCode: failure, cause: 'operator_resolved', at: now }))) {
+      throw Problem.conflict(`Transaction ${reference} changed at the same time; read it again.`);
+    }
+    return (await findTransaction(tx, reference))!;
+  },
+  answer: (row) => row,
+});

@@ -1,0 +1,77 @@
+/**
+ * The one runner of operations (operation.ts): it owns the order of the stages, the unit
+ * of work around `commit`, the release of a reservation when acting fails, and for the
+ * merchant API the Idempotency-Reference (DESIGN §3, idempotency.ts).
+ */
+import { runIdempotent, type Outcome } from './idempotency.ts';
+import { Stop, type AnyOperation, type Context } from './operation.ts';
+
+export type { Outcome } from './idempotency.ts';
+
+/** Runs an operation where no Idempotency-Reference applies: pages, workers, the command line. */
+export async function run<Caller, Body, Answer>(op: AnyOperation<Caller, Body, Answer>, body: Body, ctx: Context<Caller>): Promise<Answer> {
+  const acted = await prepare(op, body, ctx);
+  if (acted instanceof Stop) return acted.answer;
+  const out = await ctx.ports.store.transact((tx) => op.commit(tx, acted, ctx));
+  const answer = op.answer(out, ctx);
+  await op.after?.(out, acted, ctx);
+  return answer;
+}
+
+/** The merchant's own callers, as the idempotency scope needs them. */
+interface Merchant {
+  merchantId: string;
+  mode: 'test' | 'live';
+}
+
+/**
+ * Runs an operation for a merchant API request. A Problem raised before the unit of work
+ * (validation, a refusal) is raised inside it instead, so that with an Idempotency-Reference
+ * it is recorded and replayed like a success; the answer is recorded in the same unit as
+ * the operation's own writes, so both commit or neither does.
+ */
+export async function runForMerchant<Caller extends Merchant, Body>(
+  op: AnyOperation<Caller, Body>,
+  body: Body,
+  ctx: Context<Caller>,
+  idempotencyReference: string | undefined,
+): Promise<Outcome> {
+  let acted: unknown;
+  let failure: { error: unknown } | undefined;
+  try {
+    acted = await prepare(op, body, ctx);
+  } catch (error) {
+    if (idempotencyReference === undefined) throw error;
+    failure = { error };
+  }
+  if (acted instanceof Stop) return { status: 200, body: acted.answer };
+  let out: unknown;
+  const scope = { merchantId: ctx.caller.merchantId, mode: ctx.caller.mode, route: op.scope ?? op.name };
+  const outcome = await runIdempotent(ctx.ports.store, scope, idempotencyReference, body, async (tx) => {
+    if (failure) throw failure.error;
+    out = await op.commit(tx, acted, ctx);
+    return { status: 200, body: op.answer(out, ctx) };
+  });
+  if (!outcome.replayed && outcome.status < 400) await op.after?.(out, acted, ctx);
+  return outcome;
+}
+
+/** parse → load → decide → reserve → act: everything before the committing unit of work. */
+async function prepare<Caller, Body, Answer>(op: AnyOperation<Caller, Body, Answer>, body: Body, ctx: Context<Caller>): Promise<unknown> {
+  const input = op.parse(body, ctx);
+  const state = await op.load(input, ctx);
+  let plan = op.decide(state, input, ctx);
+  const { reserve, release, act } = op;
+  if (reserve) {
+    const reserved = await ctx.ports.store.transact((tx) => reserve(tx, plan, ctx));
+    if (reserved instanceof Stop) return reserved;
+    plan = reserved;
+  }
+  if (!act) return plan;
+  try {
+    return await act(plan, ctx);
+  } catch (error) {
+    if (reserve && release) await ctx.ports.store.transact((tx) => release(tx, plan, ctx));
+    throw error;
+  }
+}
