@@ -10,7 +10,7 @@ import { stringify as sortedJson } from 'safe-stable-stringify';
 import { Problem } from '../ground/problem.ts';
 import type { Db, Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
-import { prepare } from '../store/prepared.ts';
+import { findIdempotencyRecord, insertIdempotencyRecord, isUniqueViolation, type IdempotencyKey } from '../store/idempotency-records.ts';
 import { sha256Hex } from '../lib/tokens.ts';
 
 export interface Outcome {
@@ -67,8 +67,8 @@ export async function runIdempotent(
   }
 }
 
-async function replayStored(store: Store, key: Key, fingerprint: string, otherwise: unknown): Promise<Outcome> {
-  const existing = await findRecord(store.read, key);
+async function replayStored(store: Store, key: IdempotencyKey, fingerprint: string, otherwise: unknown): Promise<Outcome> {
+  const existing = await findIdempotencyRecord(store.read, key);
   if (!existing) throw otherwise;
   return replay(existing, fingerprint);
 }
@@ -100,39 +100,9 @@ export type Planned<T> = (() => T) & { peek: () => T | undefined };
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
 const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);
 
-type Key = Scope & { idempotencyReference: string };
-
-const selectRecord = prepare((db, key: Key) =>
-  db
-    .selectFrom('idempotency_records')
-    .select(['fingerprint', 'status_code', 'response_body'])
-    .where('merchant_id', '=', key.merchantId)
-    .where('mode', '=', key.mode)
-    .where('route', '=', key.route)
-    .where('idempotency_reference', '=', key.idempotencyReference),
-);
-
-const insertRecordRow = prepare((db, r: Key & { fingerprint: string; status: number; body: string; created: number }) =>
-  db.insertInto('idempotency_records').values({
-    merchant_id: r.merchantId,
-    mode: r.mode,
-    route: r.route,
-    idempotency_reference: r.idempotencyReference,
-    fingerprint: r.fingerprint,
-    status_code: r.status,
-    response_body: r.body,
-    created: r.created,
-  }),
-  { deferrable: true },
-);
-
-async function findRecord(db: Db, key: Key) {
-  return (await selectRecord(db, key)).rows[0];
-}
-
-async function insertRecord(db: Db, key: Key, fingerprint: string, outcome: Outcome): Promise<Outcome> {
+async function insertRecord(db: Db, key: IdempotencyKey, fingerprint: string, outcome: Outcome): Promise<Outcome> {
   const json = JSON.stringify(outcome.body);
-  await insertRecordRow(db, { ...key, fingerprint, status: outcome.status, body: json, created: Date.now() });
+  await insertIdempotencyRecord(db, { ...key, fingerprint, status: outcome.status, body: json, created: Date.now() });
   return { ...outcome, json };
 }
 
@@ -146,22 +116,5 @@ function replay(record: { fingerprint: string; status_code: number | null; respo
   return { status: record.status_code, body: undefined, json: record.response_body ?? 'null', replayed: true };
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: string })?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
-/** Deletes up to `limit` records created before `before`, oldest first; returns how many (see housekeeping.ts). */
-export async function deleteExpiredRecords(db: Db, before: number, limit: number): Promise<number> {
-  const oldest = db
-    .selectFrom('idempotency_records')
-    .select(['merchant_id', 'mode', 'route', 'idempotency_reference'])
-    .where('created', '<', before)
-    .orderBy('created')
-    .limit(limit);
-  const result = await db
-    .deleteFrom('idempotency_records')
-    .where((eb) => eb(eb.refTuple('merchant_id', 'mode', 'route', 'idempotency_reference'), 'in', oldest.$asTuple('merchant_id', 'mode', 'route', 'idempotency_reference')))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
+/** Housekeeping purges the records older than RETENTION_MS with it (housekeeping.ts). */
+export { deleteExpiredRecords } from '../store/idempotency-records.ts';
