@@ -13,6 +13,7 @@
 import type { Db } from '../store/store.ts';
 import { findTransaction } from '../store/transactions.ts';
 import { releaseProcessingLease, takeProcessingLease } from '../store/payment-pages.ts';
+import { clearWalletToken, findWalletTokenUse, insertWalletTokenUse } from '../store/wallet-token-uses.ts';
 import { Problem } from '../ground/problem.ts';
 import { scenarioFor } from '../acquirer/scenarios.ts';
 import type { Authentication } from '../threeds/server.ts';
@@ -45,13 +46,8 @@ export async function settleWalletPayments(): Promise<void> {
  */
 export async function recordWalletTokenUse(db: Db, accepted: AcceptedWalletPayment, reference: string, field: string, now = Date.now()): Promise<void> {
   const { transactionId } = accepted;
-  const result = await db
-    .insertInto('wallet_token_uses')
-    .values({ transaction_id: transactionId, reference, token: JSON.stringify(accepted.token), created: now })
-    .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst();
-  if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0) return;
-  const use = await db.selectFrom('wallet_token_uses').select('reference').where('transaction_id', '=', transactionId).executeTakeFirst();
+  if (await insertWalletTokenUse(db, { transactionId, reference, token: JSON.stringify(accepted.token), created: now })) return;
+  const use = await findWalletTokenUse(db, transactionId);
   if (use?.reference === reference) return;
   if (use) throw Problem.validation([{ field, code: 'token_used', message: 'this wallet token has already been used for a payment; ask the customer to pay again' }]);
   throw Problem.conflict('A wallet token was already accepted for this payment; read the transaction for its outcome.');
@@ -111,7 +107,7 @@ async function authoriseUnderLease(cp: CardProcessing, ctx: PaymentContext, wall
 
 /** A final payment needs its token no more (a crash before this only makes the recovery clear it). */
 export async function forgetToken(cp: CardProcessing, reference: string): Promise<void> {
-  await cp.store.transact((db) => db.updateTable('wallet_token_uses').set({ token: null }).where('reference', '=', reference).execute());
+  await cp.store.transact((db) => clearWalletToken(db, reference));
 }
 
 /** The wallet's cardholder authentication (device biometrics) as the acquirer is told it: the cryptogram and ECI. */

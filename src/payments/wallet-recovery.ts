@@ -8,6 +8,7 @@
  */
 import { paymentMerchant } from '../merchants/merchants.ts';
 import { findTransaction } from '../store/transactions.ts';
+import { findUnfinishedWalletTokenUses } from '../store/wallet-token-uses.ts';
 import { acceptWalletToken } from '../wallet/accept.ts';
 import type { WalletPaymentToken } from '../wallet/index.ts';
 import type { CardProcessing } from './card-processing.ts';
@@ -24,14 +25,7 @@ const BATCH = 50;
  * reported and left to expire, after which its token is cleared.
  */
 export async function resumeWalletPayments(cp: CardProcessing, onError: (error: unknown) => void, now = Date.now()): Promise<number> {
-  const unfinished = await cp.store.read
-    .selectFrom('wallet_token_uses')
-    .select(['reference', 'token', 'created'])
-    .where('token', 'is not', null)
-    .where('created', '<', now - RESUME_AFTER_MS)
-    .orderBy('created')
-    .limit(BATCH)
-    .execute();
+  const unfinished = await findUnfinishedWalletTokenUses(cp.store.read, now - RESUME_AFTER_MS, BATCH);
   for (const use of unfinished) {
     try {
       await resume(cp, use.reference, JSON.parse(use.token!) as WalletPaymentToken, use.created);
