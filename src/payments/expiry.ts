@@ -5,6 +5,7 @@
  * the usual compare-and-set, so a payment completed meanwhile is left alone.
  */
 import type { Store } from '../store/store.ts';
+import { claimDuePayments } from '../store/transactions.ts';
 import { transition } from './transition.ts';
 import { runEvery } from '../lib/periodic.ts';
 
@@ -13,15 +14,7 @@ const BATCH = 200;
 /** Expires what is due at `now`; returns the references it expired. */
 export async function expireDuePayments(store: Store, now = Date.now()): Promise<string[]> {
   return store.transact(async (db) => {
-    let query = db
-      .selectFrom('transactions')
-      .select('reference')
-      .where('status', '=', 'pending')
-      .where('expires_at', '<=', now)
-      .orderBy('expires_at')
-      .limit(BATCH);
-    if (store.dialect === 'postgres') query = query.forUpdate().skipLocked();
-    const due = await query.execute();
+    const due = await claimDuePayments(db, store.dialect, now, BATCH);
     const expired: string[] = [];
     for (const { reference } of due) {
       if (await transition(db, { reference, from: 'pending', to: 'failed', failureCode: 'expired', cause: 'expired', at: now })) {

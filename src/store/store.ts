@@ -1,7 +1,8 @@
 /**
  * Opens storage: SQLite (embedded default, WAL; sqlite.ts) or PostgreSQL (`DATABASE_URL`;
  * postgres.ts), both behind Kysely. Writes go through `transact`, one atomic unit of work
- * each.
+ * each. Only store/ speaks SQL: its other modules hold the queries, grouped by table,
+ * and the rest of Kassa calls their functions.
  */
 import type { Kysely } from 'kysely';
 import type { Database, Dialect } from './schema.ts';
