@@ -6,7 +6,8 @@
  */
 import type { Config } from './config.ts';
 import type { Db, Store } from './store/store.ts';
-import { deleteExpiredRecords, RETENTION_MS } from './payments/operations/idempotency.ts';
+import { RETENTION_MS } from './payments/operations/idempotency.ts';
+import { deleteExpiredRecords } from './store/idempotency-records.ts';
 import { deleteFinishedDeliveries } from './store/webhooks.ts';
 
 export const HOUSEKEEPING_INTERVAL_MS = 3600_000;

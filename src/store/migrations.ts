@@ -4,7 +4,7 @@
  * `kassa migrate`; each is applied once.
  */
 import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
-import type { Dialect } from './store.ts';
+import type { Dialect } from './schema.ts';
 import { foundation } from './migrations/001_foundation.ts';
 import { webhooks } from './migrations/002_webhooks.ts';
 import { pages } from './migrations/003_pages.ts';

@@ -8,9 +8,9 @@
  * Kysely's per-query connection hand-over would cost more than the query), on PostgreSQL
  * straight on the unit's or the pool's connection as a named statement.
  */
-import { CompiledQuery, type Compilable } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Db } from './store.ts';
+import type { Database } from './schema.ts';
 
 export interface SqliteStatements {
   statement(sql: string): BetterSqlite3.Statement;
@@ -24,7 +24,7 @@ export interface QueryOutcome<O = unknown> {
 /** Runs compiled SQL with its parameters on one connection, without Kysely. */
 export type DirectRunner = (sql: string, parameters: unknown[]) => QueryOutcome | Promise<QueryOutcome>;
 
-const directConnections = new WeakMap<Db, DirectRunner>();
+const directConnections = new WeakMap<Kysely<Database>, DirectRunner>();
 
 /** SQL of prepared queries → a server-side statement name (PostgreSQL parses and plans each once per connection). */
 const statementNames = new Map<string, string>();
@@ -35,12 +35,12 @@ export function nameStatement(sql: string): string | undefined {
   return statementNames.get(sql);
 }
 
-/** Inserts whose result nobody reads: on PostgreSQL a unit of work may send them later, together (store.ts). */
+/** Inserts whose result nobody reads: on PostgreSQL a unit of work may send them later, together (postgres.ts). */
 const deferrableStatements = new Set<string>();
 export const isDeferrable = (sql: string) => deferrableStatements.has(sql);
 
 /** Prepared queries on `db` run with `runner` instead of through Kysely. */
-export function runDirectly(db: Db, runner: DirectRunner): void {
+export function runDirectly(db: Kysely<Database>, runner: DirectRunner): void {
   directConnections.set(db, runner);
 }
 
@@ -60,10 +60,10 @@ type Slot = { name: string } | { value: unknown };
  * `build` receives a stand-in for the parameters: use each field where the value goes
  * (never inspect it). Returns a function that runs the query with real values.
  */
-export function prepare<P extends object, O>(build: (db: Db, params: P) => Compilable<O>, options: { deferrable?: boolean } = {}) {
+export function prepare<P extends object, O>(build: (db: Kysely<Database>, params: P) => Compilable<O>, options: { deferrable?: boolean } = {}) {
   const compiledByDialect = new Map<unknown, { sql: string; slots: Slot[] }>();
   const standIn = new Proxy({} as P, { get: (_, name) => `${MARK}${String(name)}` });
-  return async (db: Db, params: P): Promise<QueryOutcome<O>> => {
+  return async (db: Kysely<Database>, params: P): Promise<QueryOutcome<O>> => {
     const dialect = db.getExecutor().adapter.constructor;
     let compiled = compiledByDialect.get(dialect);
     if (!compiled) {

@@ -5,6 +5,9 @@
  */
 import type { Generated, Insertable, Selectable } from 'kysely';
 
+/** The databases the schema is kept on; the migrations differ where their column types do. */
+export type Dialect = 'sqlite' | 'postgres';
+
 export type Mode = 'test' | 'live';
 
 export interface MerchantTable {

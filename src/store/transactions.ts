@@ -1,5 +1,5 @@
 /** Transaction queries, nothing else. A status changes only through `changeStatus`. */
-import type { Db } from './store.ts';
+import type { Db, Dialect } from './store.ts';
 import type { Mode, NewTransaction, TransactionRow } from './schema.ts';
 import { prepare, standInRow } from './prepared.ts';
 
@@ -86,6 +86,24 @@ export async function findOwnTransactions(db: Db, owner: { merchantId: string; m
     .where('merchant_id', '=', owner.merchantId)
     .where('mode', '=', owner.mode)
     .execute();
+}
+
+/**
+ * Up to `limit` pending payments whose `expires_at` is past `now`, soonest first. On
+ * PostgreSQL they are locked until the unit of work ends and rows another unit holds are
+ * skipped (FOR UPDATE SKIP LOCKED, PostgreSQL docs, SELECT "The Locking Clause"), so
+ * processes sweeping at once each take their own; SQLite runs one unit at a time anyway.
+ */
+export async function claimDuePayments(db: Db, dialect: Dialect, now: number, limit: number) {
+  let query = db
+    .selectFrom('transactions')
+    .select('reference')
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit);
+  if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+  return query.execute();
 }
 
 export async function findByPageToken(db: Db, pageToken: string): Promise<TransactionRow | undefined> {

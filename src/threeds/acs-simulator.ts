@@ -7,6 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.ts';
+import { findAcsSimTransaction, finishAcsSimTransaction, insertAcsSimTransaction } from '../store/acs-sim-transactions.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { eciByBrand, type RReq, type TransStatus } from './directory.ts';
@@ -47,30 +48,27 @@ export class AcsSimulator {
   async open(challenge: OpenChallenge): Promise<string> {
     const acsTransID = randomUUID();
     await this.store.transact((db) =>
-      db
-        .insertInto('acs_sim_transactions')
-        .values({
-          acs_trans_id: acsTransID,
-          three_ds_server_trans_id: challenge.threeDSServerTransID,
-          ds_trans_id: challenge.dsTransID,
-          protocol: challenge.protocol,
-          brand: challenge.brand,
-          language: challenge.language,
-          merchant_name: challenge.merchantName,
-          amount_text: challenge.amountText,
-          notification_url: challenge.notificationUrl ?? null,
-          form_token: randomBase62(32),
-          state: 'pending',
-          outcome: null,
-          created: Date.now(),
-        })
-        .execute(),
+      insertAcsSimTransaction(db, {
+        acs_trans_id: acsTransID,
+        three_ds_server_trans_id: challenge.threeDSServerTransID,
+        ds_trans_id: challenge.dsTransID,
+        protocol: challenge.protocol,
+        brand: challenge.brand,
+        language: challenge.language,
+        merchant_name: challenge.merchantName,
+        amount_text: challenge.amountText,
+        notification_url: challenge.notificationUrl ?? null,
+        form_token: randomBase62(32),
+        state: 'pending',
+        outcome: null,
+        created: Date.now(),
+      }),
     );
     return acsTransID;
   }
 
   find(acsTransID: string) {
-    return this.store.read.selectFrom('acs_sim_transactions').selectAll().where('acs_trans_id', '=', acsTransID).executeTakeFirst();
+    return findAcsSimTransaction(this.store.read, acsTransID);
   }
 
   /**
@@ -83,15 +81,7 @@ export class AcsSimulator {
     const outcome: AcsOutcome = passed
       ? { transStatus: 'Y', eci: eci.authenticated, authenticationValue: newAuthenticationValue() }
       : { transStatus: 'N', eci: eci.failed, transStatusReason: '01', ...(answer.cancel ? { challengeCancel: '01' } : {}) };
-    const changed = await this.store.transact(async (db) => {
-      const result = await db
-        .updateTable('acs_sim_transactions')
-        .set({ state: 'done', outcome: JSON.stringify(outcome) })
-        .where('acs_trans_id', '=', transaction.acs_trans_id)
-        .where('state', '=', 'pending')
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    });
+    const changed = await this.store.transact((db) => finishAcsSimTransaction(db, transaction.acs_trans_id, JSON.stringify(outcome)));
     if (!changed) return undefined;
     if (transaction.protocol !== '1.0.2') {
       await this.sendResults({

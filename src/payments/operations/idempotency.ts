@@ -10,7 +10,7 @@ import { stringify as sortedJson } from 'safe-stable-stringify';
 import { Problem } from '../../ground/problem.ts';
 import type { Db, Store } from '../../store/store.ts';
 import type { Mode } from '../../store/schema.ts';
-import { prepare } from '../../store/prepared.ts';
+import { findIdempotencyRecord, insertIdempotencyRecord, isUniqueViolation, type IdempotencyKey } from '../../store/idempotency-records.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
 
 export interface Outcome {
@@ -62,77 +62,27 @@ export async function runIdempotent(
         // Another request with this reference was recorded first: its outcome is the answer.
         if (isUniqueViolation(insertError)) return replayStored(store, key, fingerprint, error);
       }
+    } else if (error instanceof Problem && !(error instanceof RecordProblem)) {
+      // A retry of a request already answered can clash with the state that answer left (a
+      // completion finds the payment completed): it gets the recorded answer, if there is one.
+      return replayStored(store, key, fingerprint, error);
     }
     throw error;
   }
 }
 
-async function replayStored(store: Store, key: Key, fingerprint: string, otherwise: unknown): Promise<Outcome> {
-  const existing = await findRecord(store.read, key);
+async function replayStored(store: Store, key: IdempotencyKey, fingerprint: string, otherwise: unknown): Promise<Outcome> {
+  const existing = await findIdempotencyRecord(store.read, key);
   if (!existing) throw otherwise;
   return replay(existing, fingerprint);
 }
 
-/**
- * Runs `plan` now (validation, building rows and the answer; for a capture, the acquirer
- * call) and returns a function that gives its result, or throws its error, inside the
- * unit of work. That work then happens outside the unit — never a network call inside
- * one, and no CPU work while a SQLite commit holds the writer — and a Problem it raises
- * still reaches the unit to be recorded for the Idempotency-Reference as usual.
- */
-export async function planned<T>(plan: () => T | Promise<T>): Promise<Planned<T>> {
-  try {
-    const result = await plan();
-    return Object.assign(() => result, { peek: () => result });
-  } catch (error) {
-    return Object.assign(
-      () => {
-        throw error;
-      },
-      { peek: () => undefined },
-    );
-  }
-}
-
-/** A plan's result, or its error, given inside the unit of work; `peek` gives the result (if any) afterwards. */
-export type Planned<T> = (() => T) & { peek: () => T | undefined };
-
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
 const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);
 
-type Key = Scope & { idempotencyReference: string };
-
-const selectRecord = prepare((db, key: Key) =>
-  db
-    .selectFrom('idempotency_records')
-    .select(['fingerprint', 'status_code', 'response_body'])
-    .where('merchant_id', '=', key.merchantId)
-    .where('mode', '=', key.mode)
-    .where('route', '=', key.route)
-    .where('idempotency_reference', '=', key.idempotencyReference),
-);
-
-const insertRecordRow = prepare((db, r: Key & { fingerprint: string; status: number; body: string; created: number }) =>
-  db.insertInto('idempotency_records').values({
-    merchant_id: r.merchantId,
-    mode: r.mode,
-    route: r.route,
-    idempotency_reference: r.idempotencyReference,
-    fingerprint: r.fingerprint,
-    status_code: r.status,
-    response_body: r.body,
-    created: r.created,
-  }),
-  { deferrable: true },
-);
-
-async function findRecord(db: Db, key: Key) {
-  return (await selectRecord(db, key)).rows[0];
-}
-
-async function insertRecord(db: Db, key: Key, fingerprint: string, outcome: Outcome): Promise<Outcome> {
+async function insertRecord(db: Db, key: IdempotencyKey, fingerprint: string, outcome: Outcome): Promise<Outcome> {
   const json = JSON.stringify(outcome.body);
-  await insertRecordRow(db, { ...key, fingerprint, status: outcome.status, body: json, created: Date.now() });
+  await insertIdempotencyRecord(db, { ...key, fingerprint, status: outcome.status, body: json, created: Date.now() });
   return { ...outcome, json };
 }
 
@@ -144,24 +94,4 @@ function replay(record: { fingerprint: string; status_code: number | null; respo
     throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });
   }
   return { status: record.status_code, body: undefined, json: record.response_body ?? 'null', replayed: true };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: string })?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
-/** Deletes up to `limit` records created before `before`, oldest first; returns how many (see housekeeping.ts). */
-export async function deleteExpiredRecords(db: Db, before: number, limit: number): Promise<number> {
-  const oldest = db
-    .selectFrom('idempotency_records')
-    .select(['merchant_id', 'mode', 'route', 'idempotency_reference'])
-    .where('created', '<', before)
-    .orderBy('created')
-    .limit(limit);
-  const result = await db
-    .deleteFrom('idempotency_records')
-    .where((eb) => eb(eb.refTuple('merchant_id', 'mode', 'route', 'idempotency_reference'), 'in', oldest.$asTuple('merchant_id', 'mode', 'route', 'idempotency_reference')))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
 }

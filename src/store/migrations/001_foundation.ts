@@ -1,6 +1,6 @@
 /** Foundation schema: merchants, API keys, transactions, their append-only events, idempotency records. */
 import { Kysely, sql } from 'kysely';
-import type { Dialect } from '../store.ts';
+import type { Dialect } from '../schema.ts';
 
 const bigint = 'bigint';
 

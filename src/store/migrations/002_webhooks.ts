@@ -4,7 +4,7 @@
  * and every delivery attempt for the operator view.
  */
 import { Kysely, sql } from 'kysely';
-import type { Dialect } from '../store.ts';
+import type { Dialect } from '../schema.ts';
 
 const bigint = 'bigint';
 

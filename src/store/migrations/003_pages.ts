@@ -4,7 +4,7 @@
  * test-mode ACS simulator's transactions. No card number or CVC has a column anywhere.
  */
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../store.ts';
+import type { Dialect } from '../schema.ts';
 
 const bigint = 'bigint';
 

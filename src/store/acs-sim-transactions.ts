@@ -1,0 +1,23 @@
+/** Queries of the test-mode ACS simulator's transactions (003_pages), nothing else. */
+import type { Insertable } from 'kysely';
+import type { Db } from './store.ts';
+import type { AcsSimTransactionTable } from './schema.ts';
+
+export async function insertAcsSimTransaction(db: Db, row: Insertable<AcsSimTransactionTable>) {
+  await db.insertInto('acs_sim_transactions').values(row).execute();
+}
+
+export async function findAcsSimTransaction(db: Db, acsTransID: string) {
+  return db.selectFrom('acs_sim_transactions').selectAll().where('acs_trans_id', '=', acsTransID).executeTakeFirst();
+}
+
+/** Records the cardholder's answer (compare-and-set on `pending`): false when it was answered already. */
+export async function finishAcsSimTransaction(db: Db, acsTransID: string, outcome: string): Promise<boolean> {
+  const result = await db
+    .updateTable('acs_sim_transactions')
+    .set({ state: 'done', outcome })
+    .where('acs_trans_id', '=', acsTransID)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,35 @@
+/**
+ * The SQLite WAL checkpointer. Checkpoints (WAL → database file, with their own fsyncs)
+ * run on a separate connection in a worker thread, so the event loop never waits in
+ * them (as it never waits in the commits' fsync, sqlite.ts); SQLite syncs the WAL before
+ * and the database after each checkpoint at NORMAL, so a checkpoint never weakens what
+ * was acknowledged.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+const CHECKPOINT_INTERVAL_MS = 50;
+
+/** A worker thread with its own connection that checkpoints the WAL (PASSIVE, never blocking the writer) every 50 ms. */
+export function startCheckpointer(file: string) {
+  const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const Database = require(workerData.betterSqlite3);
+     const db = new Database(workerData.file);
+     db.pragma('busy_timeout = 5000');
+     const checkpoint = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {} };
+     const timer = setInterval(checkpoint, workerData.intervalMs);
+     parentPort.on('message', () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });`,
+    { eval: true, workerData: { file, betterSqlite3, intervalMs: CHECKPOINT_INTERVAL_MS } },
+  );
+  worker.unref();
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        worker.ref(); // keep the process alive until the last checkpoint is done
+        worker.once('exit', () => resolve());
+        worker.postMessage('stop');
+      }),
+  };
+}
