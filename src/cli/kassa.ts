@@ -12,6 +12,12 @@ import { registerWebhookCommands } from './webhook-commands.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { findCurrency, parseAmount } from '../ground/amount.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
+import { failureCodes, type FailureCode } from '../ground/states.ts';
+import { Problem } from '../ground/problem.ts';
+import { paymentPorts } from '../payments/ports.ts';
+import { serializePayment } from '../payments/serialize.ts';
+import { run } from '../payments/operations/run.ts';
+import { resolve } from '../payments/operations/resolve.ts';
 
 async function withStore<T>(work: (store: Store) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const store = await openStore(loadConfig());
@@ -108,6 +114,29 @@ key
   );
 
 registerWebhookCommands(program);
+
+program
+  .command('payment')
+  .description('act on payments as the operator')
+  .command('resolve')
+  .description('resolve a payment held in manualintervention once the acquirer told its real outcome (the merchant gets the usual webhook)')
+  .requiredOption('--reference <reference>', 'the Kassa reference of the payment')
+  .requiredOption('--outcome <outcome>', 'success or failed')
+  .option('--failure-code <code>', `with --outcome failed: ${failureCodes.join(', ')} (default rejected)`)
+  .option('--json', 'print the payment object as JSON')
+  .action(({ reference, outcome, failureCode, json }: { reference: string; outcome: 'success' | 'failed'; failureCode?: FailureCode; json?: boolean }) =>
+    withStore(async (store) => {
+      const config = loadConfig();
+      const ctx = { ports: paymentPorts(config, store), caller: undefined, now: Date.now(), log: { error: () => {} } };
+      try {
+        const row = await run(resolve, { reference, outcome, failureCode }, ctx);
+        print(json ? JSON.stringify(serializePayment(row, config.publicUrl)) : `${reference} is now ${row.status}${row.failure_code ? `/${row.failure_code}` : ''}`);
+      } catch (error) {
+        if (error instanceof Problem) throw new Error(error.errors?.map((e) => `${e.field} ${e.message}`).join('; ') || error.detail);
+        throw error;
+      }
+    }),
+  );
 
 program
   .command('wallet')
