@@ -1,5 +1,5 @@
 /**
- * Benchmark of the 3-D Secure 2 validation (issue 3: ≤ 50 µs median for a fully
+ * Benchmark of the 3-D Secure 2 validation (target: ≤ 50 µs median for a fully
  * populated request): validates the complete example request many times after a
  * warm-up, bounded in time, and reports per-call timings.
  */

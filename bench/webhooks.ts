@@ -1,5 +1,5 @@
 /**
- * Webhook delivery throughput (issue 4 §8: ≥ 1,000 webhooks/s on SQLite): a batch of
+ * Webhook delivery throughput (target: ≥ 1,000 webhooks/s on SQLite): a batch of
  * committed outcomes in the outbox, one delivery worker with the production settings,
  * and a receiver on 127.0.0.1 that answers 200 at once, in its own thread so it does not
  * share the worker's event loop. Counts deliveries recorded as delivered per second of

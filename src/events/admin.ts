@@ -1,5 +1,5 @@
 /**
- * Operator side of webhooks (issue 4 §1, §4): a merchant's URL and signing secret,
+ * Operator side of webhooks (DESIGN §3 "Webhooks"; docs/webhooks.md): a merchant's URL and signing secret,
  * the list of deliveries with their attempts, and redelivery. Used by the admin CLI.
  */
 import type { Store } from '../store/store.ts';

@@ -1,5 +1,5 @@
 /**
- * The live-mode SSRF guard (issue 4 §5). Nothing here sends a packet beyond 127.0.0.1:
+ * The live-mode SSRF guard (DESIGN §3 "Webhooks"). Nothing here sends a packet beyond 127.0.0.1:
  * private and link-local addresses are refused by pure checks (`checkLiveUrl`, the
  * guarded lookup with a stand-in resolver); the end-to-end refusals aim only at
  * loopback, where a listening socket proves that no connection was made.

@@ -1,5 +1,5 @@
 /**
- * `POST {base_url}/test/complete` (issue 4 §6): completes a pending test-mode payment
+ * `POST {base_url}/test/complete` (README "Test mode: the amount decides"): completes a pending test-mode payment
  * through the same state change and webhook path; 404 for a live key; 409 when the
  * payment is no longer pending; 422 listing every bad field.
  */
