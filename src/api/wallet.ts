@@ -10,10 +10,10 @@ import { Problem } from '../ground/problem.ts';
 import { findByPageToken } from '../store/transactions.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
 import { paymentPorts } from '../payments/ports.ts';
-import { payByWalletLater, settleWalletPayments } from '../payments/pay-by-wallet.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts';
-import { run } from '../payments/operations/run.ts';
+import { payWallet } from '../payments/operations/pay-wallet.ts';
+import { run, runLater, settleLaterRuns } from '../payments/operations/run.ts';
 import { parseWalletToken } from '../wallet/index.ts';
 import { authenticate } from './auth.ts';
 import { objectBody } from './handle.ts';
@@ -22,7 +22,7 @@ import type { Deps } from './payments.ts';
 export async function walletApi(app: FastifyInstance, { config, store, keys }: Deps) {
   const ports = paymentPorts(config, store);
   // A stopping server finishes the wallet payments it accepted before the store closes.
-  app.addHook('onClose', settleWalletPayments);
+  app.addHook('onClose', settleLaterRuns);
   app.post<{ Params: { token: string } }>('/card-data/:token', async (request) => {
     const caller = await authenticate(request, keys, false);
     const row = await findByPageToken(store.read, request.params.token);
@@ -37,7 +37,7 @@ export async function walletApi(app: FastifyInstance, { config, store, keys }: D
     const payment = { row, merchant: await paymentMerchant(store.read, row.merchant_id) };
     const ctx = { ports, caller: payment, now: Date.now(), log: request.log };
     const accepted = await run(acceptWalletToken, { token: parsed.token, field: '/encryptedToken' }, ctx);
-    payByWalletLater(ports, payment, accepted, request.log);
+    runLater(payWallet, accepted, ctx, row.reference);
     return serializePayment(row, config.publicUrl);
   });
 }

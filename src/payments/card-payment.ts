@@ -17,7 +17,7 @@
  */
 import type { TransactionRow } from '../store/schema.ts';
 import type { Db } from '../store/store.ts';
-import type { BrowserInfo, ThreeDSData } from '../threeds/fields.ts';
+import type { BrowserInfo } from '../threeds/fields.ts';
 import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction } from '../store/transactions.ts';
 import { countAttempt, ensurePaymentPage, findThreeDSSession, releaseProcessingLease, setPageFields, takeProcessingLease, type ThreeDSSessionRow } from '../store/payment-pages.ts';
@@ -28,7 +28,7 @@ import type { CardBrand } from '../ground/card-brand.ts';
 import type { FailureCode, Status } from '../ground/states.ts';
 import type { PreparedCard } from '../vault/vault.ts';
 import { shownOfStoredCard } from '../vault/vault.ts';
-import type { StoredRequest } from './serialize.ts';
+import { storedRequestOf } from './serialize.ts';
 import type { PaymentContext } from './payment-context.ts';
 import type { CardError, CardField } from './card-input.ts';
 import { transition } from './transition.ts';
@@ -37,16 +37,6 @@ import { stop, type Context, type Stop } from './operations/operation.ts';
 export const MAX_CARD_ATTEMPTS = 5;
 /** Longest a card may take from submit to outcome; a crashed request frees the payment after it. */
 export const PROCESSING_LEASE_MS = 60_000;
-
-export interface StoredPaymentRequest extends StoredRequest {
-  threeDS: ThreeDSData;
-  storeInVault?: boolean;
-  preselectedBrand?: CardBrand;
-  /** Vault payments: the stored card to pay with (found by its access token at creation). */
-  vaultCardId?: string;
-}
-
-export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) as StoredPaymentRequest;
 
 /** A card ready to process, or the errors to show on the form. */
 export type CardCheck = { ok: true; card: CardData } | { ok: false; errors: Partial<Record<CardField, CardError>> };

@@ -1,7 +1,7 @@
 /**
  * What wallet payments share around their operations (acceptWalletToken, payWallet):
- * a token's one use, what a token must match, the wallet's authentication as the
- * acquirer is told it, and the payments paid after their answer was sent.
+ * a token's one use, what a token must match, and the wallet's authentication as the
+ * acquirer is told it.
  *
  * The decrypted card data lives in memory only; the token itself (still encrypted to the
  * processing key) is kept with its one-use record until the payment is final. A server
@@ -14,26 +14,6 @@ import { Problem } from '../ground/problem.ts';
 import type { Authentication } from '../threeds/server.ts';
 import type { AcceptedWalletPayment, PaymentToPay } from '../wallet/accept.ts';
 import type { PaymentContext } from './payment-context.ts';
-import type { Ports } from './ports.ts';
-import type { Log } from './operations/operation.ts';
-import { run } from './operations/run.ts';
-import { payWallet } from './operations/pay-wallet.ts';
-
-/** Wallet payments being paid after their answer was sent; a stopping server waits for them (`settleWalletPayments`). */
-const inFlight = new Set<Promise<unknown>>();
-
-/** Pays an accepted token after the answer (the direct and hybrid flows answer `pending`, spec §4.1, §4.4). */
-export function payByWalletLater(ports: Ports, caller: PaymentContext, wallet: AcceptedWalletPayment, log: Log): void {
-  const paying = run(payWallet, wallet, { ports, caller, now: Date.now(), log }).catch((error) =>
-    log.error({ err: error, reference: caller.row.reference }, 'wallet payment failed'),
-  );
-  inFlight.add(paying);
-  void paying.finally(() => inFlight.delete(paying));
-}
-
-export async function settleWalletPayments(): Promise<void> {
-  await Promise.all(inFlight);
-}
 
 /**
  * Records a payment's one token, in the caller's unit of work. A token is used once and a

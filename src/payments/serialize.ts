@@ -1,6 +1,8 @@
 /** The payment object of spec §2.1, exactly: built from a stored transaction row. */
 import type { TransactionRow } from '../store/schema.ts';
 import { amountNumber, findCurrency } from '../ground/amount.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
+import type { ThreeDSData } from '../threeds/fields.ts';
 
 export interface PaymentLinks {
   publicUrl: string;
@@ -21,6 +23,17 @@ export interface StoredRequest {
   orderLines?: unknown[];
   [key: string]: unknown;
 }
+
+/** The `request` column of a payment (not an enrollment). */
+export interface StoredPaymentRequest extends StoredRequest {
+  threeDS: ThreeDSData;
+  storeInVault?: boolean;
+  preselectedBrand?: CardBrand;
+  /** Vault payments: the stored card to pay with (found by its access token at creation). */
+  vaultCardId?: string;
+}
+
+export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) as StoredPaymentRequest;
 
 /** The columns the payment object is built from (the large `request` column is not needed). */
 export type SerializableRow = Omit<TransactionRow, 'request'>;

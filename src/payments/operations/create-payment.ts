@@ -11,7 +11,9 @@ import { AcquirerUnavailable } from '../../acquirer/select.ts';
 import { planPayment, validatePaymentBody } from '../create.ts';
 import { prepareWalletPayment, TOKEN_FIELD } from '../create-wallet.ts';
 import { storePendingTransaction } from '../pending-transaction.ts';
-import { payByWalletLater, recordWalletTokenUse } from '../pay-by-wallet.ts';
+import { recordWalletTokenUse } from '../pay-by-wallet.ts';
+import { payWallet } from './pay-wallet.ts';
+import { runLater } from './run.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
 
@@ -44,7 +46,9 @@ export const createPayment = merchantOperation({
   },
   answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
   // The direct wallet flow pays after answering: the creation response is the pending payment (spec §4.1).
-  after: (row, { accepted }, { ports, caller, log }) => {
-    if (accepted) payByWalletLater(ports, { row, merchant: { id: caller.merchantId, name: caller.merchantName, settings: caller.settings } }, accepted, log);
+  after: (row, { accepted }, { ports, caller, now, log }) => {
+    if (!accepted) return;
+    const payment = { row, merchant: { id: caller.merchantId, name: caller.merchantName, settings: caller.settings } };
+    runLater(payWallet, accepted, { ports, caller: payment, now, log }, row.reference);
   },
 });

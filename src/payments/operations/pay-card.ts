@@ -4,7 +4,8 @@
  * 3-D Secure, authorisation (or, for a vault enrollment, the card stored), one state change.
  */
 import { validateCard, type CardForm } from '../card-input.ts';
-import { payingByCard, storedRequestOf, type BrowserFacts } from '../card-payment.ts';
+import { payingByCard, type BrowserFacts } from '../card-payment.ts';
+import { storedRequestOf } from '../serialize.ts';
 import { customerOperation } from './operation.ts';
 
 export const payCard = customerOperation({

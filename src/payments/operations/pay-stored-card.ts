@@ -5,7 +5,8 @@
  * the vault never keeps; on `direct` there is no form and the card is authorised without it.
  */
 import { cvcError, isExpired } from '../card-input.ts';
-import { payingByCard, storedRequestOf, type BrowserFacts, type CardCheck } from '../card-payment.ts';
+import { payingByCard, type BrowserFacts, type CardCheck } from '../card-payment.ts';
+import { storedRequestOf } from '../serialize.ts';
 import { customerOperation } from './operation.ts';
 
 export const payStoredCard = customerOperation({

@@ -18,6 +18,23 @@ export async function run<Caller, Body, Answer>(op: AnyOperation<Caller, Body, A
   return answer;
 }
 
+/** Operations running after their caller was answered; a stopping server waits for them (`settleLaterRuns`). */
+const later = new Set<Promise<unknown>>();
+
+/**
+ * Runs an operation after the caller's answer (the wallet token paid after the `pending`
+ * payment was answered, spec §4.1, §4.4). Its failure is logged: nobody waits for it.
+ */
+export function runLater<Caller, Body>(op: AnyOperation<Caller, Body>, body: Body, ctx: Context<Caller>, reference: string): void {
+  const running = run(op, body, ctx).catch((error) => ctx.log.error({ err: error, reference }, `${op.name} failed`));
+  later.add(running);
+  void running.finally(() => later.delete(running));
+}
+
+export async function settleLaterRuns(): Promise<void> {
+  await Promise.all(later);
+}
+
 /** The merchant's own callers, as the idempotency scope needs them. */
 interface Merchant {
   merchantId: string;
