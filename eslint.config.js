@@ -49,4 +49,9 @@ export default tseslint.config(
       'no-regex-spaces': 'off',
     },
   },
+  {
+    // A migration sees the schema of its own time, not today's Database interface: Kysely's documented `Kysely<any>`.
+    files: ['src/store/migrations.ts', 'src/store/migrations/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 );

@@ -39,7 +39,7 @@ function stopOn(signals: NodeJS.Signals[], stop: (cause: string) => Promise<void
     await stop(cause);
     process.exit(0);
   };
-  for (const signal of signals) process.on(signal, () => trigger(signal));
+  for (const signal of signals) process.on(signal, () => void trigger(signal));
   return { trigger, stopping: () => stopping };
 }
 
@@ -71,15 +71,15 @@ async function runPrimary(config: Config) {
   let stopping = false;
   let ready = false;
 
-  cluster.on('exit', async (worker, code, signal) => {
+  cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     if (!ready && signal === null) {
       // Failing on its own before the service was up is a configuration problem: restarting would only repeat it.
       log.fatal({ httpProcess: worker.process.pid, code }, 'an HTTP process could not start');
       stopping = true;
       for (const other of Object.values(cluster.workers ?? {})) other?.kill('SIGKILL');
-      await store.close();
-      process.exit(1);
+      void store.close().finally(() => process.exit(1));
+      return;
     }
     log.error({ httpProcess: worker.process.pid, code, signal }, 'an HTTP process ended; starting another');
     setTimeout(() => stopping || fork(), RESTART_DELAY_MS).unref();
@@ -125,7 +125,9 @@ async function runHttpProcess(config: Config) {
     await app?.close();
     await store?.close();
   });
-  process.on('message', (message) => message === 'stop' && trigger('primary'));
+  process.on('message', (message) => {
+    if (message === 'stop') void trigger('primary');
+  });
   // Ctrl-C reaches every process of the group: the primary decides and tells this one.
   process.on('SIGINT', () => {});
   // The primary is gone (killed): nothing would supervise or stop this process any more.

@@ -21,7 +21,7 @@ export const WAL_RESET_BYTES = 64 * 1024 * 1024;
 
 interface PendingUnit {
   unit: (db: Kysely<Database>) => Promise<unknown>;
-  resolve: (value: any) => void;
+  resolve(value: unknown): void;
   reject: (error: unknown) => void;
 }
 

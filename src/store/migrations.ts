@@ -24,6 +24,6 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
-  if (error) throw error;
+  if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

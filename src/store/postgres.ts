@@ -40,9 +40,9 @@ export function openPostgres(databaseUrl: string, poolSize: number) {
         connect: async () => {
           const client = await pool.connect();
           return {
-            query: (text: any, values?: unknown[]) => (typeof text === 'string' ? namedQuery(client, text, values) : client.query(text)),
+            query: (text: unknown, values?: unknown[]) => (typeof text === 'string' ? namedQuery(client, text, values) : client.query(text as pg.Submittable)),
             release: () => client.release(),
-          } as PostgresPoolClient;
+          } as unknown as PostgresPoolClient;
         },
         end: () => pool.end(),
       },
@@ -159,7 +159,7 @@ class PostgresUnit {
   private broken = false;
 
   constructor(private readonly pool: pg.Pool) {
-    const connection = { query: (text: any, values?: unknown[]) => this.query(text, values ?? []), release: () => {} } as unknown as PostgresPoolClient;
+    const connection = { query: (text: unknown, values?: unknown[]) => this.query(text, values ?? []), release: () => {} } as unknown as PostgresPoolClient;
     this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: async () => connection, end: async () => {} } }) });
     runDirectly(this.db, async (sql, parameters) => outcomeOf(await this.query(sql, parameters)));
   }

@@ -84,6 +84,6 @@ export function prepare<P extends object, O>(build: (db: Kysely<Database>, param
 }
 
 /** The columns of a row, as a values object of stand-ins, for prepared inserts. */
-export function standInRow<K extends string>(columns: readonly K[], params: Record<string, unknown>): Record<K, any> {
-  return Object.fromEntries(columns.map((column) => [column, params[column]])) as Record<K, any>;
+export function standInRow<K extends string>(columns: readonly K[], params: Record<string, unknown>): Record<K, never> {
+  return Object.fromEntries(columns.map((column) => [column, params[column]])) as Record<K, never>;
 }

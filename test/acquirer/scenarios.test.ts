@@ -46,7 +46,7 @@ test('the simulator answers per scenario and repeats its answer for the same ide
   assert.equal(first.outcome, 'authorised');
   assert.deepEqual(await acquirer.authorise(request(500), 'key-1'), first);
   assert.notDeepEqual(await acquirer.authorise(request(500), 'key-2'), first);
-  assert.deepEqual(await acquirer.authorise(request(522), 'k3'), { outcome: 'declined', failureCode: 'insufficient_funds', acquirerReference: (await acquirer.authorise(request(522), 'k3') as any).acquirerReference });
+  assert.deepEqual(await acquirer.authorise(request(522), 'k3'), { outcome: 'declined', failureCode: 'insufficient_funds', acquirerReference: (await acquirer.authorise(request(522), 'k3') as { acquirerReference?: string }).acquirerReference });
   assert.equal((await acquirer.authorise(request(531), 'k4')).outcome, 'unknown');
   if (first.outcome !== 'authorised') return;
   const follow = { reference: 'tr_x', acquirerReference: first.acquirerReference, amountMinor: 500, currency: 'eur' };

@@ -39,7 +39,9 @@ export interface BrowserHarness {
   /** A fresh browser context with the shop's returnUrl answered locally; CSP violations are collected. */
   context(options?: { javaScriptEnabled?: boolean; locale?: string }): Promise<{ context: BrowserContext; page: Page; cspViolations: string[] }>;
   createPayment(overrides?: Record<string, unknown>): Promise<{ reference: string; payUrl: string }>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON and rows read by the assertions, field by field
   transaction(reference: string): Promise<Record<string, any>>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   row(reference: string): Promise<Record<string, any>>;
   close(): Promise<void>;
 }
@@ -110,10 +112,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function assertAccessible(page: Page, label: string): Promise<void> {
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    type Violation = { id: string; impact: string; help: string; nodes: { target: string[] }[] };
+    const { axe } = window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } };
+    const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
   assert.deepEqual(violations, [], `${label}: accessibility violations`);
 }
