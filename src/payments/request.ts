@@ -1,25 +1,36 @@
 /**
  * Parses and validates a create-payment request (spec §4.1, DESIGN §2) into a
- * `PaymentRequest`. Pure: no I/O. Every failing field is reported at once; the
- * 3-D Secure 2 fields (§2.4–2.9) are checked by threeds/validate.
+ * `PaymentRequest`: the method and the details sent pick the flow (flows.ts), then one table
+ * of fields, read with that flow's rules, checks the rest. Pure: no I/O. Every failing field
+ * is reported at once; the 3-D Secure 2 fields (§2.4–2.9) are checked by threeds/validate.
  */
-import { FieldErrors, type FieldError } from '../ground/problem.ts';
+import type { FieldError } from '../ground/problem.ts';
 import { findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
-import { given, isObject, parseCommonFields, type CommonFields } from './common-fields.ts';
+import {
+  checkTable,
+  commonFields,
+  commonFieldsOf,
+  compileTable,
+  fail,
+  given,
+  isObject,
+  type CommonFields,
+  type CompiledField,
+  type FieldRun,
+  type FieldSpec,
+} from './common-fields.ts';
 import { parseIsoDuration } from '../lib/duration.ts';
-import { type MerchantSettings } from '../merchants/merchants.ts';
+import type { MerchantSettings } from '../merchants/merchants.ts';
 import { paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 import { parseWalletToken, type WalletPaymentToken } from '../wallet/index.ts';
 import { checkValidationUrl } from '../wallet/merchant-session.ts';
-
-/** How the customer pays: decides required fields, the response shape and the page flow. */
-export type Flow = 'card' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid';
+import { flowNames, flows, type DetailsField, type PaymentFlow } from './flows.ts';
 
 export interface PaymentRequest extends CommonFields {
   method: PaymentMethod;
-  flow: Flow;
+  flow: PaymentFlow;
   type: 'sale' | 'authorise';
   amountMinor: number;
   currency: Currency;
@@ -39,150 +50,181 @@ export interface PaymentRequest extends CommonFields {
 
 const MIN_EXPIRATION_MS = 60_000;
 const MAX_EXPIRATION_MS = 30 * 24 * 3600_000;
-const MAX_ORDER_LINES = 200;
 
+// ── Formats ──────────────────────────────────────────────────────────────────────────────
+
+const CURRENCY_CODE = /^[A-Za-z]{3}$/;
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
+/** Stands in for a refused currency, so the amount's own faults are still reported: 4 is the most decimals an ISO 4217 currency has. */
+const ANY_CURRENCY: Currency = { code: 'xxx', numeric: '', exponent: 4 };
+
+function currencyCode(value: unknown, field: CompiledField, run: FieldRun): unknown {
+  if (typeof value !== 'string' || !CURRENCY_CODE.test(value)) return fail(run, field, 'format', 'must be a three-letter ISO 4217 code such as EUR');
+  return findCurrency(value) ?? fail(run, field, 'enum', 'is not an ISO 4217 currency code');
+}
+
+function amountInCurrency(value: unknown, field: CompiledField, run: FieldRun): unknown {
+  const parsed = parseAmount(value, (run.values.currency as Currency | undefined) ?? ANY_CURRENCY);
+  return parsed.ok ? parsed.minor : fail(run, field, parsed.code, parsed.message);
+}
+
+function walletValidationUrl(value: string, field: CompiledField, run: FieldRun): unknown {
+  const refused = checkValidationUrl(value, field.pointer);
+  if (!refused) return value;
+  run.errors.push(refused);
+  return undefined;
+}
+
+function hostName(value: string, field: CompiledField, run: FieldRun): unknown {
+  return HOST_NAME.test(value) ? value.toLowerCase() : fail(run, field, 'format', 'must be a host name only, such as shop.example.com');
+}
+
+function walletToken(value: unknown, field: CompiledField, run: FieldRun): unknown {
+  const parsed = parseWalletToken(value, field.pointer);
+  run.errors.push(...parsed.errors);
+  return parsed.token;
+}
+
+function expiration(value: string, field: CompiledField, run: FieldRun): unknown {
+  const ms = parseIsoDuration(value);
+  if (ms === undefined) return fail(run, field, 'format', 'must be an ISO 8601 duration such as PT15M');
+  if (ms < MIN_EXPIRATION_MS || ms > MAX_EXPIRATION_MS) return fail(run, field, 'range', 'must be between PT1M and P30D');
+  return { duration: value, ms };
+}
+
+const isYes = (value: unknown): boolean => value === 'yes';
+
+// ── The tables ───────────────────────────────────────────────────────────────────────────
+
+/** The details fields (§2.2). */
+const detailsFields = {
+  vaultAccessToken: { type: 'string' },
+  walletPayValidationUrl: { type: 'string', format: walletValidationUrl },
+  walletPayDomainName: { type: 'string', format: hostName },
+  walletPayEncryptedToken: { format: walletToken },
+  expirationDuration: { type: 'string', format: expiration },
+} satisfies Record<DetailsField, FieldSpec>;
+
+const paymentFlows = flowNames.filter((flow): flow is PaymentFlow => 'detailsSent' in flows[flow].recognisedBy);
+
+/** The types a request may ask for: those of any payment flow. */
+const requestTypes = [...new Set(paymentFlows.flatMap((flow) => flows[flow].transactionTypes))];
+
+/** "authorise is only available for method card": the methods of the flows that allow the type. */
+function typeOnlyFor(type: string): string {
+  const methods = new Set(paymentFlows.filter((flow) => (flows[flow].transactionTypes as readonly string[]).includes(type)).map((flow) => flows[flow].method));
+  return `${type} is only available for method ${[...methods].join(', ')}`;
+}
+
+const transactionType = { enum: requestTypes, allowedIn: (flow) => flow.transactionTypes, notAllowedMessage: typeOnlyFor } satisfies FieldSpec;
+const onlyForCardPayments = () => 'is only allowed for card payments';
+
+/** `method` alone, first: it picks the flow whose rules the other fields are read with. */
+const methodTable = compileTable({
+  method: { required: true, enum: paymentMethods, enabledIn: 'methods' },
+});
+
+const paymentTable = compileTable({
+  currency: { required: true, format: currencyCode },
+  amount: { required: true, format: amountInCurrency },
+  details: { type: 'object', fields: detailsFields, typesFirst: true, ruledByFlow: true },
+  type: transactionType,
+  transactionType: { ...transactionType, agreesWith: 'type' },
+  ...commonFields,
+  brand: { enum: cardBrands, enabledIn: 'cardBrands', allowedIn: (flow) => (flow.brand ? cardBrands : []), notAllowedMessage: onlyForCardPayments },
+  storeInVault: {
+    enum: ['yes', 'no'],
+    enumMessage: 'must be yes or no',
+    allowedIn: (flow) => (flow.storeInVault ? ['yes', 'no'] : ['no']),
+    notAllowedMessage: onlyForCardPayments,
+    format: isYes,
+    default: false,
+  },
+  orderLines: { type: 'array of objects', maxItems: 200, items: 'lines' },
+});
+
+// ── Recognising the flow ─────────────────────────────────────────────────────────────────
+
+/**
+ * A details field marks its flow (flows.ts `recognisedBy`) when given, whatever its value, so
+ * a refused wallet field is reported as itself rather than as the hosted flow's missing
+ * returnUrl. A vault access token marks the vault flow only as a string: one of another type
+ * is a card payment's type error.
+ */
+const marksOnlyAsString: ReadonlySet<DetailsField> = new Set(['vaultAccessToken']);
+
+interface MethodFlows {
+  /** In table order: the direct wallet's token wins over the hybrid fields. */
+  marked: { flow: PaymentFlow; marks: readonly { name: DetailsField; onlyAsString: boolean }[] }[];
+  /** The method's flow when no details field marks another. */
+  plain: PaymentFlow;
+}
+
+function methodFlows(method: PaymentMethod): MethodFlows {
+  const own = paymentFlows.filter((flow) => flows[flow].method === method);
+  const plain = own.find((flow) => flows[flow].recognisedBy.detailsSent.length === 0);
+  if (plain === undefined) throw new Error(`flows.ts gives method ${method} no flow without details`);
+  const marked = own
+    .filter((flow) => flow !== plain)
+    .map((flow) => ({ flow, marks: flows[flow].recognisedBy.detailsSent.map((name) => ({ name, onlyAsString: marksOnlyAsString.has(name) })) }));
+  return { marked, plain };
+}
+
+const flowsByMethod = Object.fromEntries(paymentMethods.map((method) => [method, methodFlows(method)])) as Record<PaymentMethod, MethodFlows>;
+
+const NOTHING_SENT: Record<string, unknown> = Object.freeze({});
+
+function recogniseFlow(method: PaymentMethod, details: Record<string, unknown>): PaymentFlow {
+  const { marked, plain } = flowsByMethod[method];
+  for (const { flow, marks } of marked) {
+    for (const mark of marks) {
+      const value = details[mark.name];
+      if (given(value) && (!mark.onlyAsString || typeof value === 'string')) return flow;
+    }
+  }
+  return plain;
+}
+
+// ── The request ──────────────────────────────────────────────────────────────────────────
+
+type ParsedDetails = PaymentRequest['details'] & { expirationDuration?: { duration: string; ms: number } };
 
 export function parsePaymentRequest(
   body: Record<string, unknown>,
   settings: MerchantSettings,
   mode: 'test' | 'live' = 'test',
 ): { errors: FieldError[]; request?: PaymentRequest } {
-  const errors = new FieldErrors();
+  const run: FieldRun = { flow: undefined, settings, mode, errors: [], values: {} };
+  checkTable(methodTable, body, run, run.values);
+  const method = run.values.method as PaymentMethod | undefined;
+  const flow = method === undefined ? undefined : recogniseFlow(method, isObject(body.details) ? body.details : NOTHING_SENT);
+  run.flow = flow;
+  checkTable(paymentTable, body, run, run.values);
 
-  // method
-  let method: PaymentMethod | undefined;
-  if (!given(body.method)) errors.add('/method', 'required', 'is required');
-  else if (!paymentMethods.includes(body.method as PaymentMethod)) {
-    errors.add('/method', 'enum', `must be one of ${paymentMethods.join(', ')}`);
-  } else if (!settings.methods.includes(body.method as PaymentMethod)) {
-    errors.add('/method', 'not_enabled', `${body.method} is not enabled for this merchant`);
-  } else method = body.method as PaymentMethod;
+  // Without a flow (no method, or a refused one) the 3-D Secure fields are still checked, as for a card payment.
+  const threeDS = validateThreeDS(body, flows[flow ?? 'card'].threeDS);
+  run.errors.push(...threeDS.errors);
 
-  // currency and amount
-  let currency: Currency | undefined;
-  if (!given(body.currency)) errors.add('/currency', 'required', 'is required');
-  else if (typeof body.currency !== 'string' || !/^[A-Za-z]{3}$/.test(body.currency)) {
-    errors.add('/currency', 'format', 'must be a three-letter ISO 4217 code such as EUR');
-  } else if (!(currency = findCurrency(body.currency))) errors.add('/currency', 'enum', 'is not an ISO 4217 currency code');
-  let amountMinor: number | undefined;
-  if (!given(body.amount)) errors.add('/amount', 'required', 'is required');
-  else {
-    const parsed = parseAmount(body.amount, currency ?? { code: 'xxx', numeric: '', exponent: 4 });
-    if (!parsed.ok) errors.add('/amount', parsed.code, parsed.message);
-    else if (currency) amountMinor = parsed.minor;
-  }
-
-  // details
-  const details: PaymentRequest['details'] = {};
-  let expirationDuration: string | undefined;
-  let expirationMs: number | undefined;
-  if (given(body.details) && !isObject(body.details)) errors.add('/details', 'type', 'must be an object');
-  else if (isObject(body.details)) {
-    const d = body.details;
-    for (const name of ['vaultAccessToken', 'walletPayValidationUrl', 'walletPayDomainName', 'expirationDuration'] as const) {
-      if (given(d[name]) && typeof d[name] !== 'string') errors.add(`/details/${name}`, 'type', 'must be a string');
-    }
-    if (typeof d.vaultAccessToken === 'string' && d.vaultAccessToken) details.vaultAccessToken = d.vaultAccessToken;
-    if (typeof d.walletPayValidationUrl === 'string' && d.walletPayValidationUrl) {
-      const refused = checkValidationUrl(d.walletPayValidationUrl);
-      if (refused) errors.list.push(refused);
-      else details.walletPayValidationUrl = d.walletPayValidationUrl;
-    }
-    if (typeof d.walletPayDomainName === 'string' && d.walletPayDomainName) {
-      if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(d.walletPayDomainName)) {
-        errors.add('/details/walletPayDomainName', 'format', 'must be a host name only, such as shop.example.com');
-      } else details.walletPayDomainName = d.walletPayDomainName.toLowerCase();
-    }
-    if (given(d.walletPayEncryptedToken)) {
-      const parsed = parseWalletToken(d.walletPayEncryptedToken, '/details/walletPayEncryptedToken');
-      errors.list.push(...parsed.errors);
-      if (parsed.token) details.walletPayEncryptedToken = parsed.token;
-    }
-    if (typeof d.expirationDuration === 'string' && d.expirationDuration) {
-      const ms = parseIsoDuration(d.expirationDuration);
-      if (ms === undefined) errors.add('/details/expirationDuration', 'format', 'must be an ISO 8601 duration such as PT15M');
-      else if (ms < MIN_EXPIRATION_MS || ms > MAX_EXPIRATION_MS) {
-        errors.add('/details/expirationDuration', 'range', 'must be between PT1M and P30D');
-      } else [expirationDuration, expirationMs] = [d.expirationDuration, ms];
-    }
-  }
-
-  // The flow follows the wallet fields sent, valid or not, so a refused one is reported as such (not as a missing returnUrl).
-  const sent = isObject(body.details) ? body.details : {};
-  const flow = method && decideFlow(method, { direct: given(sent.walletPayEncryptedToken), hybrid: given(sent.walletPayValidationUrl) || given(sent.walletPayDomainName), vault: !!details.vaultAccessToken });
-  if (flow) {
-    if (method !== 'card' && details.vaultAccessToken) errors.add('/details/vaultAccessToken', 'not_allowed', 'is only allowed with method card');
-    if (method === 'walletpay' && flow === 'walletpay-direct' && (details.walletPayValidationUrl || details.walletPayDomainName)) {
-      errors.add('/details/walletPayEncryptedToken', 'not_allowed', 'cannot be combined with walletPayValidationUrl/walletPayDomainName');
-    }
-    if (flow === 'walletpay-hybrid') {
-      for (const name of ['walletPayValidationUrl', 'walletPayDomainName'] as const) {
-        if (!details[name] && !errors.has(`/details/${name}`)) {
-          errors.add(`/details/${name}`, 'conditional_required', 'is required for the hybrid wallet flow (with walletPayValidationUrl and walletPayDomainName)');
-        }
-      }
-    }
-  }
-
-  // type / transactionType
-  let type: 'sale' | 'authorise' = 'sale';
-  for (const name of ['type', 'transactionType'] as const) {
-    if (!given(body[name])) continue;
-    if (body[name] !== 'sale' && body[name] !== 'authorise') errors.add(`/${name}`, 'enum', 'must be one of sale, authorise');
-    else if (body[name] === 'authorise' && method && method !== 'card') errors.add(`/${name}`, 'not_allowed', 'authorise is only available for method card');
-    else type = body[name] as 'sale' | 'authorise';
-  }
-  if (given(body.type) && given(body.transactionType) && body.type !== body.transactionType) {
-    errors.add('/transactionType', 'conflict', 'must agree with type');
-  }
-
-  // returnUrl: every flow that sends the customer to a Kassa page comes back to it.
-  const common = parseCommonFields(body, errors, flow !== undefined && flow !== 'walletpay-direct' && flow !== 'walletpay-hybrid', mode);
-
-  let brand: CardBrand | undefined;
-  if (given(body.brand)) {
-    if (!cardBrands.includes(body.brand as CardBrand)) errors.add('/brand', 'enum', `must be one of ${cardBrands.join(', ')}`);
-    else if (!settings.cardBrands.includes(body.brand as CardBrand)) errors.add('/brand', 'not_enabled', `${body.brand} is not enabled for this merchant`);
-    else if (method && method !== 'card' && method !== 'landingpage') errors.add('/brand', 'not_allowed', 'is only allowed for card payments');
-    else brand = body.brand as CardBrand;
-  }
-
-  let storeInVault = false;
-  if (given(body.storeInVault)) {
-    if (body.storeInVault !== 'yes' && body.storeInVault !== 'no') errors.add('/storeInVault', 'enum', 'must be yes or no');
-    else if (body.storeInVault === 'yes' && method && method !== 'card') errors.add('/storeInVault', 'not_allowed', 'is only allowed for card payments');
-    else storeInVault = body.storeInVault === 'yes';
-  }
-
-  let orderLines: unknown[] | undefined;
-  if (given(body.orderLines)) {
-    if (!Array.isArray(body.orderLines) || body.orderLines.some((line) => !isObject(line))) {
-      errors.add('/orderLines', 'type', 'must be an array of objects');
-    } else if (body.orderLines.length > MAX_ORDER_LINES) errors.add('/orderLines', 'max_items', `must have at most ${MAX_ORDER_LINES} lines`);
-    else orderLines = body.orderLines;
-  }
-
-
-  const threeDS = validateThreeDS(body, {
-    operation: 'payment',
-    usesVaultToken: flow === 'vault',
-    merchantCapturesCardData: flow === 'walletpay-direct' || flow === 'walletpay-hybrid',
-  });
-  errors.list.push(...threeDS.errors);
-
-  if (errors.list.length > 0 || !method || !flow || !currency || amountMinor === undefined) return { errors: errors.list };
+  if (run.errors.length > 0 || flow === undefined) return { errors: run.errors };
+  const v = run.values;
+  const { expirationDuration, ...details } = (v.details ?? {}) as ParsedDetails;
   return {
-    errors: errors.list,
+    errors: run.errors,
+    // The common fields spread last: V8 builds `{ ...fields, more }` with a fresh hidden class every time, at microseconds a request.
     request: {
-      ...common, method, flow, type, amountMinor, currency, brand, storeInVault, orderLines, expirationDuration, expirationMs, details, threeDS: threeDS.data,
+      method: flows[flow].method,
+      flow,
+      type: (v.type ?? v.transactionType ?? flows[flow].transactionTypes[0]) as PaymentRequest['type'],
+      amountMinor: v.amount as number,
+      currency: v.currency as Currency,
+      brand: v.brand as CardBrand | undefined,
+      storeInVault: v.storeInVault as boolean,
+      orderLines: v.orderLines as unknown[] | undefined,
+      expirationDuration: expirationDuration?.duration,
+      expirationMs: expirationDuration?.ms,
+      details,
+      threeDS: threeDS.data,
+      ...commonFieldsOf(v),
     },
   };
-}
-
-function decideFlow(method: PaymentMethod, sent: { direct: boolean; hybrid: boolean; vault: boolean }): Flow {
-  if (method === 'card') return sent.vault ? 'vault' : 'card';
-  if (method === 'landingpage') return 'landingpage';
-  if (sent.direct) return 'walletpay-direct';
-  if (sent.hybrid) return 'walletpay-hybrid';
-  return 'walletpay-hosted';
 }

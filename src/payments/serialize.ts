@@ -3,6 +3,7 @@ import type { TransactionRow } from '../store/schema.ts';
 import { amountNumber, findCurrency } from '../ground/amount.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { ThreeDSData } from '../threeds/fields.ts';
+import { flowOf } from './flows.ts';
 
 export interface PaymentLinks {
   publicUrl: string;
@@ -11,9 +12,6 @@ export interface PaymentLinks {
 export const payUrlOf = (publicUrl: string, pageToken: string) => `${publicUrl}/pay/${pageToken}`;
 export const cancelUrlOf = (publicUrl: string, pageToken: string) => `${publicUrl}/api/v1/cancel/${pageToken}`;
 export const cardDataUrlOf = (publicUrl: string, pageToken: string) => `${publicUrl}/api/v1/card-data/${pageToken}`;
-
-/** Flows whose response carries `cancelUrl` (spec §2.1: wallet hybrid and card/vault). */
-const CANCELLABLE_FLOWS = new Set(['card', 'vault', 'walletpay-hybrid']);
 
 /** The `request` column: validated request data kept for the payment's later steps. */
 export interface StoredRequest {
@@ -40,6 +38,7 @@ export type SerializableRow = Omit<TransactionRow, 'request'>;
 
 export function serializePayment(row: SerializableRow, publicUrl: string): Record<string, unknown> {
   const currency = findCurrency(row.currency)!;
+  const { answer } = flowOf(row.flow);
   const payment: Record<string, unknown> = {
     reference: row.reference,
     created: row.created,
@@ -53,9 +52,10 @@ export function serializePayment(row: SerializableRow, publicUrl: string): Recor
   };
   if (row.failure_code) payment.failureCode = row.failure_code;
   if (row.return_url) payment.returnUrl = row.return_url;
-  if (row.type !== 'credit') payment.payUrl = payUrlOf(publicUrl, row.page_token);
-  if (CANCELLABLE_FLOWS.has(row.flow)) payment.cancelUrl = cancelUrlOf(publicUrl, row.page_token);
-  if (row.flow === 'walletpay-hybrid') payment.cardDataUrl = cardDataUrlOf(publicUrl, row.page_token);
+  // A refund (type credit, DESIGN §2) has no page, whatever its payment's flow.
+  if (answer.payUrl && row.type !== 'credit') payment.payUrl = payUrlOf(publicUrl, row.page_token);
+  if (answer.cancelUrl) payment.cancelUrl = cancelUrlOf(publicUrl, row.page_token);
+  if (answer.cardDataUrl) payment.cardDataUrl = cardDataUrlOf(publicUrl, row.page_token);
   if (row.merchant_order_reference) payment.merchantOrderReference = row.merchant_order_reference;
   if (row.description) payment.description = row.description;
   if (row.metadata) payment.metadata = row.metadata;

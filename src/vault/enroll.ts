@@ -1,13 +1,15 @@
 /**
  * Vault enrollment (spec §4.2): `dataType: "card"` creates a pending transaction with
  * `method: "vault"`, `type: "token"` and a `payUrl` where the customer enters the card
- * to store. The 3-D Secure 2 data is validated as for payments, in enrollment mode.
+ * to store. Its rules are the `enrollment` entry of payments/flows.ts; the 3-D Secure 2
+ * data is validated as for payments, in enrollment mode.
  */
-import { FieldErrors, Problem, type FieldError } from '../ground/problem.ts';
+import { Problem, type FieldError } from '../ground/problem.ts';
 import type { NewTransaction } from '../store/schema.ts';
 import { pendingTransactionRow } from '../payments/pending-transaction.ts';
 import type { Caller } from '../merchants/merchants.ts';
-import { given, parseCommonFields, type CommonFields } from '../payments/common-fields.ts';
+import { checkTable, commonFields, commonFieldsOf, compileTable, type CommonFields, type FieldRun } from '../payments/common-fields.ts';
+import { flows } from '../payments/flows.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 
 export interface EnrollmentRequest extends CommonFields {
@@ -17,14 +19,20 @@ export interface EnrollmentRequest extends CommonFields {
 /** Enrollments carry no amount; the payment object shows 0 in this currency. */
 const ENROLLMENT_CURRENCY = 'eur';
 
+const enrollment = flows.enrollment;
+const { dataType } = enrollment.recognisedBy;
+
+const enrollmentTable = compileTable({
+  dataType: { required: true, requiredMessage: `is required: ${dataType}`, enum: [dataType], enumMessage: `must be ${dataType}` },
+  ...commonFields,
+});
+
 export function parseEnrollmentRequest(body: Record<string, unknown>, mode: 'test' | 'live'): { errors: FieldError[]; request?: EnrollmentRequest } {
-  const errors = new FieldErrors();
-  if (!given(body.dataType)) errors.add('/dataType', 'required', 'is required: card');
-  else if (body.dataType !== 'card') errors.add('/dataType', 'enum', 'must be card');
-  const common = parseCommonFields(body, errors, true, mode);
-  const threeDS = validateThreeDS(body, { operation: 'enrollment', usesVaultToken: false, merchantCapturesCardData: false });
-  errors.list.push(...threeDS.errors);
-  return errors.list.length > 0 ? { errors: errors.list } : { errors: errors.list, request: { ...common, threeDS: threeDS.data } };
+  const run: FieldRun = { flow: 'enrollment', settings: undefined, mode, errors: [], values: {} };
+  checkTable(enrollmentTable, body, run, run.values);
+  const threeDS = validateThreeDS(body, enrollment.threeDS);
+  run.errors.push(...threeDS.errors);
+  return run.errors.length > 0 ? { errors: run.errors } : { errors: run.errors, request: { threeDS: threeDS.data, ...commonFieldsOf(run.values) } };
 }
 
 /** The new enrollment's row, decided without I/O (validation included); stored by the route's unit of work. */
@@ -34,8 +42,8 @@ export function planEnrollment(body: Record<string, unknown>, ctx: { caller: Cal
   const row = pendingTransactionRow({
     ...request,
     owner: ctx.caller,
-    method: 'vault',
-    type: 'token',
+    method: enrollment.method,
+    type: enrollment.transactionTypes[0],
     flow: 'enrollment',
     amountMinor: 0,
     currency: ENROLLMENT_CURRENCY,

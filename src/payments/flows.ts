@@ -1,0 +1,236 @@
+/**
+ * The flows as data (DESIGN §1 "Flows are data"). A flow is one way a customer pays or
+ * stores a card: the kinds of spec §1 (card, landing page, wallet, vault payment, vault
+ * enrollment), with the wallet split by how the merchant integrates it (§4.1: hosted,
+ * direct with the merchant's own token, hybrid on the merchant's own checkout page). Each
+ * entry says:
+ * - how a request is recognised as it (§4.1, §2.2): a create-payment request by its `method`
+ *   and, where a method has several flows, by one of the `details` fields that mark one; the
+ *   enrollment by its own request's `dataType` (§4.2);
+ * - what its request must and must not carry: the `details` fields it requires and forbids,
+ *   whether `returnUrl` is required (every flow that sends the customer to a Kassa page
+ *   brings them back there, §1 step 3), the transaction types it allows (the first is the
+ *   default), whether `brand` and `storeInVault: yes` are accepted, and the context its
+ *   3-D Secure 2 data is validated in (§2.4–2.9; §4.2 for the enrollment);
+ * - what creating it needs besides storing the row, what the customer sees at `payUrl`,
+ *   whether it puts a card in the vault, what its `details` show, and which addresses its
+ *   payment object carries (§2.1; `cardDataUrl` receives the hybrid flow's token, §4.4).
+ * The request tables of request.ts and vault/enroll.ts, the payment object (serialize.ts),
+ * creation and the pages read this table instead of comparing flow names.
+ */
+import type { PaymentMethod } from '../ground/payment-method.ts';
+import type { ThreeDSContext } from '../threeds/validate.ts';
+
+export type Flow = 'card' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid' | 'enrollment';
+
+/** The flows of a create-payment request (§4.1): all but the enrollment. */
+export type PaymentFlow = Exclude<Flow, 'enrollment'>;
+
+/** The `details` fields a create-payment request may carry (§2.2, and `expirationDuration` of DESIGN §3 "States"). */
+export type DetailsField = 'vaultAccessToken' | 'walletPayEncryptedToken' | 'walletPayValidationUrl' | 'walletPayDomainName' | 'expirationDuration';
+
+export type TransactionType = 'sale' | 'authorise' | 'token';
+
+/** A details field the flow refuses (`not_allowed`) when any of `fields` holds a valid value; reported at `reportedAt`. */
+export interface Forbidden {
+  fields: readonly DetailsField[];
+  reportedAt: DetailsField;
+  message: string;
+}
+
+/** What GET payUrl shows while the payment is pending. */
+export type Page =
+  | 'card-form'
+  | 'stored-card'
+  /** The landing page: the customer picks a method, then sees that method's page (§1). */
+  | 'method-choice'
+  | 'wallet-sheet'
+  /** The merchant's own checkout takes the payment (§4.1, §4.6): payUrl only shows its status. */
+  | 'none';
+
+/** The work creating the payment needs before its row is stored (§4.1). */
+export type Creation =
+  | 'plain'
+  /** Read the caller's stored card named by `details.vaultAccessToken`: its brand and masked number show from creation on (§2.1, §2.2). */
+  | 'vault-card'
+  /** Verify and decrypt `details.walletPayEncryptedToken` now (a bad token is a 422), and pay with it after answering. */
+  | 'wallet-token'
+  /** Obtain the merchant session from `details.walletPayValidationUrl`: it is answered as `details.walletPayPaymentSession`. */
+  | 'wallet-session';
+
+export interface FlowSpec {
+  /** The payment object's `method` (§2.1). */
+  method: PaymentMethod | 'vault';
+  /** How error messages name the flow. */
+  title: string;
+  /** A create-payment request with `method` and one of these `details` fields sent (none: the method's plain flow); or the enrollment request (§4.2). */
+  recognisedBy: { detailsSent: readonly DetailsField[] } | { dataType: 'card' };
+  /** `details` fields the request must send (`conditional_required`). */
+  requires: readonly DetailsField[];
+  forbids: readonly Forbidden[];
+  requiresReturnUrl: boolean;
+  /** The `type`s a request may ask for with `type`/`transactionType`; the first is the default. */
+  transactionTypes: readonly TransactionType[];
+  /** Whether `brand` (a card brand to preselect, DESIGN §2) is accepted. */
+  brand: boolean;
+  /** Whether `storeInVault: yes` is accepted (§2.2). */
+  storeInVault: boolean;
+  /** The context validateThreeDS checks the 3-D Secure 2 fields in; `operation` is also the kind of the authentication (enrollment: adding a card). */
+  threeDS: ThreeDSContext;
+  page: Page;
+  creation: Creation;
+  /** Whether a card entered for it is put in the vault: always (enrollment), when the request asked (`storeInVault: yes`), or never. */
+  storesCard: 'always' | 'if-asked' | 'never';
+  /** Whether its `details` show `expirationDuration` (§2.2: landing page). */
+  expiryInDetails: boolean;
+  /** The addresses its payment object carries (§2.1). */
+  answer: { payUrl: boolean; cancelUrl: boolean; cardDataUrl: boolean };
+}
+
+/** A vault access token pays with a stored card: a card payment (§1). */
+const vaultTokenOnlyWithCard = { fields: ['vaultAccessToken'], reportedAt: 'vaultAccessToken', message: 'is only allowed with method card' } as const;
+
+const cardEntry = { operation: 'payment', usesVaultToken: false, merchantCapturesCardData: false } as const;
+/** The merchant captured the card data (the wallet token) in its own checkout: browserInfo is then required (§2.4, §2.9). */
+const merchantCheckout = { operation: 'payment', usesVaultToken: false, merchantCapturesCardData: true } as const;
+
+export const flows = {
+  card: {
+    method: 'card',
+    title: 'card',
+    recognisedBy: { detailsSent: [] },
+    requires: [],
+    forbids: [],
+    requiresReturnUrl: true,
+    transactionTypes: ['sale', 'authorise'],
+    brand: true,
+    storeInVault: true,
+    threeDS: cardEntry,
+    page: 'card-form',
+    creation: 'plain',
+    storesCard: 'if-asked',
+    expiryInDetails: false,
+    answer: { payUrl: true, cancelUrl: true, cardDataUrl: false },
+  },
+  vault: {
+    method: 'card',
+    title: 'vault',
+    recognisedBy: { detailsSent: ['vaultAccessToken'] },
+    requires: ['vaultAccessToken'],
+    forbids: [],
+    requiresReturnUrl: true,
+    transactionTypes: ['sale', 'authorise'],
+    brand: true,
+    // Accepted as on any card payment; the card is in the vault already.
+    storeInVault: true,
+    // §2.5: a stored card's payment needs no sequenceInfo.initialTransactionId.
+    threeDS: { operation: 'payment', usesVaultToken: true, merchantCapturesCardData: false },
+    page: 'stored-card',
+    creation: 'vault-card',
+    storesCard: 'never',
+    expiryInDetails: false,
+    answer: { payUrl: true, cancelUrl: true, cardDataUrl: false },
+  },
+  landingpage: {
+    method: 'landingpage',
+    title: 'landing page',
+    recognisedBy: { detailsSent: [] },
+    requires: [],
+    forbids: [vaultTokenOnlyWithCard],
+    requiresReturnUrl: true,
+    transactionTypes: ['sale'],
+    // The card form the customer may choose shows it preselected.
+    brand: true,
+    storeInVault: false,
+    threeDS: cardEntry,
+    page: 'method-choice',
+    creation: 'plain',
+    storesCard: 'never',
+    expiryInDetails: true,
+    answer: { payUrl: true, cancelUrl: false, cardDataUrl: false },
+  },
+  'walletpay-hosted': {
+    method: 'walletpay',
+    title: 'hosted wallet',
+    recognisedBy: { detailsSent: [] },
+    requires: [],
+    forbids: [vaultTokenOnlyWithCard],
+    requiresReturnUrl: true,
+    // §1: the wallet supports sale and refund only.
+    transactionTypes: ['sale'],
+    brand: false,
+    storeInVault: false,
+    threeDS: cardEntry,
+    page: 'wallet-sheet',
+    creation: 'plain',
+    storesCard: 'never',
+    expiryInDetails: false,
+    answer: { payUrl: true, cancelUrl: false, cardDataUrl: false },
+  },
+  'walletpay-direct': {
+    method: 'walletpay',
+    title: 'direct wallet',
+    // Sent with the hybrid fields too, the token wins and the hybrid fields are refused.
+    recognisedBy: { detailsSent: ['walletPayEncryptedToken'] },
+    requires: ['walletPayEncryptedToken'],
+    forbids: [
+      vaultTokenOnlyWithCard,
+      { fields: ['walletPayValidationUrl', 'walletPayDomainName'], reportedAt: 'walletPayEncryptedToken', message: 'cannot be combined with walletPayValidationUrl/walletPayDomainName' },
+    ],
+    requiresReturnUrl: false,
+    transactionTypes: ['sale'],
+    brand: false,
+    storeInVault: false,
+    threeDS: merchantCheckout,
+    page: 'none',
+    creation: 'wallet-token',
+    storesCard: 'never',
+    expiryInDetails: false,
+    answer: { payUrl: true, cancelUrl: false, cardDataUrl: false },
+  },
+  'walletpay-hybrid': {
+    method: 'walletpay',
+    title: 'hybrid wallet',
+    // Either field marks the flow, so the other one missing is reported as such (§4.1: both are required).
+    recognisedBy: { detailsSent: ['walletPayValidationUrl', 'walletPayDomainName'] },
+    requires: ['walletPayValidationUrl', 'walletPayDomainName'],
+    forbids: [vaultTokenOnlyWithCard],
+    requiresReturnUrl: false,
+    transactionTypes: ['sale'],
+    brand: false,
+    storeInVault: false,
+    threeDS: merchantCheckout,
+    page: 'none',
+    creation: 'wallet-session',
+    storesCard: 'never',
+    expiryInDetails: false,
+    // §4.1: the merchant posts the token to cardDataUrl (§4.4) and calls cancelUrl when the customer cancels (§4.5).
+    answer: { payUrl: true, cancelUrl: true, cardDataUrl: true },
+  },
+  enrollment: {
+    method: 'vault',
+    title: 'vault enrollment',
+    recognisedBy: { dataType: 'card' },
+    requires: [],
+    forbids: [],
+    requiresReturnUrl: true,
+    transactionTypes: ['token'],
+    // Its request (§4.2) has neither field: sent, they are ignored as unknown fields (DESIGN §2).
+    brand: false,
+    storeInVault: false,
+    threeDS: { operation: 'enrollment', usesVaultToken: false, merchantCapturesCardData: false },
+    page: 'card-form',
+    creation: 'plain',
+    storesCard: 'always',
+    expiryInDetails: false,
+    answer: { payUrl: true, cancelUrl: false, cardDataUrl: false },
+  },
+} as const satisfies Record<Flow, FlowSpec>;
+
+export const flowNames = Object.keys(flows) as Flow[];
+
+/** The entry of a stored transaction's flow: the `flow` column only ever holds a key of `flows`. */
+export function flowOf(name: string): FlowSpec {
+  if (!Object.hasOwn(flows, name)) throw new Error(`Unknown flow ${name}`);
+  return flows[name as Flow];
+}

@@ -1,0 +1,163 @@
+/** The flows table (payments/flows.ts) as the request validation, the enrollment and the payment object read it. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { flowNames, flowOf, flows, type Flow } from '../../src/payments/flows.ts';
+import { parsePaymentRequest } from '../../src/payments/request.ts';
+import { parseEnrollmentRequest } from '../../src/vault/enroll.ts';
+import { serializePayment, type SerializableRow } from '../../src/payments/serialize.ts';
+import { defaultSettings } from '../../src/merchants/merchants.ts';
+import { paymentMethods } from '../../src/ground/payment-method.ts';
+import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
+
+const settings = defaultSettings();
+const validationUrl = 'https://apple-pay-gateway.apple.com/paymentservices/startSession';
+const walletToken = {
+  paymentData: {
+    version: 'EC_v1',
+    data: 'AAAA',
+    signature: 'AAAA',
+    header: { publicKeyHash: Buffer.alloc(32, 7).toString('base64'), transactionId: 'ab12', ephemeralPublicKey: 'AAAA' },
+  },
+};
+const { browserInfo } = exampleThreeDSRequest();
+
+/** A valid request of `method` with these details; browserInfo given, as the merchant-checkout flows need it. */
+function request(method: string, details: Record<string, unknown> = {}, more: Record<string, unknown> = {}): Record<string, unknown> {
+  return { method, amount: '10.00', currency: 'EUR', returnUrl: 'https://shop.example/back', browserInfo, details, ...more };
+}
+
+function parsed(body: Record<string, unknown>) {
+  return parsePaymentRequest(body, settings, 'test');
+}
+
+const errorsOf = (body: Record<string, unknown>) => parsed(body).errors.map((e) => `${e.field} ${e.code} ${e.message}`);
+
+test('a request is recognised as its flow by its method and the details field sent', () => {
+  const cases: [Record<string, unknown>, Flow][] = [
+    [request('card'), 'card'],
+    [request('card', { vaultAccessToken: 'vat_1' }), 'vault'],
+    [request('card', { vaultAccessToken: '' }), 'card'],
+    [request('card', { walletPayEncryptedToken: walletToken }), 'card'],
+    [request('landingpage'), 'landingpage'],
+    [request('walletpay'), 'walletpay-hosted'],
+    [request('walletpay', { walletPayEncryptedToken: walletToken }), 'walletpay-direct'],
+    [request('walletpay', { walletPayValidationUrl: validationUrl, walletPayDomainName: 'Shop.Example' }), 'walletpay-hybrid'],
+    [request('walletpay', { walletPayValidationUrl: '', walletPayDomainName: null }), 'walletpay-hosted'],
+  ];
+  for (const [body, flow] of cases) {
+    const { errors, request: result } = parsed(body);
+    assert.deepEqual(errors, [], JSON.stringify(body));
+    assert.equal(result?.flow, flow, JSON.stringify(body));
+    assert.equal(result?.method, body.method);
+  }
+});
+
+test('each flow requires and forbids its details fields, and refuses what it does not allow', () => {
+  const hybridRequired = 'conditional_required is required for the hybrid wallet flow (with walletPayValidationUrl and walletPayDomainName)';
+  const cases: [string, Record<string, unknown>, string[]][] = [
+    ['hybrid without the domain', request('walletpay', { walletPayValidationUrl: validationUrl }), [`/details/walletPayDomainName ${hybridRequired}`]],
+    ['hybrid without the validation URL', request('walletpay', { walletPayDomainName: 'shop.example' }), [`/details/walletPayValidationUrl ${hybridRequired}`]],
+    [
+      'hybrid with a domain of the wrong type: its own error, not a missing one',
+      request('walletpay', { walletPayValidationUrl: validationUrl, walletPayDomainName: 5 }),
+      ['/details/walletPayDomainName type must be a string'],
+    ],
+    [
+      'direct with the hybrid fields',
+      request('walletpay', { walletPayEncryptedToken: walletToken, walletPayDomainName: 'shop.example' }),
+      ['/details/walletPayEncryptedToken not_allowed cannot be combined with walletPayValidationUrl/walletPayDomainName'],
+    ],
+    ['a vault token on a landing page', request('landingpage', { vaultAccessToken: 'vat_1' }), ['/details/vaultAccessToken not_allowed is only allowed with method card']],
+    ['a vault token on a wallet payment', request('walletpay', { vaultAccessToken: 'vat_1' }), ['/details/vaultAccessToken not_allowed is only allowed with method card']],
+    ['a hosted wallet payment without returnUrl', request('walletpay', {}, { returnUrl: '' }), ['/returnUrl required is required: the customer returns there afterwards']],
+    ['a vault payment without returnUrl', request('card', { vaultAccessToken: 'vat_1' }, { returnUrl: undefined }), ['/returnUrl required is required: the customer returns there afterwards']],
+    ['a direct wallet payment without returnUrl', request('walletpay', { walletPayEncryptedToken: walletToken }, { returnUrl: undefined }), []],
+    ['a hybrid wallet payment without returnUrl', request('walletpay', { walletPayValidationUrl: validationUrl, walletPayDomainName: 'x.example' }, { returnUrl: undefined }), []],
+    ['a wallet payment to authorise', request('walletpay', {}, { type: 'authorise' }), ['/type not_allowed authorise is only available for method card']],
+    ['a landing page to authorise', request('landingpage', {}, { transactionType: 'authorise' }), ['/transactionType not_allowed authorise is only available for method card']],
+    ['a card payment to authorise', request('card', {}, { type: 'authorise', transactionType: 'authorise' }), []],
+    ['a vault payment to authorise', request('card', { vaultAccessToken: 'vat_1' }, { type: 'authorise' }), []],
+    ['a brand on a wallet payment', request('walletpay', {}, { brand: 'visa' }), ['/brand not_allowed is only allowed for card payments']],
+    ['a brand on a landing page', request('landingpage', {}, { brand: 'visa' }), []],
+    ['storeInVault yes on a landing page', request('landingpage', {}, { storeInVault: 'yes' }), ['/storeInVault not_allowed is only allowed for card payments']],
+    ['storeInVault no on a wallet payment', request('walletpay', {}, { storeInVault: 'no' }), []],
+    ['storeInVault yes on a card payment', request('card', {}, { storeInVault: 'yes' }), []],
+    ['a direct wallet payment without browserInfo', request('walletpay', { walletPayEncryptedToken: walletToken }, { browserInfo: undefined }), ['/browserInfo required required when the merchant captures card data itself']],
+    ['a card payment without browserInfo', request('card', {}, { browserInfo: undefined }), []],
+  ];
+  for (const [name, body, expected] of cases) assert.deepEqual(errorsOf(body), expected, name);
+});
+
+test('a wallet field marks its flow whatever its value; a vault token only as a string', () => {
+  // Recognised as hybrid: the refused field is reported, the other one is missing, and no returnUrl is asked for.
+  assert.deepEqual(
+    parsed(request('walletpay', { walletPayValidationUrl: 7 }, { returnUrl: undefined })).errors.map((e) => `${e.field} ${e.code}`),
+    ['/details/walletPayValidationUrl type', '/details/walletPayDomainName conditional_required'],
+  );
+  // Not a vault payment: the initial transaction of a recurring sequence is then required (§2.5).
+  const recurring = { sequenceInfo: { type: 'RECURRING', mode: 'SUBSEQUENT', source: 'MIT' } };
+  assert.deepEqual(
+    parsed(request('card', { vaultAccessToken: 7 }, recurring)).errors.map((e) => `${e.field} ${e.code}`),
+    ['/details/vaultAccessToken type', '/sequenceInfo/initialTransactionId conditional_required'],
+  );
+  assert.deepEqual(parsed(request('card', { vaultAccessToken: 'vat_1' }, recurring)).errors, []);
+});
+
+test('the enrollment reads its entry: dataType card, returnUrl required, 3-D Secure in enrollment mode', () => {
+  const cases: [Record<string, unknown>, string[]][] = [
+    [{ dataType: 'card', returnUrl: 'https://shop.example/back' }, []],
+    [{ returnUrl: 'https://shop.example/back' }, ['/dataType required is required: card']],
+    [{ dataType: 'token', returnUrl: 'https://shop.example/back' }, ['/dataType enum must be card']],
+    [{ dataType: 'card' }, ['/returnUrl required is required: the customer returns there afterwards']],
+  ];
+  for (const [body, expected] of cases) {
+    assert.deepEqual(parseEnrollmentRequest(body, 'test').errors.map((e) => `${e.field} ${e.code} ${e.message}`), expected, JSON.stringify(body));
+  }
+  // §4.2: the enrollment ignores challengeIndicator.
+  const { request: enrollment } = parseEnrollmentRequest({ dataType: 'card', returnUrl: 'https://x.example', threeds2RequestInfo: { challengeIndicator: 'NO_CHALLENGE' } }, 'test');
+  assert.equal(enrollment?.threeDS.threeds2RequestInfo, undefined);
+});
+
+function row(flow: string, type = 'sale'): SerializableRow {
+  return {
+    reference: 'r1', merchant_id: 'm1', mode: 'test', method: 'card', type, status: 'pending', failure_code: null, amount_minor: 1000, currency: 'eur',
+    language: 'eng', return_url: null, merchant_order_reference: null, description: null, metadata: null, brand: null, webhook_url: null,
+    page_token: 'tok', flow, echo: '{}', details: '{}', authentication: null, parent_reference: null, created: 1, last_update: 1, version: 1, expires_at: null,
+  };
+}
+
+test('the payment object carries the addresses its flow answers with (§2.1)', () => {
+  const cases: [Flow, string[]][] = [
+    ['card', ['payUrl', 'cancelUrl']],
+    ['vault', ['payUrl', 'cancelUrl']],
+    ['landingpage', ['payUrl']],
+    ['walletpay-hosted', ['payUrl']],
+    ['walletpay-direct', ['payUrl']],
+    ['walletpay-hybrid', ['payUrl', 'cancelUrl', 'cardDataUrl']],
+    ['enrollment', ['payUrl']],
+  ];
+  assert.deepEqual(cases.map(([flow]) => flow).sort(), [...flowNames].sort());
+  for (const [flow, links] of cases) {
+    const payment = serializePayment(row(flow), 'https://kassa.example');
+    assert.deepEqual(['payUrl', 'cancelUrl', 'cardDataUrl'].filter((link) => link in payment), links, flow);
+  }
+  assert.equal(serializePayment(row('walletpay-hybrid'), 'https://kassa.example').cardDataUrl, 'https://kassa.example/api/v1/card-data/tok');
+  assert.equal('payUrl' in serializePayment(row('card', 'credit'), 'https://kassa.example'), false);
+  assert.throws(() => flowOf('cheque'), /Unknown flow cheque/);
+});
+
+test('the table holds together', () => {
+  for (const method of paymentMethods) {
+    const plain = flowNames.filter((flow) => flows[flow].method === method && 'detailsSent' in flows[flow].recognisedBy && flows[flow].recognisedBy.detailsSent.length === 0);
+    assert.equal(plain.length, 1, `${method} has one flow without a marking details field`);
+  }
+  for (const flow of flowNames) {
+    const spec = flows[flow];
+    const marks = 'detailsSent' in spec.recognisedBy ? spec.recognisedBy.detailsSent : [];
+    for (const mark of marks) assert.ok((spec.requires as readonly string[]).includes(mark), `${flow} requires ${mark}, which marks it`);
+    // §1 step 3: a flow that sends the customer to a Kassa page brings them back to returnUrl.
+    assert.equal(spec.requiresReturnUrl, spec.page !== 'none', `${flow} returnUrl`);
+    assert.ok(spec.storesCard !== 'if-asked' || spec.storeInVault, `${flow} stores a card when asked only if it accepts storeInVault`);
+    assert.ok(spec.answer.payUrl, `${flow} has a payUrl`);
+  }
+});
