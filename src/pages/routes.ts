@@ -22,6 +22,7 @@ import { Problem } from '../ground/problem.ts';
 import { paymentPorts, type Ports } from '../payments/ports.ts';
 import type { CardStep } from '../payments/card-payment.ts';
 import { storedRequestOf } from '../payments/serialize.ts';
+import { flowOf, type Page } from '../payments/flows.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { run } from '../payments/operations/run.ts';
 import type { AnyOperation } from '../payments/operations/operation.ts';
@@ -65,8 +66,12 @@ interface Loaded extends PaymentContext {
   view: PaymentView;
 }
 
-/** Whether payUrl shows the wallet: a hosted wallet payment, or a landing page where the customer chose it. */
-const paysByWallet = (row: TransactionRow, page: { chosen_method: string | null }) => row.flow === 'walletpay-hosted' || (row.method === 'landingpage' && page.chosen_method === 'walletpay');
+/** What payUrl shows while the payment is pending: its flow's page, or on a landing page the page of the method the customer chose. */
+function pageShown(row: TransactionRow, page: { chosen_method: string | null }): Page {
+  const shown = flowOf(row.flow).page;
+  if (shown !== 'method-choice') return shown;
+  return page.chosen_method === 'card' ? 'card-form' : page.chosen_method === 'walletpay' ? 'wallet-sheet' : 'method-choice';
+}
 
 export function amountText(row: Pick<TransactionRow, 'amount_minor' | 'currency'>, htmlLang: string): string {
   const currency = findCurrency(row.currency)!;
@@ -109,7 +114,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       description: row.description,
       testMode: row.mode === 'test',
       returnUrl: row.return_url,
-      enrollment: row.flow === 'enrollment',
+      enrollment: flowOf(row.flow).threeDS.operation === 'enrollment',
     };
     return { row, merchant, page, view };
   }
@@ -127,20 +132,21 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     if (row.status !== 'pending') return sendPage(reply, policy(nonce, {}, row), outcomePage(view, row.status, row.failure_code), status);
     const stored = storedRequestOf(row);
     const cardAvailable = ports.acquirers.available(row.mode);
-    if (row.method === 'landingpage' && page.chosen_method !== 'card' && page.chosen_method !== 'walletpay') {
+    const shown = pageShown(row, page);
+    if (shown === 'method-choice') {
       const methods = landingMethods(merchant.settings, row.mode, cardAvailable);
       if (methods.length === 0) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
       const validUntil = row.expires_at ? new Date(row.expires_at).toISOString().slice(0, 16).replace('T', ' ') : undefined;
       return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
     }
-    if (paysByWallet(row, page)) {
+    if (shown === 'wallet-sheet') {
       // Live hosted wallet payments need the wallet's own button and sheet, which Kassa does not serve yet.
       if (row.mode !== 'test') return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('walletUnavailable')), 503);
       return sendPage(reply, policy(nonce, {}, row), walletPage(view), status);
     }
-    if (row.method === 'card' || row.method === 'landingpage' || row.flow === 'enrollment') {
+    if (shown === 'card-form' || shown === 'stored-card') {
       if (!cardAvailable) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
-      if (row.flow === 'vault') return sendPage(reply, policy(nonce, {}, row), storedCardPage(view, storedCardState(loaded)), status);
+      if (shown === 'stored-card') return sendPage(reply, policy(nonce, {}, row), storedCardPage(view, storedCardState(loaded)), status);
       return sendPage(reply, policy(nonce, {}, row), cardPage(view, { accepted: merchant.settings.cardBrands, preselected: stored.preselectedBrand }), status);
     }
     return sendPage(reply, policy(nonce, {}, row), outcomePage(view, 'pending', null), status);
@@ -168,7 +174,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
         return sendPage(reply, policy(nonce, {}, step.row), outcomePage(view, step.row.status, step.row.failure_code, false, leaving ? step.row.return_url! : undefined));
       }
       case 'invalid':
-        if (row.flow === 'vault') {
+        if (flowOf(row.flow).page === 'stored-card') {
           return sendPage(reply, policy(nonce, {}, row), storedCardPage(view, { ...storedCardState(loaded), errors: step.errors, attemptsLeft: step.attemptsLeft }), 422);
         }
         return sendPage(
@@ -274,7 +280,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/wallet', async (request, reply) => {
     const loaded = await loadForm(request, reply);
     if (!loaded) return reply;
-    if (!paysByWallet(loaded.row, loaded.page) || loaded.row.mode !== 'test') return show(reply, loaded, 409);
+    if (pageShown(loaded.row, loaded.page) !== 'wallet-sheet' || loaded.row.mode !== 'test') return show(reply, loaded, 409);
     if (loaded.row.status !== 'pending') return respond(reply, loaded, { step: 'final', row: loaded.row });
     try {
       return respond(reply, loaded, await payWithTestWallet(loaded, request.log));
@@ -304,7 +310,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/vault', async (request, reply) => {
     const loaded = await loadForm(request, reply);
     if (!loaded) return reply;
-    if (loaded.row.flow !== 'vault') return reply.code(303).redirect(`/pay/${request.params.token}`, 303);
+    if (flowOf(loaded.row.flow).page !== 'stored-card') return reply.code(303).redirect(`/pay/${request.params.token}`, 303);
     const step = await perform(payStoredCard, loaded, { cvc: field(request.body, 'cvc'), browser: browserOf(request) }, request.log);
     return respond(reply, loaded, step);
   });

@@ -29,6 +29,7 @@ import type { FailureCode, Status } from '../ground/states.ts';
 import type { PreparedCard } from '../vault/vault.ts';
 import { shownOfStoredCard } from '../vault/vault.ts';
 import { storedRequestOf } from './serialize.ts';
+import { flowOf } from './flows.ts';
 import type { PaymentContext } from './payment-context.ts';
 import type { CardError, CardField } from './card-input.ts';
 import { transition } from './transition.ts';
@@ -70,12 +71,18 @@ export interface CardPlan {
   unavailable?: boolean;
 }
 
+/** Whether paying this payment stores its card (an enrollment always; a payment when asked with storeInVault, spec §2.2). */
+function storesCard(row: TransactionRow): boolean {
+  const { storesCard } = flowOf(row.flow);
+  return storesCard === 'always' || (storesCard === 'if-asked' && !!storedRequestOf(row).storeInVault);
+}
+
 /** Whether Kassa can complete a card payment of this kind at all now (acquirer; vault key where the card is to be stored). */
 export function cardPaymentAvailable({ ports, caller }: CardContext): boolean {
   const { row } = caller;
   if (!ports.acquirers.available(row.mode)) return false;
   // Enrollments and storeInVault payments must be able to store the card before the customer starts.
-  return !((row.flow === 'enrollment' || storedRequestOf(row).storeInVault) && !ports.vault.available);
+  return ports.vault.available || !storesCard(row);
 }
 
 /** reserve: the payment is still payable, the attempt is counted and the lease taken — or the step that ends it here. */
@@ -110,8 +117,8 @@ export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext)
   const started = await ports.threeDS.start({
     ...paymentAmount(row),
     card,
-    kind: row.flow === 'enrollment' ? 'enrollment' : 'payment',
-    usesVaultToken: row.flow === 'vault',
+    kind: flowOf(row.flow).threeDS.operation,
+    usesVaultToken: flowOf(row.flow).threeDS.usesVaultToken,
     merchantName: merchant.name,
     merchantId: merchant.id,
     language: row.language,
@@ -152,7 +159,7 @@ function paymentAmount(row: TransactionRow): PaymentAmount {
 
 /** After authentication: an enrollment stores the card (no money moves, spec §4.2); a payment is authorised. */
 function settle(card: CardData, authentication: Authentication | undefined, key: string, ctx: CardContext): Promise<Settlement> | Settlement {
-  if (ctx.caller.row.flow !== 'enrollment') return authorise(card, authentication, key, ctx);
+  if (flowOf(ctx.caller.row.flow).threeDS.operation !== 'enrollment') return authorise(card, authentication, key, ctx);
   // scaToken (spec §2.2): true only when the cardholder was authenticated; an attempt (A) or no 3-D Secure at all is a fallback without it.
   const vault = prepareForVault(card, ctx);
   return { finish: { status: 'success', cause: 'card_enrolled', brand: card.brand, authentication, vault, scaToken: authentication?.transStatus === 'Y' } };
@@ -175,7 +182,7 @@ export async function authorise(card: CardData, authentication: Authentication |
   const common = { brand: card.brand, authentication };
   switch (result.outcome) {
     case 'authorised': {
-      const vault = storedRequestOf(row).storeInVault ? prepareForVault(card, ctx) : undefined;
+      const vault = storesCard(row) ? prepareForVault(card, ctx) : undefined;
       return { finish: { ...common, status: 'success', cause: 'acquirer_authorised', acquirerReference: result.acquirerReference, vault } };
     }
     case 'declined':

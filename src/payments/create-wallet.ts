@@ -11,6 +11,7 @@ import type { WalletSettings } from '../wallet/settings.ts';
 import { acceptWalletToken, type AcceptedWalletPayment } from '../wallet/accept.ts';
 import { obtainMerchantSession } from '../wallet/merchant-session.ts';
 import type { PaymentRequest } from './request.ts';
+import { flowOf } from './flows.ts';
 
 export interface WalletStep {
   details: Record<string, unknown>;
@@ -20,10 +21,10 @@ export interface WalletStep {
 
 export const TOKEN_FIELD = '/details/walletPayEncryptedToken';
 
-/** For the `walletpay-direct` and `walletpay-hybrid` flows. */
+/** For the flows whose creation is `wallet-token` or `wallet-session` (flows.ts). */
 export async function prepareWalletPayment(request: PaymentRequest, caller: Caller, settings: WalletSettings): Promise<WalletStep> {
   const payment = { mode: caller.mode, amountMinor: request.amountMinor, currency: request.currency.code, acceptedBrands: caller.settings.cardBrands };
-  if (request.flow === 'walletpay-direct') {
+  if (flowOf(request.flow).creation === 'wallet-token') {
     return { details: {}, accepted: await acceptWalletToken(request.details.walletPayEncryptedToken!, payment, settings, TOKEN_FIELD) };
   }
   const session = await obtainMerchantSession(

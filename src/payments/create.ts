@@ -10,6 +10,7 @@ import { isExpired } from './card-input.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';
 import { cardView } from '../vault/vault.ts';
+import { flowOf } from './flows.ts';
 
 export interface CreateContext {
   caller: Caller;
@@ -18,8 +19,6 @@ export interface CreateContext {
   now: number;
   /** Vault payments: the caller's card found by `details.vaultAccessToken` (a read before the unit of work), if any. */
   vaultCard?: VaultCardRow;
-  /** Wallet flows: what they add to `details` (create-wallet.ts). */
-  walletDetails?: Record<string, unknown>;
 }
 
 /** Validates `body`; throws a 422 Problem listing every failing field. */
@@ -31,13 +30,14 @@ export function validatePaymentBody(body: Record<string, unknown>, caller: Calle
 
 /** The new payment's row, decided without I/O: validation and building happen outside the unit of work. */
 export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
-  if (request.flow === 'vault') return planVaultPayment(request, ctx);
+  const flow = flowOf(request.flow);
+  if (flow.creation === 'vault-card') return planVaultPayment(request, ctx);
   const row = pendingTransactionRow({
     ...request,
     owner: ctx.caller,
     currency: request.currency.code,
     kept: { storeInVault: request.storeInVault, preselectedBrand: request.brand, orderLines: request.orderLines },
-    details: request.method === 'landingpage' ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : ctx.walletDetails ?? {},
+    details: flow.expiryInDetails ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : {},
     now: ctx.now,
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
   });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { flowNames, flowOf, flows, type Flow } from '../../src/payments/flows.ts';
 import { parsePaymentRequest } from '../../src/payments/request.ts';
-import { parseEnrollmentRequest } from '../../src/vault/enroll.ts';
+import { parseEnrollmentRequest } from '../../src/payments/enrollment.ts';
 import { serializePayment, type SerializableRow } from '../../src/payments/serialize.ts';
 import { defaultSettings } from '../../src/merchants/merchants.ts';
 import { paymentMethods } from '../../src/ground/payment-method.ts';

@@ -16,6 +16,7 @@ import { payWallet } from './pay-wallet.ts';
 import { runLater } from './run.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
+import { flowOf } from '../flows.ts';
 
 export const createPayment = merchantOperation({
   name: 'createPayment',
@@ -24,18 +25,18 @@ export const createPayment = merchantOperation({
   load: async (request, { ports, caller }) => {
     if (request.storeInVault) ports.vault.keys();
     // A token paid or a session handed out must be payable: not with a live key and no acquirer.
-    if (request.flow === 'walletpay-direct' || request.flow === 'walletpay-hybrid') {
-      if (!ports.acquirers.available(caller.mode)) throw new AcquirerUnavailable();
-    }
+    const { creation } = flowOf(request.flow);
+    if ((creation === 'wallet-token' || creation === 'wallet-session') && !ports.acquirers.available(caller.mode)) throw new AcquirerUnavailable();
     // Vault cards are never changed or deleted, so the card read here is the card paid with.
-    return request.flow === 'vault' ? await ports.vault.find(ports.store.read, caller, request.details.vaultAccessToken!) : undefined;
+    return creation === 'vault-card' ? await ports.vault.find(ports.store.read, caller, request.details.vaultAccessToken!) : undefined;
   },
   decide: (vaultCard, request, { caller, now, ports }) => ({
     request,
     row: planPayment(request, { caller, defaultExpiry: ports.config.paymentExpiry, defaultExpiryMs: ports.config.paymentExpiryMs, now, vaultCard }),
   }),
   act: async ({ request, row }, { ports, caller }) => {
-    if (request.flow !== 'walletpay-direct' && request.flow !== 'walletpay-hybrid') return { row };
+    const { creation } = flowOf(request.flow);
+    if (creation !== 'wallet-token' && creation !== 'wallet-session') return { row };
     const wallet = await prepareWalletPayment(request, caller, ports.config.wallet);
     return { row: { ...row, details: JSON.stringify(wallet.details) }, accepted: wallet.accepted };
   },

@@ -4,7 +4,7 @@
  * to store; paying it on the page (pay-card.ts) stores the card instead of charging it.
  */
 import type { TransactionRow } from '../../store/schema.ts';
-import { planEnrollment } from '../../vault/enroll.ts';
+import { planEnrollment } from '../enrollment.ts';
 import { storePendingTransaction } from '../pending-transaction.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';

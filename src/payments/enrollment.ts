@@ -6,10 +6,10 @@
  */
 import { Problem, type FieldError } from '../ground/problem.ts';
 import type { NewTransaction } from '../store/schema.ts';
-import { pendingTransactionRow } from '../payments/pending-transaction.ts';
+import { pendingTransactionRow } from './pending-transaction.ts';
 import type { Caller } from '../merchants/merchants.ts';
-import { checkTable, commonFields, commonFieldsOf, compileTable, type CommonFields, type FieldRun } from '../payments/common-fields.ts';
-import { flows } from '../payments/flows.ts';
+import { checkTable, commonFields, commonFieldsOf, compileTable, type CommonFields, type FieldRun } from './common-fields.ts';
+import { flows } from './flows.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 
 export interface EnrollmentRequest extends CommonFields {
