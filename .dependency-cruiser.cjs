@@ -79,9 +79,9 @@ module.exports = {
       name: 'payments-through-operations',
       severity: 'error',
       comment:
-        'src/api/ and src/pages/ reach src/payments/ only through payments/operations/, the readers payments/read.ts and payments/serialize.ts, and the ports they hand to operations (payments/ports.ts); the types of what operations take and answer may be imported from anywhere in payments/.',
+        'src/api/ and src/pages/ reach src/payments/ only through payments/operations/, the readers payments/read.ts and payments/serialize.ts, the flows table (payments/flows.ts), and the ports they hand to operations (payments/ports.ts); the types of what operations take and answer may be imported from anywhere in payments/.',
       from: { path: '^src/(api|pages)/' },
-      to: { path: '^src/payments/', pathNot: '^src/payments/(operations/|read[.]ts$|serialize[.]ts$|ports[.]ts$)', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/payments/', pathNot: '^src/payments/(operations/|read[.]ts$|serialize[.]ts$|flows[.]ts$|ports[.]ts$)', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'api-pages-private',
