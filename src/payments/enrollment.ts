@@ -47,7 +47,7 @@ export function planEnrollment(body: Record<string, unknown>, ctx: { caller: Cal
     flow: 'enrollment',
     amountMinor: 0,
     currency: ENROLLMENT_CURRENCY,
-    kept: {},
+    storedRequest: {},
     details: {},
     now: ctx.now,
     expiresAt: ctx.now + ctx.expiryMs,

@@ -14,8 +14,8 @@ export interface PendingTransaction extends CommonFields {
   amountMinor: number;
   currency: string;
   threeDS: ThreeDSData;
-  /** Request data kept for the later steps (stored as the `request` document). */
-  kept: Record<string, unknown>;
+  /** The `request` document: validated request data the later steps need (serialize.ts `StoredPaymentRequest`). */
+  storedRequest: Record<string, unknown>;
   details: Record<string, unknown>;
   now: number;
   expiresAt: number;
@@ -42,7 +42,7 @@ export function pendingTransactionRow(t: PendingTransaction): NewTransaction {
     page_token: newPageToken(),
     flow: t.flow,
     echo: JSON.stringify(echoedFields(t.threeDS)),
-    request: JSON.stringify({ threeDS: t.threeDS, ...t.kept }),
+    request: JSON.stringify({ threeDS: t.threeDS, ...t.storedRequest }),
     details: JSON.stringify(t.details),
     authentication: null,
     parent_reference: null,

@@ -48,7 +48,7 @@ export interface TransactionTable {
   webhook_url: string | null;
   /** Capability token in payUrl/cancelUrl (≥ 256 bits, unguessable). */
   page_token: string;
-  /** How the customer pays (payments/request.ts `Flow`): decides the response shape and the pages. */
+  /** How the customer pays (payments/flows.ts): decides the request's rules, the answer's addresses and the pages. */
   flow: string;
   /** JSON: billing/shipping fields echoed in the payment object (spec §2.1). */
   echo: string;
