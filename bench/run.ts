@@ -93,18 +93,26 @@ async function driveAutocannon(load: Load, seconds: number): Promise<Omit<Measur
     url: load.url,
     connections: CONNECTIONS,
     duration: seconds,
-    requests: [{
-      method: load.method ?? 'GET',
-      headers: load.headers,
-      body: load.body,
-      setupRequest: (request) => {
-        if (load.uniqueIdempotencyReference) request.headers = { ...request.headers, 'idempotency-reference': `bench-${process.pid}-${++sequence}` };
-        if (load.paths) request.path = load.paths[next++ % load.paths.length];
-        return request;
+    requests: [
+      {
+        method: load.method ?? 'GET',
+        headers: load.headers,
+        body: load.body,
+        setupRequest: (request) => {
+          if (load.uniqueIdempotencyReference) request.headers = { ...request.headers, 'idempotency-reference': `bench-${process.pid}-${++sequence}` };
+          if (load.paths) request.path = load.paths[next++ % load.paths.length];
+          return request;
+        },
       },
-    }],
+    ],
   });
-  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
 }
 
 let wrkRuns = 0;
@@ -115,15 +123,21 @@ local paths = { ${(load.paths ?? []).map((p) => JSON.stringify(p)).join(', ')} }
 local counter = 0
 wrk.method = ${JSON.stringify(load.method ?? 'GET')}
 ${load.body ? `wrk.body = ${JSON.stringify(load.body)}` : ''}
-${Object.entries(load.headers ?? {}).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')}
+${Object.entries(load.headers ?? {})
+  .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+  .join('\n')}
 request = function()
   counter = counter + 1
   local path = nil
   if #paths > 0 then path = paths[(counter % #paths) + 1] end
-  ${load.uniqueIdempotencyReference ? `local h = {}
+  ${
+    load.uniqueIdempotencyReference
+      ? `local h = {}
   for k, v in pairs(wrk.headers) do h[k] = v end
   h["Idempotency-Reference"] = "bench-${process.pid}-${++wrkRuns}-" .. counter
-  return wrk.format(nil, path, h)` : 'return wrk.format(nil, path)'}
+  return wrk.format(nil, path, h)`
+      : 'return wrk.format(nil, path)'
+  }
 end`;
   const script = path.join(os.tmpdir(), `kassa-bench-${process.pid}.lua`);
   fs.writeFileSync(script, lua);
@@ -162,9 +176,17 @@ async function measureHello(): Promise<Measured> {
 async function measureKassa(backend: Backend): Promise<Measured[]> {
   const database = await createTestDatabase(backend);
   const port = await freePort();
-  const env = { ...database.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', LOG_REQUESTS: 'false', DEMO_MERCHANT: 'false',
+  const env = {
+    ...database.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'warn',
+    LOG_REQUESTS: 'false',
+    DEMO_MERCHANT: 'false',
     // The limiter stays on (its cost is part of the figure) but high enough never to refuse.
-    RATE_LIMIT_PER_SECOND: '1000000' };
+    RATE_LIMIT_PER_SECOND: '1000000',
+  };
   const merchant = JSON.parse(
     execFileSync(process.execPath, ['bin/kassa.js', 'merchant', 'create', '--name', 'Bench Shop', '--json'], { cwd: root, env: { ...process.env, ...env } }).toString(),
   );
@@ -238,13 +260,29 @@ const table = rows.map((r) => ({
   errors: r.errors,
 }));
 const httpProcesses = loadConfig().httpProcesses;
-console.log(`\nKassa benchmark (${WRK ? 'wrk' : 'autocannon'}): ${CONNECTIONS} connections, ${DURATION_S} s per run, ${os.cpus().length} cores, ${httpProcesses} Kassa HTTP process(es), node ${process.version}`);
+console.log(
+  `\nKassa benchmark (${WRK ? 'wrk' : 'autocannon'}): ${CONNECTIONS} connections, ${DURATION_S} s per run, ${os.cpus().length} cores, ${httpProcesses} Kassa HTTP process(es), node ${process.version}`,
+);
 console.table(table);
-if (threedsValidation) console.log(`3-D Secure 2 validation of a fully populated request: median ${threedsValidation.medianMicros.toFixed(1)} µs, p99 ${threedsValidation.p99Micros.toFixed(1)} µs`);
+if (threedsValidation)
+  console.log(
+    `3-D Secure 2 validation of a fully populated request: median ${threedsValidation.medianMicros.toFixed(1)} µs, p99 ${threedsValidation.p99Micros.toFixed(1)} µs`,
+  );
 if (webhooks) console.log(`Webhook delivery on SQLite: ${Math.round(webhooks.deliveredPerSecond)} webhooks/s (${webhooks.events} events)`);
 
 const out = path.join(root, 'bench', 'results');
 fs.mkdirSync(out, { recursive: true });
-const report = { at: new Date().toISOString(), driver: WRK ? 'wrk' : 'autocannon', connections: CONNECTIONS, httpProcesses, durationSeconds: DURATION_S, node: process.version, hello: { before: helloBefore, after: helloAfter }, runs: rows, threedsValidation, webhooks };
+const report = {
+  at: new Date().toISOString(),
+  driver: WRK ? 'wrk' : 'autocannon',
+  connections: CONNECTIONS,
+  httpProcesses,
+  durationSeconds: DURATION_S,
+  node: process.version,
+  hello: { before: helloBefore, after: helloAfter },
+  runs: rows,
+  threedsValidation,
+  webhooks,
+};
 fs.writeFileSync(path.join(out, 'latest.json'), JSON.stringify(report, null, 2));
 console.log(`written: ${path.relative(root, path.join(out, 'latest.json'))}`);

@@ -35,7 +35,5 @@ export async function measureThreeDSValidation(): Promise<{ medianMicros: number
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = await measureThreeDSValidation();
-  console.log(
-    `3-D Secure 2 validation (fully populated request): median ${result.medianMicros} µs, p99 ${result.p99Micros} µs over ${result.iterations} calls`,
-  );
+  console.log(`3-D Secure 2 validation (fully populated request): median ${result.medianMicros} µs, p99 ${result.p99Micros} µs over ${result.iterations} calls`);
 }

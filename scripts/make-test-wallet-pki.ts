@@ -85,7 +85,11 @@ const intermediate = await issue('Kassa Test Mode Wallet Integration CA', root, 
   keyUsageExtension(keyUsage.keyCertSign | keyUsage.cRLSign),
   marker(walletOids.intermediateCa),
 ]);
-const signing = await issue('Kassa Test Mode Wallet Token Signing', intermediate, [endEntity, keyUsageExtension(keyUsage.digitalSignature), marker(walletOids.signingLeaf)]);
+const signing = await issue('Kassa Test Mode Wallet Token Signing', intermediate, [
+  endEntity,
+  keyUsageExtension(keyUsage.digitalSignature),
+  marker(walletOids.signingLeaf),
+]);
 const merchantIdentifierHash = createHash('sha256').update(testMerchantIdentifier).digest('hex').toUpperCase();
 const processing = await issue(`Merchant ID: ${testMerchantIdentifier}`, intermediate, [
   endEntity,

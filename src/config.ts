@@ -107,14 +107,18 @@ export function loadConfig(env: Env = process.env): Config {
     acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
     cardSealKey: cardSealKey(env.CARD_SEAL_KEY),
     vaultKey: env.VAULT_KEY ? vaultKey('VAULT_KEY', env.VAULT_KEY_ID || 'vault-1', env.VAULT_KEY) : undefined,
-    vaultOldKeys: (env.VAULT_OLD_KEYS || '').split(',').filter(Boolean).map((entry) => {
-      const colon = entry.indexOf(':');
-      if (colon < 1) throw new Error('VAULT_OLD_KEYS must list id:base64 pairs separated by commas');
-      return vaultKey('VAULT_OLD_KEYS', entry.slice(0, colon).trim(), entry.slice(colon + 1).trim());
-    }),
-    httpProcesses: env.HTTP_PROCESSES === undefined || env.HTTP_PROCESSES === '' || env.HTTP_PROCESSES === 'auto'
-      ? Math.min(os.availableParallelism(), MAX_DEFAULT_HTTP_PROCESSES)
-      : positive(env, 'HTTP_PROCESSES'),
+    vaultOldKeys: (env.VAULT_OLD_KEYS || '')
+      .split(',')
+      .filter(Boolean)
+      .map((entry) => {
+        const colon = entry.indexOf(':');
+        if (colon < 1) throw new Error('VAULT_OLD_KEYS must list id:base64 pairs separated by commas');
+        return vaultKey('VAULT_OLD_KEYS', entry.slice(0, colon).trim(), entry.slice(colon + 1).trim());
+      }),
+    httpProcesses:
+      env.HTTP_PROCESSES === undefined || env.HTTP_PROCESSES === '' || env.HTTP_PROCESSES === 'auto'
+        ? Math.min(os.availableParallelism(), MAX_DEFAULT_HTTP_PROCESSES)
+        : positive(env, 'HTTP_PROCESSES'),
     databasePoolSize: env.DATABASE_POOL_SIZE ? positive(env, 'DATABASE_POOL_SIZE') : 10,
   };
 }

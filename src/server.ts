@@ -44,20 +44,23 @@ export async function buildServer(config: Config, store: Store, options: ServerO
   installJsonBodyParser(app);
   const keys = new KeyResolver(store, config.apiKeyCacheMs);
   const deps = { config, store, keys };
-  await app.register(async (api) => {
-    // Every route in this scope needs an API key; request.caller is its merchant and mode.
-    await api.register(async (authenticated) => {
-      authenticated.decorateRequest('caller', null as never);
-      authenticated.addHook('onRequest', async (request) => {
-        request.caller = (await authenticate(request, keys, true))!;
+  await app.register(
+    async (api) => {
+      // Every route in this scope needs an API key; request.caller is its merchant and mode.
+      await api.register(async (authenticated) => {
+        authenticated.decorateRequest('caller', null as never);
+        authenticated.addHook('onRequest', async (request) => {
+          request.caller = (await authenticate(request, keys, true))!;
+        });
+        await registerRateLimit(authenticated, config);
+        await authenticated.register(paymentsApi, deps);
       });
-      await registerRateLimit(authenticated, config);
-      await authenticated.register(paymentsApi, deps);
-    });
-    // Capability-token routes: the token authorises; an API key is optional.
-    await api.register(cancelApi, deps);
-    await api.register(walletApi, deps);
-  }, { prefix: API_PREFIX });
+      // Capability-token routes: the token authorises; an API key is optional.
+      await api.register(cancelApi, deps);
+      await api.register(walletApi, deps);
+    },
+    { prefix: API_PREFIX },
+  );
   await app.register(pages, deps);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;

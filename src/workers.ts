@@ -10,7 +10,9 @@ import { paymentPorts } from './payments/ports.ts';
 
 export function startWorkers(config: Config, store: Store, log: FastifyBaseLogger): () => Promise<void> {
   const stopExpiry = startExpirySweeper(paymentPorts(config, store), config.expirySweepIntervalMs, (err) => log.error({ err }, 'expiry sweep failed'));
-  const stopWalletRecovery = startWalletRecovery(paymentPorts(config, store), config.expirySweepIntervalMs, (err) => log.error({ err }, 'wallet payment recovery failed'));
+  const stopWalletRecovery = startWalletRecovery(paymentPorts(config, store), config.expirySweepIntervalMs, (err) =>
+    log.error({ err }, 'wallet payment recovery failed'),
+  );
   const purge = setInterval(() => {
     runHousekeeping(config, store).catch((err) => log.error({ err }, 'housekeeping failed'));
   }, HOUSEKEEPING_INTERVAL_MS);

@@ -5,13 +5,7 @@
  */
 import { randomBase62 } from '../lib/tokens.ts';
 import { findCurrency } from '../ground/amount.ts';
-import type {
-  AcquirerConnector,
-  AuthoriseRequest,
-  AuthoriseResult,
-  FollowUpRequest,
-  FollowUpResult,
-} from './connector.ts';
+import type { AcquirerConnector, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult } from './connector.ts';
 import { scenarioFor } from './scenarios.ts';
 
 const REMEMBERED_KEYS = 10_000;

@@ -12,8 +12,7 @@ declare module 'fastify' {
   }
 }
 
-const unauthorized = (detail: string) =>
-  new Problem(401, 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Basic realm="Kassa API", charset="UTF-8"' });
+const unauthorized = (detail: string) => new Problem(401, 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Basic realm="Kassa API", charset="UTF-8"' });
 
 /** The API key in a Basic `Authorization` header, or undefined when there is no such header. */
 export function presentedKey(request: FastifyRequest): string | undefined {

@@ -8,20 +8,12 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Problem, type FieldError } from '../ground/problem.ts';
 
 export function sendProblem(reply: FastifyReply, problem: Problem) {
-  return reply
-    .code(problem.status)
-    .headers(problem.headers)
-    .type('application/problem+json')
-    .send(problem.toBody());
+  return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problem.toBody());
 }
 
 export function installErrorHandling(app: FastifyInstance) {
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, Problem.notFound(`There is nothing at ${request.method} ${request.url.split('?')[0]}.`)),
-  );
-  app.setErrorHandler((error: FastifyError | Problem, request: FastifyRequest, reply: FastifyReply) =>
-    sendProblem(reply, toProblem(error, request)),
-  );
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, Problem.notFound(`There is nothing at ${request.method} ${request.url.split('?')[0]}.`)));
+  app.setErrorHandler((error: FastifyError | Problem, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toProblem(error, request)));
 }
 
 function toProblem(error: FastifyError | Problem, request: FastifyRequest): Problem {

@@ -49,33 +49,34 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
   app.post('/reversal', handle(reversal, ports));
   app.post('/test/complete', { preHandler: testModeOnly }, handle(completeTestPayment, ports));
 
-  app.get<{ Querystring: Static<typeof TransactionQuery> }>(
-    '/transaction',
-    { schema: { querystring: TransactionQuery } },
-    async (request, reply) => {
-      const { reference, references } = request.query;
-      if ((reference === undefined) === (references === undefined)) {
-        throw Problem.validation([{ field: '/reference', code: 'required', message: 'give either reference or references (comma-separated)' }]);
-      }
-      if (reference !== undefined) {
-        const json = await payments.json(request.caller, reference);
-        if (json === undefined) throw Problem.notFound(`No transaction with reference ${reference}.`);
-        return reply.type('application/json; charset=utf-8').send(json);
-      }
-      const wanted = [...new Set(references!.split(',').map((r) => r.trim()).filter(Boolean))];
-      if (wanted.length === 0 || wanted.length > MAX_REFERENCES) {
-        throw Problem.validation([{ field: '/references', code: 'max_items', message: `must list 1 to ${MAX_REFERENCES} references` }]);
-      }
-      // Unknown references are left out, in the order asked, as for a single unknown one nothing is revealed.
-      return payments.list(request.caller, wanted);
-    },
-  );
+  app.get<{ Querystring: Static<typeof TransactionQuery> }>('/transaction', { schema: { querystring: TransactionQuery } }, async (request, reply) => {
+    const { reference, references } = request.query;
+    if ((reference === undefined) === (references === undefined)) {
+      throw Problem.validation([{ field: '/reference', code: 'required', message: 'give either reference or references (comma-separated)' }]);
+    }
+    if (reference !== undefined) {
+      const json = await payments.json(request.caller, reference);
+      if (json === undefined) throw Problem.notFound(`No transaction with reference ${reference}.`);
+      return reply.type('application/json; charset=utf-8').send(json);
+    }
+    const wanted = [
+      ...new Set(
+        references!
+          .split(',')
+          .map((r) => r.trim())
+          .filter(Boolean),
+      ),
+    ];
+    if (wanted.length === 0 || wanted.length > MAX_REFERENCES) {
+      throw Problem.validation([{ field: '/references', code: 'max_items', message: `must list 1 to ${MAX_REFERENCES} references` }]);
+    }
+    // Unknown references are left out, in the order asked, as for a single unknown one nothing is revealed.
+    return payments.list(request.caller, wanted);
+  });
 
   app.get('/method', async (request) => {
     const { settings } = request.caller;
-    return settings.methods.map((method) =>
-      method === 'card' ? { method, options: settings.cardBrands.map((brand) => ({ brand })) } : { method },
-    );
+    return settings.methods.map((method) => (method === 'card' ? { method, options: settings.cardBrands.map((brand) => ({ brand })) } : { method }));
   });
 }
 

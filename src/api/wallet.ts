@@ -33,7 +33,9 @@ export async function walletApi(app: FastifyInstance, { config, store, keys }: D
     const body = objectBody(request.body);
     const parsed = parseWalletToken(body.encryptedToken, '/encryptedToken');
     if (!parsed.token) {
-      throw Problem.validation(parsed.errors.length > 0 ? parsed.errors : [{ field: '/encryptedToken', code: 'required', message: 'is required: the wallet token exactly as received' }]);
+      throw Problem.validation(
+        parsed.errors.length > 0 ? parsed.errors : [{ field: '/encryptedToken', code: 'required', message: 'is required: the wallet token exactly as received' }],
+      );
     }
     const payment = { row, merchant: await paymentMerchant(store.read, row.merchant_id) };
     const ctx = { ports, caller: payment, now: Date.now(), log: request.log };

@@ -29,7 +29,7 @@ async function withStore<T>(work: (store: Store) => Promise<T>, { migrate = true
   }
 }
 
-const print = (text: string): void => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 
 const parseMode = (value: string): Mode => {
   if (value !== 'test' && value !== 'live') throw new InvalidArgumentError('must be test or live');
@@ -42,10 +42,13 @@ program
   .command('migrate')
   .description('apply database migrations')
   .action(() =>
-    withStore(async (store) => {
-      const applied = await store.migrate();
-      print(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-    }, { migrate: false }),
+    withStore(
+      async (store) => {
+        const applied = await store.migrate();
+        print(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      },
+      { migrate: false },
+    ),
   );
 
 const merchant = program.command('merchant').description('manage merchants');

@@ -5,16 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
 import { openStore, type Store } from '../store/store.ts';
-import {
-  AdminError,
-  deliveriesOf,
-  redeliver,
-  rotateWebhookSecret,
-  setWebhookUrl,
-  showWebhook,
-  type DeliveryView,
-  type WebhookEndpoint,
-} from '../events/admin.ts';
+import { AdminError, deliveriesOf, redeliver, rotateWebhookSecret, setWebhookUrl, showWebhook, type DeliveryView, type WebhookEndpoint } from '../events/admin.ts';
 
 async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(loadConfig());
@@ -47,8 +38,7 @@ function describeDelivery(d: DeliveryView): string {
   const head = `${d.id}  ${d.reference}  ${d.mode}  ${d.event}  ${d.state}  created ${time(d.created)}  attempts ${d.attempts}`;
   const next = d.state === 'pending' ? `\n  next attempt ${time(d.nextAttemptAt)}` : '';
   const attempts = d.attemptLog.map(
-    (a) =>
-      `\n  ${time(a.at)}  ${a.statusCode ?? '---'}  ${a.durationMs} ms  ${a.error ?? 'ok'}${a.nextRetryAt !== null ? `  next retry ${time(a.nextRetryAt)}` : ''}`,
+    (a) => `\n  ${time(a.at)}  ${a.statusCode ?? '---'}  ${a.durationMs} ms  ${a.error ?? 'ok'}${a.nextRetryAt !== null ? `  next retry ${time(a.nextRetryAt)}` : ''}`,
   );
   return head + attempts.join('') + next;
 }

@@ -4,14 +4,7 @@
  */
 import type { Store } from '../store/store.ts';
 import { findMerchant } from '../store/merchants.ts';
-import {
-  attemptsOf,
-  findDelivery,
-  findMerchantWebhook,
-  listDeliveries,
-  requeueDelivery,
-  upsertMerchantWebhook,
-} from '../store/webhooks.ts';
+import { attemptsOf, findDelivery, findMerchantWebhook, listDeliveries, requeueDelivery, upsertMerchantWebhook } from '../store/webhooks.ts';
 import { checkHttpUrl } from '../lib/urls.ts';
 import { newWebhookSecret } from './signing.ts';
 
@@ -85,7 +78,10 @@ export interface DeliveryView {
 export async function deliveriesOf(store: Store, filter: { merchantId: string; reference?: string; limit?: number }): Promise<DeliveryView[]> {
   await requireMerchant(store.read, filter.merchantId);
   const deliveries = await listDeliveries(store.read, { ...filter, limit: filter.limit ?? 50 });
-  const attempts = await attemptsOf(store.read, deliveries.map((d) => d.id));
+  const attempts = await attemptsOf(
+    store.read,
+    deliveries.map((d) => d.id),
+  );
   return deliveries.map((d) => ({
     id: d.id,
     reference: d.reference,

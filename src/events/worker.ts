@@ -36,7 +36,10 @@ export class WebhookWorker {
   private wakeIdle: (() => void) | undefined;
   private wakeSlot: (() => void) | undefined;
 
-  constructor(private readonly store: Store, private readonly options: WorkerOptions) {
+  constructor(
+    private readonly store: Store,
+    private readonly options: WorkerOptions,
+  ) {
     this.now = options.now ?? Date.now;
     this.sender = new WebhookSender({ timeoutMs: options.timeoutMs, maxSockets: options.concurrency, resolve: options.resolve });
   }

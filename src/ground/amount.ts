@@ -12,9 +12,7 @@ export interface Currency {
 }
 
 const currencies = new Map<string, Currency>(
-  currencyCodes
-    .data.filter((c) => Number.isInteger(c.digits))
-    .map((c) => [c.code.toLowerCase(), { code: c.code.toLowerCase(), numeric: c.number, exponent: c.digits }]),
+  currencyCodes.data.filter((c) => Number.isInteger(c.digits)).map((c) => [c.code.toLowerCase(), { code: c.code.toLowerCase(), numeric: c.number, exponent: c.digits }]),
 );
 
 /** ISO 4217 currency by alphabetic code, any case. */
@@ -27,9 +25,7 @@ export const MAX_MINOR_UNITS = 999_999_999_999_99;
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
-export type AmountResult =
-  | { ok: true; minor: number }
-  | { ok: false; code: 'type' | 'format' | 'decimals' | 'range'; message: string };
+export type AmountResult = { ok: true; minor: number } | { ok: false; code: 'type' | 'format' | 'decimals' | 'range'; message: string };
 
 /** Parses a JSON number or numeric string into minor units of `currency`. */
 export function parseAmount(value: unknown, currency: Currency): AmountResult {

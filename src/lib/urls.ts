@@ -34,4 +34,3 @@ function parse(value: string): URL | undefined {
     return undefined;
   }
 }
-

@@ -10,7 +10,6 @@ import { newApiKey, newMerchantId, sha256Hex } from '../lib/tokens.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
 
-
 export interface MerchantSettings {
   methods: PaymentMethod[];
   cardBrands: CardBrand[];
@@ -45,7 +44,10 @@ export async function createMerchant(store: Store, name: string, now = Date.now(
   const liveApiKey = newApiKey('live');
   await store.transact(async (db) => {
     await insertMerchant(db, { id: merchantId, name, settings: JSON.stringify(defaultSettings()), created: now });
-    for (const [mode, key] of [['test', testApiKey], ['live', liveApiKey]] as const) {
+    for (const [mode, key] of [
+      ['test', testApiKey],
+      ['live', liveApiKey],
+    ] as const) {
       await insertApiKey(db, { keyHash: sha256Hex(key), merchantId, mode, keyPrefix: keyPrefix(key), created: now });
     }
   });
@@ -96,7 +98,10 @@ const KEY_SHAPE = /^(test|live)_[0-9A-Za-z]{20,80}$/;
 export class KeyResolver {
   private cache = new Map<string, { caller: Caller; until: number }>();
 
-  constructor(private readonly store: Store, private readonly cacheMs = 5000) {}
+  constructor(
+    private readonly store: Store,
+    private readonly cacheMs = 5000,
+  ) {}
 
   async resolve(key: string): Promise<Caller | undefined> {
     if (!KEY_SHAPE.test(key)) return undefined;

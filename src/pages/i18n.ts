@@ -53,7 +53,8 @@ const eng = {
   // Wallet (hosted flow)
   walletTitle: 'Pay with your wallet',
   walletPay: 'Pay {amount} with wallet',
-  walletTestSheet: 'Test mode: this button stands in for the wallet sheet. It pays with a test wallet token signed by Kassa’s test certificates; the cents of the amount choose the outcome.',
+  walletTestSheet:
+    'Test mode: this button stands in for the wallet sheet. It pays with a test wallet token signed by Kassa’s test certificates; the cents of the amount choose the outcome.',
   walletUnavailable: 'Wallet payments are not available for this payment at the moment. No money has been taken.',
   validUntil: 'This payment link is valid until {time} (UTC).',
   // 3-D Secure
@@ -129,7 +130,8 @@ const nld: Messages = {
   storedCard: 'Betalen met uw opgeslagen kaart',
   enrolled: 'Kaart opgeslagen',
   enrolledDetail: 'Uw kaart is opgeslagen bij {merchant}.',
-  testModeEnrollment: 'Testmodus: er wordt echt geen kaart bij een bank opgeslagen. De laatste twee cijfers van het kaartnummer bepalen de uitkomst (…11: uw bank vraagt om een code).',
+  testModeEnrollment:
+    'Testmodus: er wordt echt geen kaart bij een bank opgeslagen. De laatste twee cijfers van het kaartnummer bepalen de uitkomst (…11: uw bank vraagt om een code).',
   cancel: 'Betaling annuleren',
   formErrors: 'Verbeter de hieronder gemarkeerde velden.',
   attemptsLeft: 'Resterende pogingen: {count}.',
@@ -151,7 +153,8 @@ const nld: Messages = {
   choose: 'Verder',
   walletTitle: 'Betalen met je wallet',
   walletPay: '{amount} betalen met wallet',
-  walletTestSheet: 'Testmodus: deze knop staat voor het wallet-venster. Er wordt betaald met een test-wallettoken, ondertekend met de testcertificaten van Kassa; de centen van het bedrag bepalen de uitkomst.',
+  walletTestSheet:
+    'Testmodus: deze knop staat voor het wallet-venster. Er wordt betaald met een test-wallettoken, ondertekend met de testcertificaten van Kassa; de centen van het bedrag bepalen de uitkomst.',
   walletUnavailable: 'Walletbetalingen zijn voor deze betaling op dit moment niet beschikbaar. Er is geen geld afgeschreven.',
   validUntil: 'Deze betaallink is geldig tot {time} (UTC).',
   challengeTitle: 'Bevestig de betaling bij uw bank',

@@ -77,7 +77,12 @@ export function amountText(row: Pick<TransactionRow, 'amount_minor' | 'currency'
   const currency = findCurrency(row.currency)!;
   const decimal = formatAmount(row.amount_minor, currency);
   try {
-    return new Intl.NumberFormat(htmlLang, { style: 'currency', currency: currency.code.toUpperCase(), minimumFractionDigits: currency.exponent, maximumFractionDigits: currency.exponent }).format(Number(decimal));
+    return new Intl.NumberFormat(htmlLang, {
+      style: 'currency',
+      currency: currency.code.toUpperCase(),
+      minimumFractionDigits: currency.exponent,
+      maximumFractionDigits: currency.exponent,
+    }).format(Number(decimal));
   } catch {
     return `${decimal} ${currency.code.toUpperCase()}`;
   }
@@ -251,7 +256,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.setErrorHandler(async (error: Error, request, reply) => {
     const t = translator('eng');
     const nonce = newNonce();
-    const status = error instanceof Problem ? error.status : (error as { statusCode?: number }).statusCode ?? 500;
+    const status = error instanceof Problem ? error.status : ((error as { statusCode?: number }).statusCode ?? 500);
     if (status >= 500 && !(error instanceof Problem)) request.log.error({ err: error }, 'page error');
     const message = status === 503 ? t('unavailable') : t('failure_processing_error');
     return sendPage(reply, policy(nonce), messagePage({ t, nonce }, t('outcome_pending'), message), status >= 400 ? status : 500);
@@ -318,7 +323,12 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds/complete', async (request, reply) => {
     const loaded = await loadForm(request, reply);
     if (!loaded) return reply;
-    const step = await perform(completeChallenge, loaded, { sessionId: field(request.body, 'session') ?? '', sealedCard: field(request.body, 'sealedCard') ?? '' }, request.log);
+    const step = await perform(
+      completeChallenge,
+      loaded,
+      { sessionId: field(request.body, 'session') ?? '', sealedCard: field(request.body, 'sealedCard') ?? '' },
+      request.log,
+    );
     return respond(reply, loaded, step);
   });
 

@@ -94,8 +94,7 @@ export function cardPage(view: PaymentView, state: CardFormState): SafeHtml {
     return t(code as MessageKey, { brand: state.preselected ? brandName(state.preselected) : '', length: cvcDigits });
   };
   const describedBy = (field: CardField, hint = true) => [hint ? `${field}-hint` : '', errors[field] ? `${field}-error` : ''].filter(Boolean).join(' ');
-  const errorLine = (field: CardField) =>
-    html`<p class="error" id="${field}-error"${errors[field] ? '' : trusted(' hidden')}>${errorText(field) ?? ''}</p>`;
+  const errorLine = (field: CardField) => html`<p class="error" id="${field}-error"${errors[field] ? '' : trusted(' hidden')}>${errorText(field) ?? ''}</p>`;
   const invalid = (field: CardField) => (errors[field] ? trusted(' aria-invalid="true"') : '');
   const rules = brands.map((brand) => ruleOf(brand));
   const hasErrors = Object.keys(errors).length > 0;

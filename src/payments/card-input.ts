@@ -41,7 +41,7 @@ export interface CardContext {
 }
 
 export type CardInputResult =
-  | { ok: true; card: CardData; /** Brands the number also matches (co-badged), for information. */ coBadged: CardBrand[] }
+  | { ok: true; card: CardData /** Brands the number also matches (co-badged), for information. */; coBadged: CardBrand[] }
   | { ok: false; errors: Partial<Record<CardField, CardError>> };
 
 const EXPIRY = /^(\d{1,2})\s*[/-]?\s*(\d{2}|\d{4})$/;

@@ -20,7 +20,15 @@ import type { Db } from '../store/store.ts';
 import type { BrowserInfo } from '../threeds/fields.ts';
 import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction } from '../store/transactions.ts';
-import { countAttempt, ensurePaymentPage, findThreeDSSession, releaseProcessingLease, setPageFields, takeProcessingLease, type ThreeDSSessionRow } from '../store/payment-pages.ts';
+import {
+  countAttempt,
+  ensurePaymentPage,
+  findThreeDSSession,
+  releaseProcessingLease,
+  setPageFields,
+  takeProcessingLease,
+  type ThreeDSSessionRow,
+} from '../store/payment-pages.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { isAuthenticated, merchantSubjectToThreeDS, toAuthenticationData, type Authentication } from '../threeds/server.ts';
 import { findCurrency } from '../ground/amount.ts';
@@ -224,7 +232,10 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
   const { reference } = caller.row;
   const current = (await findTransaction(tx, reference))!;
   if (current.status === 'pending') {
-    const stored = outcome.status === 'success' && outcome.vault ? { ...shownOfStoredCard(outcome.vault), ...(outcome.scaToken === undefined ? {} : { scaToken: outcome.scaToken }) } : undefined;
+    const stored =
+      outcome.status === 'success' && outcome.vault
+        ? { ...shownOfStoredCard(outcome.vault), ...(outcome.scaToken === undefined ? {} : { scaToken: outcome.scaToken }) }
+        : undefined;
     const details = { ...(JSON.parse(current.details) as Record<string, unknown>), ...stored };
     const authorisedOnly = current.type === 'authorise' && outcome.status === 'success';
     const moved = await transition(tx, {
@@ -253,7 +264,10 @@ export async function reverseLostAuthorisation(step: CardStep, settlement: Settl
   const { row } = caller;
   await ports.acquirers
     .forMode(row.mode)
-    .reversal({ reference: row.reference, acquirerReference: settlement.finish.acquirerReference, amountMinor: row.amount_minor, currency: row.currency }, `${row.reference}:reversal`)
+    .reversal(
+      { reference: row.reference, acquirerReference: settlement.finish.acquirerReference, amountMinor: row.amount_minor, currency: row.currency },
+      `${row.reference}:reversal`,
+    )
     .catch(() => undefined);
 }
 

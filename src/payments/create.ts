@@ -53,10 +53,18 @@ function planVaultPayment(request: PaymentRequest, ctx: CreateContext): NewTrans
   const card = ctx.vaultCard;
   if (!card) throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant and mode' }]);
   if (isExpired({ month: card.expiry_month, year: card.expiry_year }, new Date(ctx.now))) {
-    throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'card_expired', message: `is a card that expired at the end of ${String(card.expiry_month).padStart(2, '0')}/${card.expiry_year}` }]);
+    throw Problem.validation([
+      {
+        field: '/details/vaultAccessToken',
+        code: 'card_expired',
+        message: `is a card that expired at the end of ${String(card.expiry_month).padStart(2, '0')}/${card.expiry_year}`,
+      },
+    ]);
   }
   if (!ctx.caller.settings.cardBrands.includes(card.brand as CardBrand)) {
-    throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'brand_not_accepted', message: `is a ${card.brand} card, a brand this merchant no longer accepts` }]);
+    throw Problem.validation([
+      { field: '/details/vaultAccessToken', code: 'brand_not_accepted', message: `is a ${card.brand} card, a brand this merchant no longer accepts` },
+    ]);
   }
   const row = pendingTransactionRow({
     ...request,

@@ -12,7 +12,11 @@ export function expireDuePayments(ports: Ports, now = Date.now(), log: Log = con
 
 /** Runs `expireDuePayments` every `intervalMs` until stopped. */
 export function startExpirySweeper(ports: Ports, intervalMs: number, onError: (error: unknown) => void): () => Promise<void> {
-  return runEvery(intervalMs, async () => {
-    while ((await expireDuePayments(ports)).length === EXPIRY_BATCH);
-  }, onError);
+  return runEvery(
+    intervalMs,
+    async () => {
+      while ((await expireDuePayments(ports)).length === EXPIRY_BATCH);
+    },
+    onError,
+  );
 }

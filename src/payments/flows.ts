@@ -175,7 +175,11 @@ export const flows = {
     requires: ['walletPayEncryptedToken'],
     forbids: [
       vaultTokenOnlyWithCard,
-      { fields: ['walletPayValidationUrl', 'walletPayDomainName'], reportedAt: 'walletPayEncryptedToken', message: 'cannot be combined with walletPayValidationUrl/walletPayDomainName' },
+      {
+        fields: ['walletPayValidationUrl', 'walletPayDomainName'],
+        reportedAt: 'walletPayEncryptedToken',
+        message: 'cannot be combined with walletPayValidationUrl/walletPayDomainName',
+      },
     ],
     requiresReturnUrl: false,
     transactionTypes: ['sale'],

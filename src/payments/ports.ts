@@ -41,7 +41,15 @@ export function paymentPorts(config: Config, store: Store): Ports {
     throw new Problem(503, 'No directory server configured', 'Live 3-D Secure needs a Directory Server connection; none is configured.');
   };
   threeDS = new ThreeDSServer(store, directoryFor, config.publicUrl);
-  processing = { config, store, acquirers: new Acquirers(config.acquirerConnector), threeDS, acs, sealer: new CardSealer(config.cardSealKey), vault: new Vault(store, loadVaultKeyring(config)) };
+  processing = {
+    config,
+    store,
+    acquirers: new Acquirers(config.acquirerConnector),
+    threeDS,
+    acs,
+    sealer: new CardSealer(config.cardSealKey),
+    vault: new Vault(store, loadVaultKeyring(config)),
+  };
   built.set(store, processing);
   return processing;
 }

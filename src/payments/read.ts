@@ -14,7 +14,10 @@ const CACHED_PAYMENTS = 10_000;
 export class PaymentReader {
   private readonly cache = new Map<string, { version: number; json: string }>();
 
-  constructor(private readonly store: Store, private readonly publicUrl: string) {}
+  constructor(
+    private readonly store: Store,
+    private readonly publicUrl: string,
+  ) {}
 
   /** The payment object as JSON text, or undefined when the owner has no such transaction. */
   async json(owner: { merchantId: string; mode: Mode }, reference: string): Promise<string | undefined> {

@@ -10,7 +10,10 @@ import { canTransition, type Status } from '../ground/states.ts';
 import { enqueueWebhook } from '../events/outbox.ts';
 
 export class IllegalTransition extends Error {
-  constructor(readonly from: string, readonly to: string) {
+  constructor(
+    readonly from: string,
+    readonly to: string,
+  ) {
     super(`a payment cannot go from ${from} to ${to}`);
   }
 }

@@ -26,17 +26,18 @@ export async function findIdempotencyRecord(db: Db, key: IdempotencyKey) {
 }
 
 /** Fails with a unique violation (`isUniqueViolation`) when the key has a record already. */
-export const insertIdempotencyRecord = prepare((db, r: IdempotencyKey & { fingerprint: string; status: number; body: string; created: number }) =>
-  db.insertInto('idempotency_records').values({
-    merchant_id: r.merchantId,
-    mode: r.mode,
-    route: r.route,
-    idempotency_reference: r.idempotencyReference,
-    fingerprint: r.fingerprint,
-    status_code: r.status,
-    response_body: r.body,
-    created: r.created,
-  }),
+export const insertIdempotencyRecord = prepare(
+  (db, r: IdempotencyKey & { fingerprint: string; status: number; body: string; created: number }) =>
+    db.insertInto('idempotency_records').values({
+      merchant_id: r.merchantId,
+      mode: r.mode,
+      route: r.route,
+      idempotency_reference: r.idempotencyReference,
+      fingerprint: r.fingerprint,
+      status_code: r.status,
+      response_body: r.body,
+      created: r.created,
+    }),
   { deferrable: true },
 );
 
@@ -56,7 +57,9 @@ export async function deleteExpiredRecords(db: Db, before: number, limit: number
     .limit(limit);
   const result = await db
     .deleteFrom('idempotency_records')
-    .where((eb) => eb(eb.refTuple('merchant_id', 'mode', 'route', 'idempotency_reference'), 'in', oldest.$asTuple('merchant_id', 'mode', 'route', 'idempotency_reference')))
+    .where((eb) =>
+      eb(eb.refTuple('merchant_id', 'mode', 'route', 'idempotency_reference'), 'in', oldest.$asTuple('merchant_id', 'mode', 'route', 'idempotency_reference')),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

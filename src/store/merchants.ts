@@ -53,6 +53,9 @@ export async function listMerchants(db: Db) {
 }
 
 export async function countMerchants(db: Db): Promise<number> {
-  const row = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('merchants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

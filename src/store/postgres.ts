@@ -137,7 +137,10 @@ class InsertBatcher {
         continue;
       }
       try {
-        await sendInserts(client, batch.flatMap((unit) => unit.held));
+        await sendInserts(
+          client,
+          batch.flatMap((unit) => unit.held),
+        );
         for (const unit of batch) unit.resolve();
       } catch (error) {
         if (batch.length === 1) batch[0].reject(error);

@@ -68,9 +68,7 @@ export function prepare<P extends object, O>(build: (db: Kysely<Database>, param
     let compiled = compiledByDialect.get(dialect);
     if (!compiled) {
       const query = build(db, standIn).compile();
-      const slots = query.parameters.map((value): Slot =>
-        typeof value === 'string' && value.startsWith(MARK) ? { name: value.slice(MARK.length) } : { value },
-      );
+      const slots = query.parameters.map((value): Slot => (typeof value === 'string' && value.startsWith(MARK) ? { name: value.slice(MARK.length) } : { value }));
       compiled = { sql: query.sql, slots };
       compiledByDialect.set(dialect, compiled);
       nameStatement(query.sql);

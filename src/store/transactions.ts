@@ -4,17 +4,40 @@ import type { Mode, NewTransaction, TransactionRow } from './schema.ts';
 import { prepare, standInRow } from './prepared.ts';
 
 const transactionColumns = [
-  'reference', 'merchant_id', 'mode', 'method', 'type', 'status', 'failure_code', 'amount_minor', 'currency', 'language',
-  'return_url', 'merchant_order_reference', 'description', 'metadata', 'brand', 'webhook_url', 'page_token', 'flow', 'echo',
-  'request', 'details', 'authentication', 'parent_reference', 'created', 'last_update', 'expires_at',
+  'reference',
+  'merchant_id',
+  'mode',
+  'method',
+  'type',
+  'status',
+  'failure_code',
+  'amount_minor',
+  'currency',
+  'language',
+  'return_url',
+  'merchant_order_reference',
+  'description',
+  'metadata',
+  'brand',
+  'webhook_url',
+  'page_token',
+  'flow',
+  'echo',
+  'request',
+  'details',
+  'authentication',
+  'parent_reference',
+  'created',
+  'last_update',
+  'expires_at',
 ] as const satisfies readonly (keyof TransactionRow)[];
 
-const insertTransactionRow = prepare(
-  (db, row: Record<string, unknown>) => db.insertInto('transactions').values(standInRow(transactionColumns, row)),
-  { deferrable: true },
-);
-const insertEvent = prepare((db, e: { reference: string; from: string | null; to: string; failureCode: string | null; cause: string; at: number }) =>
-  db.insertInto('transaction_events').values({ reference: e.reference, from_status: e.from, to_status: e.to, failure_code: e.failureCode, cause: e.cause, at: e.at }),
+const insertTransactionRow = prepare((db, row: Record<string, unknown>) => db.insertInto('transactions').values(standInRow(transactionColumns, row)), {
+  deferrable: true,
+});
+const insertEvent = prepare(
+  (db, e: { reference: string; from: string | null; to: string; failureCode: string | null; cause: string; at: number }) =>
+    db.insertInto('transaction_events').values({ reference: e.reference, from_status: e.from, to_status: e.to, failure_code: e.failureCode, cause: e.cause, at: e.at }),
   { deferrable: true },
 );
 const selectOwnTransaction = prepare((db, p: { reference: string; merchantId: string; mode: Mode }) =>
@@ -95,13 +118,7 @@ export async function findOwnTransactions(db: Db, owner: { merchantId: string; m
  * processes sweeping at once each take their own; SQLite runs one unit at a time anyway.
  */
 export async function claimDuePayments(db: Db, dialect: Dialect, now: number, limit: number) {
-  let query = db
-    .selectFrom('transactions')
-    .select('reference')
-    .where('status', '=', 'pending')
-    .where('expires_at', '<=', now)
-    .orderBy('expires_at')
-    .limit(limit);
+  let query = db.selectFrom('transactions').select('reference').where('status', '=', 'pending').where('expires_at', '<=', now).orderBy('expires_at').limit(limit);
   if (dialect === 'postgres') query = query.forUpdate().skipLocked();
   return query.execute();
 }

@@ -89,7 +89,11 @@ export async function claimDueDeliveries(
   await db
     .updateTable('webhook_deliveries')
     .set({ next_attempt_at: options.leaseUntil, claim: options.claim })
-    .where('id', 'in', due.map((d) => d.id))
+    .where(
+      'id',
+      'in',
+      due.map((d) => d.id),
+    )
     .execute();
   return due;
 }
@@ -173,6 +177,14 @@ export async function attemptsOf(db: Db, deliveryIds: string[]) {
 export async function deleteFinishedDeliveries(db: Db, before: number, limit: number): Promise<number> {
   const oldest = db.selectFrom('webhook_deliveries').select('id').where('state', '<>', 'pending').where('created', '<', before).orderBy('created').limit(limit);
   const gone = await db.deleteFrom('webhook_deliveries').where('id', 'in', oldest).where('state', '<>', 'pending').returning('id').execute();
-  if (gone.length > 0) await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', gone.map((row) => row.id)).execute();
+  if (gone.length > 0)
+    await db
+      .deleteFrom('webhook_attempts')
+      .where(
+        'delivery_id',
+        'in',
+        gone.map((row) => row.id),
+      )
+      .execute();
   return gone.length;
 }

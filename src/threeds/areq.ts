@@ -82,20 +82,13 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 /** YYYYMMDDHHMMSS in UTC (EMVCo purchaseDate). */
 export function emvcoDateTime(date: Date): string {
   return (
-    pad(date.getUTCFullYear(), 4) +
-    pad(date.getUTCMonth() + 1) +
-    pad(date.getUTCDate()) +
-    pad(date.getUTCHours()) +
-    pad(date.getUTCMinutes()) +
-    pad(date.getUTCSeconds())
+    pad(date.getUTCFullYear(), 4) + pad(date.getUTCMonth() + 1) + pad(date.getUTCDate()) + pad(date.getUTCHours()) + pad(date.getUTCMinutes()) + pad(date.getUTCSeconds())
   );
 }
 
 /** CReq challengeWindowSize; absent means the full screen (`05`), the size that always fits. */
 export function challengeWindowSizeCode(size: string | undefined): '01' | '02' | '03' | '04' | '05' {
-  return size !== undefined && Object.hasOwn(challengeWindowSizeCodes, size)
-    ? challengeWindowSizeCodes[size as keyof typeof challengeWindowSizeCodes]
-    : '05';
+  return size !== undefined && Object.hasOwn(challengeWindowSizeCodes, size) ? challengeWindowSizeCodes[size as keyof typeof challengeWindowSizeCodes] : '05';
 }
 
 /**
@@ -192,7 +185,10 @@ const EMVCO_MAX_GIFT_CARD_COUNT = 99;
 
 /** EMVCo cardholderName is 2 to 45 characters. */
 function cardholderName(d: ThreeDSData): string | undefined {
-  const name = [d.billingFirstName, d.billingLastName].filter((v) => v !== undefined).join(' ').trim();
+  const name = [d.billingFirstName, d.billingLastName]
+    .filter((v) => v !== undefined)
+    .join(' ')
+    .trim();
   return name.length >= 2 && name.length <= 45 ? name : undefined;
 }
 
@@ -301,11 +297,7 @@ export function buildAReq(input: AReqInput): Record<string, unknown> {
   put(riskIndicator, 'deliveryEmailAddress', risk.deliveryEmailAddress);
   put(riskIndicator, 'deliveryTimeframe', code(deliveryTimeframeCodes, risk.deliveryTimeframe));
   put(riskIndicator, 'giftCardAmount', risk.giftCardAmount);
-  put(
-    riskIndicator,
-    'giftCardCount',
-    risk.giftCardCount === undefined ? undefined : pad(Math.min(Number(risk.giftCardCount), EMVCO_MAX_GIFT_CARD_COUNT)),
-  );
+  put(riskIndicator, 'giftCardCount', risk.giftCardCount === undefined ? undefined : pad(Math.min(Number(risk.giftCardCount), EMVCO_MAX_GIFT_CARD_COUNT)));
   put(riskIndicator, 'giftCardCurr', risk.giftCardCurrency);
   put(riskIndicator, 'preOrderDate', risk.preOrderDate);
   put(riskIndicator, 'preOrderPurchaseInd', code(preOrderPurchaseIndicatorCodes, risk.preOrderPurchaseIndicator));

@@ -49,9 +49,7 @@ export interface EnrolmentRequest3DS1 {
   language: string;
 }
 
-export type Enrolment3DS1 =
-  | { enrolled: 'Y'; acsUrl: string; paReq: string }
-  | { enrolled: 'N' | 'U' };
+export type Enrolment3DS1 = { enrolled: 'Y'; acsUrl: string; paReq: string } | { enrolled: 'N' | 'U' };
 
 export interface PaResult {
   /** Y authenticated, A attempted, N failed, U unavailable. */

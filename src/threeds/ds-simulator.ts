@@ -10,14 +10,7 @@ import type { CardBrand } from '../ground/card-brand.ts';
 import { scenarioFor } from '../acquirer/scenarios.ts';
 import { formatAmount } from '../ground/amount.ts';
 import { AcsSimulator, newAuthenticationValue } from './acs-simulator.ts';
-import {
-  eciByBrand,
-  type AuthenticationResponse,
-  type DirectoryServer,
-  type Enrolment3DS1,
-  type EnrolmentRequest3DS1,
-  type PaResult,
-} from './directory.ts';
+import { eciByBrand, type AuthenticationResponse, type DirectoryServer, type Enrolment3DS1, type EnrolmentRequest3DS1, type PaResult } from './directory.ts';
 
 export const ACS_SIMULATOR_PATH = '/simulator/acs';
 
@@ -28,7 +21,10 @@ const amountText = (minor: number, exponent: number, currencyAlpha: string) =>
   `${formatAmount(minor, { code: currencyAlpha.toLowerCase(), numeric: '', exponent })} ${currencyAlpha.toUpperCase()}`;
 
 export class SimulatedDirectoryServer implements DirectoryServer {
-  constructor(private readonly acs: AcsSimulator, private readonly publicUrl: string) {}
+  constructor(
+    private readonly acs: AcsSimulator,
+    private readonly publicUrl: string,
+  ) {}
 
   async authenticate(brand: CardBrand, areq: Record<string, unknown>): Promise<AuthenticationResponse> {
     const amountMinor = Number(areq.purchaseAmount ?? 0);

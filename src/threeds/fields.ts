@@ -34,7 +34,15 @@ export const transactionTypes = ['GOODS_AND_SERVICES_PURCHASE', 'CHECK_ACCEPTANC
 export const deliveryTimeframes = ['ELECTRONIC', 'SAME_DAY', 'OVERNIGHT', 'TWO_DAY_OR_MORE'] as const;
 export const preOrderPurchaseIndicators = ['AVAILABLE', 'FUTURE_AVAILABILITY'] as const;
 export const reorderItemsIndicators = ['FIRST_TIME', 'REORDERED'] as const;
-export const shippingIndicators = ['BILLING_ADDRESS', 'VERIFIED_ADDRESS', 'NOT_BILLING_ADDRESS', 'LOCAL_STORE_PICKUP', 'DIGITIAL_GOODS', 'TRAVEL_AND_EVENT_TICKETS', 'OTHER'] as const;
+export const shippingIndicators = [
+  'BILLING_ADDRESS',
+  'VERIFIED_ADDRESS',
+  'NOT_BILLING_ADDRESS',
+  'LOCAL_STORE_PICKUP',
+  'DIGITIAL_GOODS',
+  'TRAVEL_AND_EVENT_TICKETS',
+  'OTHER',
+] as const;
 
 /** §2.9; `48` accepted too (DESIGN §5: the spec lists the values twice, once with 48). */
 export const screenColorDepths = ['1', '4', '8', '15', '16', '24', '32', '48', '64'] as const;

@@ -15,10 +15,7 @@ import emailAddresses from 'email-addresses';
 import { parse as parseLanguageTag } from 'bcp-47';
 
 /** Geographic and non-geographic (+800, +882, …) E.164 country calling codes. */
-const callingCodes = new Set<string>([
-  ...Object.keys(phoneMetadata.country_calling_codes),
-  ...Object.keys(phoneMetadata.nonGeographic ?? {}),
-]);
+const callingCodes = new Set<string>([...Object.keys(phoneMetadata.country_calling_codes), ...Object.keys(phoneMetadata.nonGeographic ?? {})]);
 
 const currencyNumericCodes = new Set<string>(currencyCodes.data.map((c) => c.number));
 const currencyByAlpha = new Map(currencyCodes.data.map((c) => [c.code, c] as const));

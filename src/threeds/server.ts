@@ -96,9 +96,19 @@ export class ThreeDSServer {
     const now = input.now.getTime();
     await this.store.transact((db) =>
       insertThreeDSSession(db, {
-        id, reference: input.reference, protocol: '2.2.0', state: 'started', session_secret: randomBase62(32),
-        acs_trans_id: null, ds_trans_id: null, acs_url: null, window_size: windowSize, brand: input.card.brand,
-        result: null, created: now, expires_at: now + SESSION_TTL_MS,
+        id,
+        reference: input.reference,
+        protocol: '2.2.0',
+        state: 'started',
+        session_secret: randomBase62(32),
+        acs_trans_id: null,
+        ds_trans_id: null,
+        acs_url: null,
+        window_size: windowSize,
+        brand: input.card.brand,
+        result: null,
+        created: now,
+        expires_at: now + SESSION_TTL_MS,
       }),
     );
     // A brand outside the 3DS2 schemes (bcmc) has no 3DS2 directory: 3DS2 is not applicable.

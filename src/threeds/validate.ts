@@ -92,11 +92,7 @@ function compileField(objectPointer: string, name: string, spec: FieldSpec): Com
     pointer: `${objectPointer}/${name}`,
     spec,
     typeMessage:
-      spec.type === 'integer'
-        ? 'must be a whole number, as a JSON number or a numeric string'
-        : spec.type === 'boolean'
-          ? 'must be true or false'
-          : 'must be a string',
+      spec.type === 'integer' ? 'must be a whole number, as a JSON number or a numeric string' : spec.type === 'boolean' ? 'must be true or false' : 'must be a string',
     maxMessage: `must be at most ${spec.max} ${unit}`,
     minMessage: `must be at least ${spec.min} ${unit}`,
     enumValues: spec.enum ? new Set(spec.enum) : undefined,
@@ -105,13 +101,7 @@ function compileField(objectPointer: string, name: string, spec: FieldSpec): Com
     formatMessage: spec.format ? formatMessages[spec.format] : spec.type === 'integer' ? 'must be a whole number' : '',
     formatMessageForCountry: `must be an ISO 3166-2 subdivision code of the country in ${spec.countryField}, the part after the country (e.g. NH for NL)`,
     requiredMessage:
-      required === 'always'
-        ? `required when ${objectName} is given`
-        : required === 'sca'
-          ? 'required when scaReady is yes'
-          : required
-            ? conditionMessage(required)
-            : '',
+      required === 'always' ? `required when ${objectName} is given` : required === 'sca' ? 'required when scaReady is yes' : required ? conditionMessage(required) : '',
   };
 }
 

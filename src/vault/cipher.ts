@@ -11,7 +11,10 @@ export class VaultKeyring {
   private readonly byId: Map<string, Buffer>;
 
   /** `current` encrypts; it and every key of `older` decrypt. */
-  constructor(readonly current: VaultKey, older: readonly VaultKey[] = []) {
+  constructor(
+    readonly current: VaultKey,
+    older: readonly VaultKey[] = [],
+  ) {
     this.byId = new Map([...older, current].map(({ id, key }) => [id, key]));
     for (const key of this.byId.values()) if (key.length !== 32) throw new Error('a vault key must be 32 bytes');
   }

@@ -53,14 +53,21 @@ export function cardView(row: Pick<VaultCardRow, 'masked_pan' | 'cardholder_firs
 /** What the storing transaction's `details` show of a new card: its token and how it looks. */
 export const shownOfStoredCard = (prepared: PreparedCard): CardView & { vaultAccessToken: string } => ({
   vaultAccessToken: prepared.accessToken,
-  ...cardView({ masked_pan: prepared.row.masked_pan, cardholder_first_name: prepared.row.cardholder_first_name ?? null, cardholder_last_name: prepared.row.cardholder_last_name ?? null }),
+  ...cardView({
+    masked_pan: prepared.row.masked_pan,
+    cardholder_first_name: prepared.row.cardholder_first_name ?? null,
+    cardholder_last_name: prepared.row.cardholder_last_name ?? null,
+  }),
 });
 
 /** The encryption's associated data: a ciphertext opens only in the row it was made for. */
 const bindingOf = (row: Pick<VaultCardRow, 'id' | 'merchant_id' | 'mode'>) => `${row.id}|${row.merchant_id}|${row.mode}`;
 
 export class Vault {
-  constructor(private readonly store: Store, private readonly keyring: VaultKeyring | undefined) {}
+  constructor(
+    private readonly store: Store,
+    private readonly keyring: VaultKeyring | undefined,
+  ) {}
 
   /** False with DATABASE_URL and no VAULT_KEY: then every vault operation is refused with a 503. */
   get available(): boolean {

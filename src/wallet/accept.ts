@@ -11,14 +11,7 @@ import type { CardBrand } from '../ground/card-brand.ts';
 import { detectBrands } from '../ground/card-brand.ts';
 import { findCurrency } from '../ground/amount.ts';
 import type { WalletSettings } from './settings.ts';
-import {
-  openWalletToken,
-  testWalletPki,
-  walletVendorRootPem,
-  WalletTokenError,
-  type DecryptedWalletPayment,
-  type WalletPaymentToken,
-} from './index.ts';
+import { openWalletToken, testWalletPki, walletVendorRootPem, WalletTokenError, type DecryptedWalletPayment, type WalletPaymentToken } from './index.ts';
 
 export interface AcceptedWalletPayment extends DecryptedWalletPayment {
   brand: CardBrand;
@@ -71,7 +64,11 @@ export async function acceptWalletToken(
   const errors = [];
   const currency = findCurrency(payment.currency)!;
   if (opened.currencyNumeric !== currency.numeric) {
-    errors.push({ field, code: 'currency_mismatch', message: `the token is for currency ${opened.currencyNumeric}, the payment is in ${currency.code.toUpperCase()} (${currency.numeric})` });
+    errors.push({
+      field,
+      code: 'currency_mismatch',
+      message: `the token is for currency ${opened.currencyNumeric}, the payment is in ${currency.code.toUpperCase()} (${currency.numeric})`,
+    });
   } else if (opened.amountMinor !== payment.amountMinor) {
     errors.push({ field, code: 'amount_mismatch', message: 'the amount the customer approved in the wallet is not the payment amount' });
   }

@@ -32,7 +32,11 @@ export function checkValidationUrl(url: string, field = '/details/walletPayValid
     return { field, code: 'format', message: 'must be an absolute https URL' };
   }
   if (parsed.protocol !== 'https:' || parsed.username || parsed.password || (parsed.port && parsed.port !== '443') || !VALIDATION_HOST.test(parsed.hostname)) {
-    return { field, code: 'not_allowed', message: "must be one of the wallet's validation addresses (https://apple-pay-gateway….apple.com/…), as given by the wallet's merchant-validation event" };
+    return {
+      field,
+      code: 'not_allowed',
+      message: "must be one of the wallet's validation addresses (https://apple-pay-gateway….apple.com/…), as given by the wallet's merchant-validation event",
+    };
   }
   return undefined;
 }
@@ -51,7 +55,11 @@ export async function obtainMerchantSession(request: SessionRequest, identity: M
   if (refused) throw Problem.validation([refused]);
   if (request.mode === 'test') return simulatedSession(request, now);
   if (!identity) {
-    throw new Problem(503, 'Wallet not configured', 'Live hybrid wallet payments need the wallet merchant identity (WALLET_MERCHANT_ID, WALLET_MERCHANT_IDENTITY_CERT, WALLET_MERCHANT_IDENTITY_KEY); this Kassa has none.');
+    throw new Problem(
+      503,
+      'Wallet not configured',
+      'Live hybrid wallet payments need the wallet merchant identity (WALLET_MERCHANT_ID, WALLET_MERCHANT_IDENTITY_CERT, WALLET_MERCHANT_IDENTITY_KEY); this Kassa has none.',
+    );
   }
   return requestSession(request, identity);
 }

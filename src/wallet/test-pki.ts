@@ -54,7 +54,17 @@ async function signDetached(content: Buffer, signedAt: Date): Promise<string> {
 
 /** A real EC_v1 token, signed by the test PKI and encrypted to `testWalletPki.processingKey`. */
 export async function mintTestWalletToken(
-  payment: { pan: string; expiry: string; amountMinor: number; currencyNumeric: string; cryptogram?: string; eci?: string; network?: string; displayName?: string; type?: string },
+  payment: {
+    pan: string;
+    expiry: string;
+    amountMinor: number;
+    currencyNumeric: string;
+    cryptogram?: string;
+    eci?: string;
+    network?: string;
+    displayName?: string;
+    type?: string;
+  },
   signedAt: Date = new Date(),
 ): Promise<WalletPaymentToken> {
   const certificate = certificateFromPem(testWalletPki.processingKey.certificatePem);

@@ -77,8 +77,7 @@ const SHA256_BYTES = 32;
 type Check = (value: string) => string | undefined;
 const base64: Check = (value) => (isCanonicalBase64(value) ? undefined : 'must be canonical base64');
 const hex: Check = (value) => (isCanonicalHex(value) ? undefined : 'must be lower-case hexadecimal');
-const sha256Base64: Check = (value) =>
-  base64(value) ?? (Buffer.from(value, 'base64').length === SHA256_BYTES ? undefined : 'must be a base64 SHA-256 hash');
+const sha256Base64: Check = (value) => base64(value) ?? (Buffer.from(value, 'base64').length === SHA256_BYTES ? undefined : 'must be a base64 SHA-256 hash');
 const text: Check = () => undefined;
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -133,7 +132,10 @@ export function parseWalletToken(value: unknown, pointer: string): { token?: Wal
       string(header, 'publicKeyHash', '/paymentData/header/publicKeyHash', true, sha256Base64);
       string(header, 'transactionId', '/paymentData/header/transactionId', true, hex);
       string(header, 'applicationData', '/paymentData/header/applicationData', false, hex);
-      for (const [key, ownVersion] of [['ephemeralPublicKey', 'EC_v1'], ['wrappedKey', 'RSA_v1']] as const) {
+      for (const [key, ownVersion] of [
+        ['ephemeralPublicKey', 'EC_v1'],
+        ['wrappedKey', 'RSA_v1'],
+      ] as const) {
         const path = `/paymentData/header/${key}`;
         if (header[key] === undefined) {
           if (knownVersion === ownVersion) fail(path, 'conditional_required', `is required for ${ownVersion}`);

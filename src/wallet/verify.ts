@@ -51,12 +51,15 @@ function isStrictEcdsaSignature(bytes: Uint8Array): boolean {
   if (parsed.offset !== bytes.length || !(sequence instanceof asn1js.Sequence) || !hasTag(sequence, 16, true)) return false;
   if (sequence.lenBlock.isIndefiniteForm || !Buffer.from(sequence.toBER()).equals(Buffer.from(bytes))) return false;
   const integers = sequence.valueBlock.value;
-  return integers.length === 2 && integers.every((integer) => {
-    if (!(integer instanceof asn1js.Integer) || !hasTag(integer, 2, false)) return false;
-    const [first = 0, second = 0] = integer.valueBlock.valueHexView;
-    const length = integer.valueBlock.valueHexView.length;
-    return length > 0 && (first & 0x80) === 0 && !(length > 1 && first === 0 && (second & 0x80) === 0);
-  });
+  return (
+    integers.length === 2 &&
+    integers.every((integer) => {
+      if (!(integer instanceof asn1js.Integer) || !hasTag(integer, 2, false)) return false;
+      const [first = 0, second = 0] = integer.valueBlock.valueHexView;
+      const length = integer.valueBlock.valueHexView.length;
+      return length > 0 && (first & 0x80) === 0 && !(length > 1 && first === 0 && (second & 0x80) === 0);
+    })
+  );
 }
 
 const ecdsaAlgorithm = /^1\.2\.840\.10045\.4\./;
@@ -101,7 +104,8 @@ function parseSignedData(signature: string): { signedData: pkijs.SignedData; sig
     signer && !signatureAlgorithms.has(signer.signatureAlgorithm.algorithmId) && 'signature algorithm',
     signer && signer.unsignedAttrs !== undefined && 'unsigned attributes',
     signer && ecdsaAlgorithm.test(signer.signatureAlgorithm.algorithmId) && !isStrictEcdsaSignature(signer.signature.valueBlock.valueHexView) && 'signature encoding',
-    !(signedData.certificates ?? []).every((certificate) => certificate instanceof pkijs.Certificate && hasStrictSignatureEncoding(certificate)) && 'certificate signature encoding',
+    !(signedData.certificates ?? []).every((certificate) => certificate instanceof pkijs.Certificate && hasStrictSignatureEncoding(certificate)) &&
+      'certificate signature encoding',
   ].filter((problem): problem is string => problem !== false);
   for (const algorithm of [...signedData.digestAlgorithms, signer?.digestAlgorithm, signer?.signatureAlgorithm].filter((a) => a !== undefined)) {
     if (algorithm.algorithmParams !== undefined && !(algorithm.algorithmParams instanceof asn1js.Null)) shapeProblems.push('algorithm parameters');
@@ -147,12 +151,13 @@ async function verifyChain(signedData: pkijs.SignedData, leaf: pkijs.Certificate
   const result = await engine.verify({}, pkiCrypto).catch(() => undefined);
   const path = result?.result ? (result.certificatePath ?? []) : [];
   const [pathLeaf, pathIntermediate, pathRoot] = path;
-  const sameAs = (a: pkijs.Certificate | undefined, b: pkijs.Certificate): boolean =>
-    a !== undefined && Buffer.from(a.tbsView).equals(Buffer.from(b.tbsView));
-  const chained =
-    path.length === 3 && sameAs(pathLeaf, leaf) && sameAs(pathIntermediate, intermediates[0]) && roots.some((root) => sameAs(pathRoot, root));
+  const sameAs = (a: pkijs.Certificate | undefined, b: pkijs.Certificate): boolean => a !== undefined && Buffer.from(a.tbsView).equals(Buffer.from(b.tbsView));
+  const chained = path.length === 3 && sameAs(pathLeaf, leaf) && sameAs(pathIntermediate, intermediates[0]) && roots.some((root) => sameAs(pathRoot, root));
   if (!chained) {
-    throw new WalletTokenError('certificate', `the signing certificate does not chain to a pinned root at the signing time${result?.resultMessage ? ` (${result.resultMessage})` : ''}`);
+    throw new WalletTokenError(
+      'certificate',
+      `the signing certificate does not chain to a pinned root at the signing time${result?.resultMessage ? ` (${result.resultMessage})` : ''}`,
+    );
   }
 }
 

@@ -36,7 +36,13 @@ test('cents are the two digits after the decimal point', () => {
 });
 
 const request = (amountMinor: number, mode: 'test' | 'live' = 'test'): AuthoriseRequest => ({
-  reference: 'tr_x', mode, amountMinor, currency: 'eur', exponent: 2, captureNow: false, merchantName: 'Shop',
+  reference: 'tr_x',
+  mode,
+  amountMinor,
+  currency: 'eur',
+  exponent: 2,
+  captureNow: false,
+  merchantName: 'Shop',
   card: { pan: '4111111111111111', expiryMonth: 12, expiryYear: 2034, cvc: '123', holderName: 'Jo', brand: 'visa' },
 });
 
@@ -46,7 +52,11 @@ test('the simulator answers per scenario and repeats its answer for the same ide
   assert.equal(first.outcome, 'authorised');
   assert.deepEqual(await acquirer.authorise(request(500), 'key-1'), first);
   assert.notDeepEqual(await acquirer.authorise(request(500), 'key-2'), first);
-  assert.deepEqual(await acquirer.authorise(request(522), 'k3'), { outcome: 'declined', failureCode: 'insufficient_funds', acquirerReference: (await acquirer.authorise(request(522), 'k3') as { acquirerReference?: string }).acquirerReference });
+  assert.deepEqual(await acquirer.authorise(request(522), 'k3'), {
+    outcome: 'declined',
+    failureCode: 'insufficient_funds',
+    acquirerReference: ((await acquirer.authorise(request(522), 'k3')) as { acquirerReference?: string }).acquirerReference,
+  });
   assert.equal((await acquirer.authorise(request(531), 'k4')).outcome, 'unknown');
   if (first.outcome !== 'authorised') return;
   const follow = { reference: 'tr_x', acquirerReference: first.acquirerReference, amountMinor: 500, currency: 'eur' };

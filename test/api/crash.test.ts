@@ -78,7 +78,10 @@ for (const backend of backends) {
         const perReference = new Map<string, number>();
         for (const row of rows) perReference.set(row.merchant_order_reference!, (perReference.get(row.merchant_order_reference!) ?? 0) + 1);
         assert.equal(perReference.size, attempted.length);
-        assert.ok([...perReference.values()].every((n) => n === 1), 'exactly one payment per Idempotency-Reference');
+        assert.ok(
+          [...perReference.values()].every((n) => n === 1),
+          'exactly one payment per Idempotency-Reference',
+        );
       } finally {
         await store.close();
       }
@@ -92,7 +95,13 @@ for (const backend of backends) {
         method: 'POST',
         headers: { authorization: basic(key), 'content-type': 'application/json' },
         // .41: the final state only after 2 s, so the kill comes while the payment is being paid.
-        body: JSON.stringify({ amount: '10.41', currency: 'EUR', method: 'walletpay', details: { walletPayEncryptedToken: token }, browserInfo: exampleThreeDSRequest().browserInfo }),
+        body: JSON.stringify({
+          amount: '10.41',
+          currency: 'EUR',
+          method: 'walletpay',
+          details: { walletPayEncryptedToken: token },
+          browserInfo: exampleThreeDSRequest().browserInfo,
+        }),
       });
       assert.equal(created.status, 200, await created.clone().text());
       const { reference } = (await created.json()) as { reference: string };
@@ -125,7 +134,10 @@ for (const backend of backends) {
       const after = await openStore(loadConfig(db.env));
       try {
         const events = await after.read.selectFrom('transaction_events').select('to_status').where('reference', '=', reference).execute();
-        assert.deepEqual(events.map((e) => e.to_status), ['pending', 'success']);
+        assert.deepEqual(
+          events.map((e) => e.to_status),
+          ['pending', 'success'],
+        );
         const use = await after.read.selectFrom('wallet_token_uses').select('token').where('reference', '=', reference).executeTakeFirstOrThrow();
         assert.equal(use.token, null, 'the token is forgotten once the payment is final');
       } finally {

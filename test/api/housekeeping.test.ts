@@ -18,7 +18,14 @@ for (const backend of backends) {
     const t = suiteApp(backend);
 
     const countRows = async (table: 'idempotency_records' | 'webhook_deliveries' | 'webhook_attempts') =>
-      Number((await t.store.read.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await t.store.read
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     test('idempotency records are kept 24 hours, then purged in batches', async () => {
       const created = await t.client.post('/payment', cardPayment(), { headers: { 'idempotency-reference': 'kept-a-day' } });
@@ -27,10 +34,21 @@ for (const backend of backends) {
       const old = Date.now() - 2 * DAY;
       await t.store.transact(async (db) => {
         for (let i = 0; i < 2500; i += 500) {
-          await db.insertInto('idempotency_records').values(Array.from({ length: 500 }, (_, j) => ({
-            merchant_id: t.merchant.merchantId, mode: 'test' as const, route: 'payment', idempotency_reference: `old-${i + j}`,
-            fingerprint: 'x', status_code: 200, response_body: '{}', created: old,
-          }))).execute();
+          await db
+            .insertInto('idempotency_records')
+            .values(
+              Array.from({ length: 500 }, (_, j) => ({
+                merchant_id: t.merchant.merchantId,
+                mode: 'test' as const,
+                route: 'payment',
+                idempotency_reference: `old-${i + j}`,
+                fingerprint: 'x',
+                status_code: 200,
+                response_body: '{}',
+                created: old,
+              })),
+            )
+            .execute();
         }
       });
 
@@ -55,13 +73,22 @@ for (const backend of backends) {
         for (const d of deliveries) {
           await insertDelivery(db, { id: d.id, merchantId: t.merchant.merchantId, mode: 'test', reference: 'tr_x', event: 'payment.success', at: d.at });
           await db.updateTable('webhook_deliveries').set({ state: d.state }).where('id', '=', d.id).execute();
-          await db.insertInto('webhook_attempts').values({ delivery_id: d.id, at: d.at, duration_ms: 5, url: 'https://shop.example/hook', status_code: 200, error: null, next_retry_at: null }).execute();
+          await db
+            .insertInto('webhook_attempts')
+            .values({ delivery_id: d.id, at: d.at, duration_ms: 5, url: 'https://shop.example/hook', status_code: 200, error: null, next_retry_at: null })
+            .execute();
         }
       });
 
       assert.equal((await runHousekeeping(t.config, t.store, now)).webhookDeliveries, 2);
       const left = (await t.store.read.selectFrom('webhook_deliveries').select('id').orderBy('id').execute()).map((r) => r.id);
-      assert.deepEqual(left, deliveries.filter((d) => !d.gone).map((d) => d.id).sort());
+      assert.deepEqual(
+        left,
+        deliveries
+          .filter((d) => !d.gone)
+          .map((d) => d.id)
+          .sort(),
+      );
       const attempts = (await t.store.read.selectFrom('webhook_attempts').select('delivery_id').orderBy('delivery_id').execute()).map((r) => r.delivery_id);
       assert.deepEqual(attempts, left, 'attempts go with their delivery');
     });

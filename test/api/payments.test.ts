@@ -9,16 +9,43 @@ for (const backend of backends) {
     const t = suiteApp(backend);
 
     test('a card payment is created pending with exactly the fields of the payment object', async () => {
-      const res = await t.client.post('/payment', cardPayment({
-        amount: '10.50', merchantOrderReference: 'order-1', description: 'Two mugs', metadata: 'cart=7', language: 'nld',
-        billingCity: 'Amsterdam', billingCountry: 'NL', billingPostalCode: '1011AB',
-      }));
+      const res = await t.client.post(
+        '/payment',
+        cardPayment({
+          amount: '10.50',
+          merchantOrderReference: 'order-1',
+          description: 'Two mugs',
+          metadata: 'cart=7',
+          language: 'nld',
+          billingCity: 'Amsterdam',
+          billingCountry: 'NL',
+          billingPostalCode: '1011AB',
+        }),
+      );
       assert.equal(res.statusCode, 200);
       const p = res.json();
       assert.deepEqual(Object.keys(p).sort(), [
-        'amount', 'billingCity', 'billingCountry', 'billingPostalCode', 'cancelUrl', 'created', 'currency', 'description', 'details',
-        'entryMode', 'language', 'lastUpdate', 'merchantOrderReference', 'metadata', 'method', 'paidout', 'payUrl', 'reference',
-        'returnUrl', 'status', 'type',
+        'amount',
+        'billingCity',
+        'billingCountry',
+        'billingPostalCode',
+        'cancelUrl',
+        'created',
+        'currency',
+        'description',
+        'details',
+        'entryMode',
+        'language',
+        'lastUpdate',
+        'merchantOrderReference',
+        'metadata',
+        'method',
+        'paidout',
+        'payUrl',
+        'reference',
+        'returnUrl',
+        'status',
+        'type',
       ]);
       assert.equal(p.status, 'pending');
       assert.equal(p.type, 'sale');
@@ -39,8 +66,15 @@ for (const backend of backends) {
 
     test('amounts arrive as numbers or numeric strings and are exact in minor units', async () => {
       const cases: [unknown, string, number][] = [
-        ['10.50', 'EUR', 10.5], [10.5, 'eur', 10.5], ['0.01', 'EUR', 0.01], [1999.99, 'USD', 1999.99], ['1000', 'JPY', 1000],
-        ['1.234', 'BHD', 1.234], ['0.10', 'EUR', 0.1], ['12', 'EUR', 12], ['12.000', 'EUR', 12],
+        ['10.50', 'EUR', 10.5],
+        [10.5, 'eur', 10.5],
+        ['0.01', 'EUR', 0.01],
+        [1999.99, 'USD', 1999.99],
+        ['1000', 'JPY', 1000],
+        ['1.234', 'BHD', 1.234],
+        ['0.10', 'EUR', 0.1],
+        ['12', 'EUR', 12],
+        ['12.000', 'EUR', 12],
       ];
       for (const [amount, currency, expected] of cases) {
         const res = await t.client.post('/payment', cardPayment({ amount, currency }));
@@ -52,17 +86,30 @@ for (const backend of backends) {
 
     test('bad amounts and currencies are 422 naming the field', async () => {
       const cases: [unknown, string, string, string][] = [
-        ['10.123', 'EUR', '/amount', 'decimals'], ['100.5', 'JPY', '/amount', 'decimals'], ['0', 'EUR', '/amount', 'range'],
-        [0, 'EUR', '/amount', 'range'], ['-1', 'EUR', '/amount', 'format'], [-5, 'EUR', '/amount', 'format'],
-        ['abc', 'EUR', '/amount', 'format'], ['1e3', 'EUR', '/amount', 'format'], [true, 'EUR', '/amount', 'type'],
-        ['10.00', 'EURO', '/currency', 'format'], ['10.00', 'XYZ', '/currency', 'enum'], ['10.00', '', '/currency', 'required'],
-        ['', 'EUR', '/amount', 'required'], ['99999999999999999', 'EUR', '/amount', 'range'],
+        ['10.123', 'EUR', '/amount', 'decimals'],
+        ['100.5', 'JPY', '/amount', 'decimals'],
+        ['0', 'EUR', '/amount', 'range'],
+        [0, 'EUR', '/amount', 'range'],
+        ['-1', 'EUR', '/amount', 'format'],
+        [-5, 'EUR', '/amount', 'format'],
+        ['abc', 'EUR', '/amount', 'format'],
+        ['1e3', 'EUR', '/amount', 'format'],
+        [true, 'EUR', '/amount', 'type'],
+        ['10.00', 'EURO', '/currency', 'format'],
+        ['10.00', 'XYZ', '/currency', 'enum'],
+        ['10.00', '', '/currency', 'required'],
+        ['', 'EUR', '/amount', 'required'],
+        ['99999999999999999', 'EUR', '/amount', 'range'],
       ];
       for (const [amount, currency, field, code] of cases) {
         const res = await t.client.post('/payment', cardPayment({ amount, currency }));
         assert.equal(res.statusCode, 422, `${amount} ${currency}`);
         assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
-        assert.deepEqual(res.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [[field, code]], `${amount} ${currency}`);
+        assert.deepEqual(
+          res.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+          [[field, code]],
+          `${amount} ${currency}`,
+        );
       }
     });
 
@@ -174,7 +221,10 @@ for (const backend of backends) {
       const b = (await t.client.post('/payment', cardPayment({ amount: '2.00' }))).json();
       const res = await t.client.get(`/transaction?references=${b.reference},nope,${a.reference}`);
       assert.equal(res.statusCode, 200);
-      assert.deepEqual(res.json().map((p: { reference: string }) => p.reference), [b.reference, a.reference]);
+      assert.deepEqual(
+        res.json().map((p: { reference: string }) => p.reference),
+        [b.reference, a.reference],
+      );
       const tooMany = await t.client.get(`/transaction?references=${Array.from({ length: 51 }, (_, i) => `r${i}`).join(',')}`);
       assert.equal(tooMany.statusCode, 422);
       const neither = await t.client.get('/transaction');

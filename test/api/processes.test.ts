@@ -31,7 +31,10 @@ for (const backend of backends) {
       const { testApiKey } = JSON.parse(kassaCli(db.env, 'merchant', 'create', '--name', 'Cluster Shop', '--json'));
       kassa = await startKassaProcess({ ...db.env, HTTP_PROCESSES: String(PROCESSES), RATE_LIMIT_PER_SECOND: '0' });
       merchant = api(httpInjector(kassa.baseUrl), testApiKey);
-      await until(() => childPids(kassa.child.pid!).length === PROCESSES, () => `${PROCESSES} HTTP processes; now ${childPids(kassa.child.pid!)}; Kassa's output:\n${kassa.output()}`);
+      await until(
+        () => childPids(kassa.child.pid!).length === PROCESSES,
+        () => `${PROCESSES} HTTP processes; now ${childPids(kassa.child.pid!)}; Kassa's output:\n${kassa.output()}`,
+      );
     });
     after(async () => {
       if (kassa?.child.exitCode === null) kassa.child.kill('SIGKILL');
@@ -55,10 +58,11 @@ for (const backend of backends) {
 
     test('20 simultaneous requests with one Idempotency-Reference over separate connections make one payment', async () => {
       const body = cardPayment({ merchantOrderReference: 'cluster-once' });
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, () => merchant.post('/payment', body, { headers: { 'idempotency-reference': 'cluster-once' } })),
+      const answers = await Promise.all(Array.from({ length: 20 }, () => merchant.post('/payment', body, { headers: { 'idempotency-reference': 'cluster-once' } })));
+      assert.deepEqual(
+        answers.map((a) => a.statusCode),
+        Array(20).fill(200),
       );
-      assert.deepEqual(answers.map((a) => a.statusCode), Array(20).fill(200));
       assert.equal(new Set(answers.map((a) => a.json().reference)).size, 1);
       assert.equal(answers.filter((a) => a.headers['idempotent-replayed'] !== 'true').length, 1, 'exactly one was not a replay');
     });
@@ -72,10 +76,13 @@ for (const backend of backends) {
         const answer = await merchant.post('/payment', cardPayment());
         assert.equal(answer.statusCode, 200, answer.body);
       }
-      await until(() => {
-        const now = childPids(kassa.child.pid!);
-        return now.length === PROCESSES && now.includes(survivor) && !now.includes(victim);
-      }, () => `a new HTTP process replaced the killed one; processes now ${childPids(kassa.child.pid!)}; Kassa's output:\n${kassa.output()}`);
+      await until(
+        () => {
+          const now = childPids(kassa.child.pid!);
+          return now.length === PROCESSES && now.includes(survivor) && !now.includes(victim);
+        },
+        () => `a new HTTP process replaced the killed one; processes now ${childPids(kassa.child.pid!)}; Kassa's output:\n${kassa.output()}`,
+      );
     });
 
     test('SIGTERM stops the primary and every HTTP process with exit code 0', async () => {

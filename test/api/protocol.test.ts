@@ -43,7 +43,9 @@ for (const backend of backends) {
         const res = await t.client.post('/payment', undefined, { headers: { 'content-type': 'application/json' } });
         assert.equal(res.statusCode, 400);
         const broken = await t.app.inject({
-          method: 'POST', url: '/api/v1/payment', payload: '{"amount": ',
+          method: 'POST',
+          url: '/api/v1/payment',
+          payload: '{"amount": ',
           headers: { authorization: basic(t.merchant.testApiKey), 'content-type': 'application/json' },
         });
         assert.equal(broken.statusCode, 400);
@@ -52,10 +54,13 @@ for (const backend of backends) {
       });
 
       test('a body with a __proto__ or constructor.prototype key is 400, also when written with \\u escapes', async () => {
-        const send = (payload: string) => t.app.inject({
-          method: 'POST', url: '/api/v1/payment', payload,
-          headers: { authorization: basic(t.merchant.testApiKey), 'content-type': 'application/json' },
-        });
+        const send = (payload: string) =>
+          t.app.inject({
+            method: 'POST',
+            url: '/api/v1/payment',
+            payload,
+            headers: { authorization: basic(t.merchant.testApiKey), 'content-type': 'application/json' },
+          });
         const body = JSON.stringify(cardPayment()).slice(1);
         for (const poisoned of ['{"__proto__":{"x":1},', '{"\\u005f_proto__":{"x":1},', '{"constructor":{"prototype":{"x":1}},']) {
           const res = await send(poisoned + body);
@@ -69,7 +74,9 @@ for (const backend of backends) {
 
       test('a wrong content type is 400', async () => {
         const res = await t.app.inject({
-          method: 'POST', url: '/api/v1/payment', payload: 'amount=10',
+          method: 'POST',
+          url: '/api/v1/payment',
+          payload: 'amount=10',
           headers: { authorization: basic(t.merchant.testApiKey), 'content-type': 'application/x-www-form-urlencoded' },
         });
         assert.equal(res.statusCode, 400);
@@ -153,20 +160,28 @@ for (const backend of backends) {
         const agent = new http.Agent({ keepAlive: false, maxSockets: 20 });
         const send = () =>
           new Promise<{ status: number; body: string }>((resolve, reject) => {
-            const req = http.request(`${address}/api/v1/payment`, {
-              method: 'POST', agent,
-              headers: { authorization: basic(t.merchant.testApiKey), 'content-type': 'application/json', 'idempotency-reference': 'twenty-at-once' },
-            }, (res) => {
-              let data = '';
-              res.on('data', (c) => (data += c));
-              res.on('end', () => resolve({ status: res.statusCode!, body: data }));
-            });
+            const req = http.request(
+              `${address}/api/v1/payment`,
+              {
+                method: 'POST',
+                agent,
+                headers: { authorization: basic(t.merchant.testApiKey), 'content-type': 'application/json', 'idempotency-reference': 'twenty-at-once' },
+              },
+              (res) => {
+                let data = '';
+                res.on('data', (c) => (data += c));
+                res.on('end', () => resolve({ status: res.statusCode!, body: data }));
+              },
+            );
             req.on('error', reject);
             req.end(body);
           });
         const answers = await Promise.all(Array.from({ length: 20 }, send));
         agent.destroy();
-        assert.deepEqual(answers.map((a) => a.status), Array(20).fill(200));
+        assert.deepEqual(
+          answers.map((a) => a.status),
+          Array(20).fill(200),
+        );
         const references = new Set(answers.map((a) => JSON.parse(a.body).reference));
         assert.equal(references.size, 1);
         const stored = await t.store.read.selectFrom('transactions').select('reference').where('merchant_order_reference', '=', 'concurrent').execute();
@@ -184,7 +199,13 @@ for (const backend of backends) {
         assert.equal(read.status, 'failed');
         assert.equal(read.failureCode, 'expired');
         const events = await eventsOf(t.store.read, p.reference);
-        assert.deepEqual(events.map((e) => [e.from_status, e.to_status, e.cause]), [[null, 'pending', 'created'], ['pending', 'failed', 'expired']]);
+        assert.deepEqual(
+          events.map((e) => [e.from_status, e.to_status, e.cause]),
+          [
+            [null, 'pending', 'created'],
+            ['pending', 'failed', 'expired'],
+          ],
+        );
       });
 
       test('a final payment never changes: a cancelled payment does not expire', async () => {
@@ -211,7 +232,9 @@ for (const backend of backends) {
 
     test('the event table is append-only', async () => {
       const p = (await t.client.post('/payment', cardPayment())).json();
-      await assert.rejects(() => t.store.transact((db) => db.updateTable('transaction_events').set({ cause: 'rewritten' }).where('reference', '=', p.reference).execute()));
+      await assert.rejects(() =>
+        t.store.transact((db) => db.updateTable('transaction_events').set({ cause: 'rewritten' }).where('reference', '=', p.reference).execute()),
+      );
       await assert.rejects(() => t.store.transact((db) => db.deleteFrom('transaction_events').where('reference', '=', p.reference).execute()));
       assert.equal((await eventsOf(t.store.read, p.reference))[0].cause, 'created');
     });

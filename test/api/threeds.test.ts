@@ -6,7 +6,11 @@ import { fullCardPayment } from '../../bench/fixtures.ts';
 
 const enrollment = (overrides: Record<string, unknown> = {}) => {
   const { amount, currency, method, sequenceInfo, browserInfo, threeds2RequestInfo, ...rest } = fullCardPayment;
-  void amount; void currency; void method; void sequenceInfo; void browserInfo;
+  void amount;
+  void currency;
+  void method;
+  void sequenceInfo;
+  void browserInfo;
   return { ...rest, dataType: 'card', threeds2RequestInfo: { transactionType: threeds2RequestInfo.transactionType }, ...overrides };
 };
 
@@ -55,11 +59,18 @@ for (const backend of backends) {
           const res = await t.client.post(route, route === '/token' ? { ...enrollment(), ...body, method: undefined } : body, { key: key() });
           assert.equal(res.statusCode, 422, route);
           const fields = res.json().errors.map((e: { field: string }) => e.field);
-          for (const field of ['/billingCountry', '/billingAddress', '/accountInfo/accountCreationDate', '/accountInfo/email', '/merchantRiskIndicator/shippingIndicator']) {
+          for (const field of [
+            '/billingCountry',
+            '/billingAddress',
+            '/accountInfo/accountCreationDate',
+            '/accountInfo/email',
+            '/merchantRiskIndicator/shippingIndicator',
+          ]) {
             assert.ok(fields.includes(field), `${route}: ${field} in ${fields}`);
           }
           if (route === '/payment') {
-            for (const field of ['/browserInfo/screenColorDepth', '/sequenceInfo/recurringExpiry', '/sequenceInfo/recurringFrequency']) assert.ok(fields.includes(field), field);
+            for (const field of ['/browserInfo/screenColorDepth', '/sequenceInfo/recurringExpiry', '/sequenceInfo/recurringFrequency'])
+              assert.ok(fields.includes(field), field);
           }
         }
       });
@@ -68,12 +79,30 @@ for (const backend of backends) {
     test('scaReady yes makes the S fields required', async () => {
       const res = await t.client.post('/payment', { amount: '1.00', currency: 'EUR', method: 'card', returnUrl: 'https://s.example/r', scaReady: 'yes' });
       assert.equal(res.statusCode, 422);
-      const required = res.json().errors.filter((e: { code: string }) => e.code === 'required').map((e: { field: string }) => e.field).sort();
-      assert.deepEqual(required, ['/billingAddress', '/billingCity', '/billingCountry', '/billingPhoneCountry', '/billingPhoneNumber', '/billingPostalCode', '/billingState']);
+      const required = res
+        .json()
+        .errors.filter((e: { code: string }) => e.code === 'required')
+        .map((e: { field: string }) => e.field)
+        .sort();
+      assert.deepEqual(required, [
+        '/billingAddress',
+        '/billingCity',
+        '/billingCountry',
+        '/billingPhoneCountry',
+        '/billingPhoneNumber',
+        '/billingPostalCode',
+        '/billingState',
+      ]);
     });
 
     test('a combined international phone number is split and the split values echoed', async () => {
-      const res = await t.client.post('/payment', { amount: '1.00', currency: 'EUR', method: 'card', returnUrl: 'https://s.example/r', billingPhoneNumber: '+31 20 123 4567' });
+      const res = await t.client.post('/payment', {
+        amount: '1.00',
+        currency: 'EUR',
+        method: 'card',
+        returnUrl: 'https://s.example/r',
+        billingPhoneNumber: '+31 20 123 4567',
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().billingPhoneNumber, '201234567');
       assert.equal(res.json().billingPhoneCountry, '31');
@@ -82,7 +111,13 @@ for (const backend of backends) {
     test('an enrollment needs dataType card and a returnUrl', async () => {
       const res = await t.client.post('/token', { dataType: 'iban' });
       assert.equal(res.statusCode, 422);
-      assert.deepEqual(res.json().errors.map((e: { field: string }) => e.field).sort(), ['/dataType', '/returnUrl']);
+      assert.deepEqual(
+        res
+          .json()
+          .errors.map((e: { field: string }) => e.field)
+          .sort(),
+        ['/dataType', '/returnUrl'],
+      );
     });
   });
 }

@@ -19,7 +19,10 @@ for (const backend of backends) {
       await t.store.transact((db) => insertTransaction(db, existing, 'created'));
       const rows = Array.from({ length: 12 }, (_, i) => pendingPaymentRow(t.merchant.merchantId, i === 5 ? { reference: existing.reference } : {}));
       const outcomes = await Promise.allSettled(rows.map((row) => t.store.transact((db) => insertTransaction(db, row, 'created'))));
-      assert.deepEqual(outcomes.map((o) => o.status), rows.map((_, i) => (i === 5 ? 'rejected' : 'fulfilled')));
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        rows.map((_, i) => (i === 5 ? 'rejected' : 'fulfilled')),
+      );
       const code = ((outcomes[5] as PromiseRejectedResult).reason as { code?: string }).code;
       assert.ok(code === '23505' || code?.startsWith('SQLITE_CONSTRAINT'), `a unique violation, got ${code}`);
       for (const [i, row] of rows.entries()) {

@@ -16,7 +16,17 @@ const VALIDATION_URL = 'https://apple-pay-gateway-cert.apple.com/paymentservices
 
 const testToken = (amountMinor: number, overrides: { currencyNumeric?: string; network?: string; pan?: string } = {}, signedAt?: Date) =>
   mintTestWalletToken(
-    { pan: overrides.pan ?? '4111111111111111', expiry: '301231', amountMinor, currencyNumeric: overrides.currencyNumeric ?? '978', cryptogram: 'AgAAAAAAAIR8CQrXcIhbQAAAAAA=', eci: '05', network: overrides.network ?? 'Visa', displayName: 'Visa 1111', type: 'debit' },
+    {
+      pan: overrides.pan ?? '4111111111111111',
+      expiry: '301231',
+      amountMinor,
+      currencyNumeric: overrides.currencyNumeric ?? '978',
+      cryptogram: 'AgAAAAAAAIR8CQrXcIhbQAAAAAA=',
+      eci: '05',
+      network: overrides.network ?? 'Visa',
+      displayName: 'Visa 1111',
+      type: 'debit',
+    },
     signedAt,
   );
 
@@ -24,7 +34,12 @@ const testToken = (amountMinor: number, overrides: { currencyNumeric?: string; n
 const { browserInfo } = exampleThreeDSRequest();
 
 const directPayment = (amount: string, token: WalletPaymentToken, overrides: Record<string, unknown> = {}) => ({
-  amount, currency: 'EUR', method: 'walletpay', details: { walletPayEncryptedToken: token }, browserInfo, ...overrides,
+  amount,
+  currency: 'EUR',
+  method: 'walletpay',
+  details: { walletPayEncryptedToken: token },
+  browserInfo,
+  ...overrides,
 });
 
 const hybridPayment = (details: Record<string, unknown>) => ({ amount: '25.00', currency: 'EUR', method: 'walletpay', details, browserInfo });
@@ -77,7 +92,10 @@ for (const backend of backends) {
       assert.equal(replay.json().reference, first.json().reference);
       const reused = await t.client.post('/payment', directPayment('15.00', token));
       assert.equal(reused.statusCode, 422);
-      assert.deepEqual(reused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/details/walletPayEncryptedToken', 'token_used']]);
+      assert.deepEqual(
+        reused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [['/details/walletPayEncryptedToken', 'token_used']],
+      );
       assert.equal((await settled(first.json().reference)).status, 'success');
       const racing = await testToken(1600);
       const both = await Promise.all([t.client.post('/payment', directPayment('16.00', racing)), t.client.post('/payment', directPayment('16.00', racing))]);
@@ -102,7 +120,10 @@ for (const backend of backends) {
       assert.deepEqual(await codeOf(directPayment('10.00', tampered)), ['/details/walletPayEncryptedToken token_signature']);
       const errors = await codeOf(directPayment('10.00', { paymentData: { version: 'EC_v1', header: {} } } as unknown as WalletPaymentToken));
       assert.ok(errors.length >= 3, errors.join());
-      assert.ok(errors.every((e: string) => e.startsWith('/details/walletPayEncryptedToken/paymentData/')), errors.join());
+      assert.ok(
+        errors.every((e: string) => e.startsWith('/details/walletPayEncryptedToken/paymentData/')),
+        errors.join(),
+      );
     });
 
     test('a stopping server finishes the wallet payments it accepted before its store closes', async () => {
@@ -159,7 +180,8 @@ for (const backend of backends) {
       const intakeOf = async () => {
         const created = (await t.client.post('/payment', hybridPayment({ walletPayValidationUrl: VALIDATION_URL, walletPayDomainName: 'shop.example' }))).json();
         const url = new URL(created.cardDataUrl).pathname;
-        const post = (token: WalletPaymentToken) => t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ encryptedToken: token }) });
+        const post = (token: WalletPaymentToken) =>
+          t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ encryptedToken: token }) });
         return { created, post };
       };
       const race = await intakeOf();
@@ -170,7 +192,10 @@ for (const backend of backends) {
       const retry = await intakeOf();
       const token = await testToken(2500);
       const twice = await Promise.all([retry.post(token), retry.post(token)]);
-      assert.deepEqual(twice.map((a) => a.statusCode), [200, 200]);
+      assert.deepEqual(
+        twice.map((a) => a.statusCode),
+        [200, 200],
+      );
       assert.equal((await settled(retry.created.reference)).status, 'success');
       const events = await t.store.read.selectFrom('transaction_events').select('to_status').where('reference', '=', retry.created.reference).execute();
       assert.equal(events.filter((e) => e.to_status === 'success').length, 1);
@@ -179,15 +204,23 @@ for (const backend of backends) {
     test('hybrid flow: validation URL and domain are checked before any request; cancelUrl cancels', async () => {
       const res = await t.client.post('/payment', hybridPayment({ walletPayValidationUrl: 'https://evil.example/startSession' }));
       assert.equal(res.statusCode, 422);
-      assert.deepEqual(res.json().errors.map((e: { field: string; code: string }) => `${e.field} ${e.code}`).sort(), [
-        '/details/walletPayDomainName conditional_required',
-        '/details/walletPayValidationUrl not_allowed',
-      ]);
+      assert.deepEqual(
+        res
+          .json()
+          .errors.map((e: { field: string; code: string }) => `${e.field} ${e.code}`)
+          .sort(),
+        ['/details/walletPayDomainName conditional_required', '/details/walletPayValidationUrl not_allowed'],
+      );
       const created = (await t.client.post('/payment', hybridPayment({ walletPayValidationUrl: VALIDATION_URL, walletPayDomainName: 'shop.example' }))).json();
       const cancelled = await t.app.inject({ method: 'POST', url: new URL(created.cancelUrl).pathname });
       assert.equal(cancelled.json().failureCode, 'cancelled');
       const card = (await t.client.post('/payment', cardPayment())).json();
-      const notWallet = await t.app.inject({ method: 'POST', url: `/api/v1/card-data/${new URL(card.payUrl).pathname.split('/').pop()}`, headers: { 'content-type': 'application/json' }, payload: '{}' });
+      const notWallet = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/card-data/${new URL(card.payUrl).pathname.split('/').pop()}`,
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
       assert.equal(notWallet.statusCode, 404);
     });
 

@@ -10,8 +10,7 @@ import { findMerchant } from '../../src/store/merchants.ts';
 import { openWalletToken, testWalletPki, type WalletPaymentToken } from '../../src/wallet/index.ts';
 
 const run = promisify(execFile);
-const kassa = (env: Record<string, string>, ...args: string[]) =>
-  run(process.execPath, ['bin/kassa.js', ...args], { env: { ...process.env, ...env } });
+const kassa = (env: Record<string, string>, ...args: string[]) => run(process.execPath, ['bin/kassa.js', ...args], { env: { ...process.env, ...env } });
 
 for (const backend of backends) {
   describe(`kassa CLI on ${backend}`, () => {
@@ -79,8 +78,15 @@ describe('kassa wallet test-token', () => {
   });
 
   test('refuses an amount the currency cannot hold, an unknown currency or brand, with exit code 1', async () => {
-    for (const args of [['--amount', '1.234', '--currency', 'EUR'], ['--amount', '1', '--currency', 'XYZ'], ['--amount', '1', '--currency', 'EUR', '--brand', 'diners']]) {
-      const failed = await kassa({}, 'wallet', 'test-token', ...args).then(() => undefined, (error: { code: number; stderr: string }) => error);
+    for (const args of [
+      ['--amount', '1.234', '--currency', 'EUR'],
+      ['--amount', '1', '--currency', 'XYZ'],
+      ['--amount', '1', '--currency', 'EUR', '--brand', 'diners'],
+    ]) {
+      const failed = await kassa({}, 'wallet', 'test-token', ...args).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
       assert.equal(failed?.code, 1, args.join(' '));
       assert.match(failed!.stderr, /^kassa: /);
     }

@@ -36,7 +36,9 @@ for (const backend of backends) {
 
     const heldPayment = async () => {
       const reference = await insertPendingPayment(store, merchantId, { webhookUrl: 'http://127.0.0.1:9/webhooks' });
-      await store.transact((tx) => transition(tx, { reference, from: 'pending', to: 'manualintervention', failureCode: null, cause: 'acquirer_timeout', at: Date.now() }));
+      await store.transact((tx) =>
+        transition(tx, { reference, from: 'pending', to: 'manualintervention', failureCode: null, cause: 'acquirer_timeout', at: Date.now() }),
+      );
       return reference;
     };
 
@@ -48,7 +50,10 @@ for (const backend of backends) {
       assert.equal(payment.failureCode, 'card_refused');
       const events = await eventsOf(store.read, reference);
       assert.equal(events.at(-1)!.cause, 'operator_resolved');
-      assert.deepEqual((await deliveriesFor(store, reference)).map((d) => d.event), ['manualintervention', 'failed/card_refused']);
+      assert.deepEqual(
+        (await deliveriesFor(store, reference)).map((d) => d.event),
+        ['manualintervention', 'failed/card_refused'],
+      );
     });
 
     test('resolved as success becomes success', async () => {

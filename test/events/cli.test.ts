@@ -79,7 +79,10 @@ for (const backend of backends) {
     test('deliveries lists attempts with status, error and next retry; redeliver sends again', async () => {
       let secret = '';
       let answer = 500;
-      const receiver = await startReceiver(() => secret, () => answer);
+      const receiver = await startReceiver(
+        () => secret,
+        () => answer,
+      );
       try {
         secret = (await json('webhook', 'set', '--merchant', merchant.merchantId, '--url', receiver.url)).secret;
         const reference = await insertPendingPayment(store, merchant.merchantId);
@@ -110,7 +113,10 @@ for (const backend of backends) {
         await again.stop();
         const [after] = await json('webhook', 'deliveries', '--merchant', merchant.merchantId, '--reference', reference);
         assert.equal(after.state, 'delivered');
-        assert.deepEqual(after.attemptLog.map((a: { statusCode: number }) => a.statusCode), [500, 200]);
+        assert.deepEqual(
+          after.attemptLog.map((a: { statusCode: number }) => a.statusCode),
+          [500, 200],
+        );
         assert.equal(receiver.received[1].webhookId, listed.id);
       } finally {
         await receiver.close();

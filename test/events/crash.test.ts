@@ -128,10 +128,14 @@ for (const backend of backends) {
       receiver.behave(() => 200);
       const third = await startServer(env(true));
       servers.push(third);
-      const acknowledged = await waitFor('every outcome acknowledged', () => {
-        const seen = receiver.acknowledged();
-        return all.every((reference) => seen.has(reference)) && seen;
-      }, 30_000);
+      const acknowledged = await waitFor(
+        'every outcome acknowledged',
+        () => {
+          const seen = receiver.acknowledged();
+          return all.every((reference) => seen.has(reference)) && seen;
+        },
+        30_000,
+      );
       await waitFor('every delivery recorded as delivered', async () => {
         const rows = await store.read.selectFrom('webhook_deliveries').select(['reference', 'state']).execute();
         return rows.length === all.length && rows.every((row) => row.state === 'delivered');
@@ -146,7 +150,10 @@ for (const backend of backends) {
         assert.deepEqual(ack.verified, { ok: true, payload: { id: reference } });
         const hung = receiver.received.filter((r) => r.body.includes(reference) && r.answered === null);
         assert.ok(hung.length >= 1, `${reference} was in flight at the kill`);
-        assert.ok(hung.every((r) => r.webhookId === ack.webhookId), 'the retry keeps the webhook-id');
+        assert.ok(
+          hung.every((r) => r.webhookId === ack.webhookId),
+          'the retry keeps the webhook-id',
+        );
       }
     });
   });

@@ -8,16 +8,7 @@ import { transition } from '../../src/payments/transition.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
-import {
-  attemptsFor,
-  completePayment,
-  deliveriesFor,
-  fastWorkerOptions,
-  insertPendingPayment,
-  startReceiver,
-  waitFor,
-  type Receiver,
-} from './support.ts';
+import { attemptsFor, completePayment, deliveriesFor, fastWorkerOptions, insertPendingPayment, startReceiver, waitFor, type Receiver } from './support.ts';
 
 for (const backend of backends) {
   describe(`webhook delivery (${backend})`, () => {
@@ -60,7 +51,10 @@ for (const backend of backends) {
       await stopWorker();
 
       const seen = forReference(reference);
-      assert.deepEqual(seen.map((r) => r.answered), [500, 500, 500, 200]);
+      assert.deepEqual(
+        seen.map((r) => r.answered),
+        [500, 500, 500, 200],
+      );
       assert.equal(new Set(seen.map((r) => r.webhookId)).size, 1);
       assert.equal(seen[0].webhookId, delivery.id);
       for (const r of seen) {
@@ -71,9 +65,18 @@ for (const backend of backends) {
         assert.deepEqual(r.verified, { ok: true, payload: { id: reference } });
       }
       const attempts = await attemptsFor(t.store, delivery.id);
-      assert.deepEqual(attempts.map((a) => a.status_code), [500, 500, 500, 200]);
-      assert.deepEqual(attempts.map((a) => a.next_retry_at === null), [false, false, false, true]);
-      assert.deepEqual(attempts.map((a) => a.error), ['HTTP 500', 'HTTP 500', 'HTTP 500', null]);
+      assert.deepEqual(
+        attempts.map((a) => a.status_code),
+        [500, 500, 500, 200],
+      );
+      assert.deepEqual(
+        attempts.map((a) => a.next_retry_at === null),
+        [false, false, false, true],
+      );
+      assert.deepEqual(
+        attempts.map((a) => a.error),
+        ['HTTP 500', 'HTTP 500', 'HTTP 500', null],
+      );
       assert.equal(delivery.attempts, 4);
       assert.equal(delivery.event, 'success');
     });
@@ -100,7 +103,10 @@ for (const backend of backends) {
       assert.notEqual(attempts[0].next_retry_at, null);
       assert.equal(attempts[1].status_code, 200);
       const seen = forReference(reference);
-      assert.deepEqual(seen.map((r) => r.answered), [null, 200]);
+      assert.deepEqual(
+        seen.map((r) => r.answered),
+        [null, 200],
+      );
       assert.equal(seen[0].webhookId, seen[1].webhookId);
     });
 
@@ -135,7 +141,14 @@ for (const backend of backends) {
       assert.equal(given.attempts, 3);
       const [view] = await deliveriesOf(t.store, { merchantId: t.merchant.merchantId, reference });
       assert.equal(view.state, 'failed');
-      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[503, 'HTTP 503'], [503, 'HTTP 503'], [503, 'HTTP 503']]);
+      assert.deepEqual(
+        view.attemptLog.map((a) => [a.statusCode, a.error]),
+        [
+          [503, 'HTTP 503'],
+          [503, 'HTTP 503'],
+          [503, 'HTTP 503'],
+        ],
+      );
       assert.equal(view.attemptLog.at(-1)!.nextRetryAt, null);
 
       accept = true;
@@ -143,7 +156,10 @@ for (const backend of backends) {
       await waitFor('redelivered', async () => (await deliveriesFor(t.store, reference))[0]?.state === 'delivered');
       await stopWorker();
       const seen = forReference(reference);
-      assert.deepEqual(seen.map((r) => r.answered), [503, 503, 503, 200]);
+      assert.deepEqual(
+        seen.map((r) => r.answered),
+        [503, 503, 503, 200],
+      );
       assert.equal(new Set(seen.map((r) => r.webhookId)).size, 1);
     });
 
@@ -187,13 +203,19 @@ for (const backend of backends) {
     test('expiry and cancel notify the merchant like any other outcome', async () => {
       const expiring = await insertPendingPayment(t.store, t.merchant.merchantId);
       await expireDuePayments(paymentPorts(t.config, t.store), Date.now() + 3600_000);
-      assert.deepEqual((await deliveriesFor(t.store, expiring)).map((d) => d.event), ['failed/expired']);
+      assert.deepEqual(
+        (await deliveriesFor(t.store, expiring)).map((d) => d.event),
+        ['failed/expired'],
+      );
 
       const client = api(t.app, t.merchant.testApiKey);
       const created = (await client.post('/payment', cardPayment())).json();
       const cancelled = await t.app.inject({ method: 'POST', url: new URL(created.cancelUrl).pathname });
       assert.equal(cancelled.statusCode, 200);
-      assert.deepEqual((await deliveriesFor(t.store, created.reference)).map((d) => d.event), ['failed/cancelled']);
+      assert.deepEqual(
+        (await deliveriesFor(t.store, created.reference)).map((d) => d.event),
+        ['failed/cancelled'],
+      );
     });
 
     test('a rotated secret signs the retries of earlier events', async () => {

@@ -47,19 +47,23 @@ for (const backend of backends) {
         // Commit the outcomes in slices while both workers are polling, half through each store.
         for (let slice = 0; slice < EVENTS; slice += 100) {
           await Promise.all(
-            references.slice(slice, slice + 100).map((reference, i) =>
-              stores[i % 2].transact((db) => transition(db, { reference, from: 'pending', to: 'success', cause: 'test', at: Date.now() })),
-            ),
+            references
+              .slice(slice, slice + 100)
+              .map((reference, i) => stores[i % 2].transact((db) => transition(db, { reference, from: 'pending', to: 'success', cause: 'test', at: Date.now() }))),
           );
         }
-        await waitFor('every delivery recorded', async () => {
-          const row = await second.read
-            .selectFrom('webhook_deliveries')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .where('state', '=', 'delivered')
-            .executeTakeFirstOrThrow();
-          return Number(row.n) === EVENTS;
-        }, 60_000);
+        await waitFor(
+          'every delivery recorded',
+          async () => {
+            const row = await second.read
+              .selectFrom('webhook_deliveries')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('state', '=', 'delivered')
+              .executeTakeFirstOrThrow();
+            return Number(row.n) === EVENTS;
+          },
+          60_000,
+        );
       } finally {
         await Promise.all(workers.map((worker) => worker.stop()));
       }
@@ -72,7 +76,10 @@ for (const backend of backends) {
       assert.ok(receiver.received.every((r) => r.verified.ok));
       assert.equal(workers[0].stats.delivered + workers[1].stats.delivered, EVENTS);
       assert.equal(workers[0].stats.failedAttempts + workers[1].stats.failedAttempts, 0);
-      const attempts = await first.read.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const attempts = await first.read
+        .selectFrom('webhook_attempts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(attempts.n), EVENTS);
       t.diagnostic(`deliveries per worker: ${workers.map((w) => w.stats.delivered).join(' + ')}`);
     });

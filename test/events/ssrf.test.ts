@@ -65,11 +65,16 @@ for (const [url, refusal] of urlCases) {
 }
 
 /** A stand-in DNS: names map to fixed addresses, nothing is asked of a real resolver. */
-const fakeDns = (table: Record<string, string[]>): Resolver => (hostname, _options, callback) => {
-  const addresses = table[hostname];
-  if (!addresses) return callback(Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' }), []);
-  callback(null, addresses.map((address) => ({ address, family: net.isIPv6(address) ? 6 : 4 })));
-};
+const fakeDns =
+  (table: Record<string, string[]>): Resolver =>
+  (hostname, _options, callback) => {
+    const addresses = table[hostname];
+    if (!addresses) return callback(Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' }), []);
+    callback(
+      null,
+      addresses.map((address) => ({ address, family: net.isIPv6(address) ? 6 : 4 })),
+    );
+  };
 
 function lookup(resolve: Resolver, hostname: string, options: dns.LookupOptions) {
   return new Promise<{ error: Error | null; address: unknown; family?: number }>((done) =>
@@ -119,7 +124,12 @@ describe('live-mode sends to loopback are refused without a connection', () => {
     ['a loopback address', () => `https://127.0.0.1:${port}/hook`, /^refused: 127\.0\.0\.1 is a loopback address$/],
     ['the IPv6 loopback', () => `https://[::1]:${port}/hook`, /^refused: ::1 is a/],
     ['a name resolving to loopback', () => `https://shop.example:${port}/hook`, /^refused: shop\.example resolves to 127\.0\.0\.1, a loopback address$/],
-    ['localhost through the real resolver', () => `https://localhost:${port}/hook`, /^refused: localhost resolves to (127\.0\.0\.1|::1), a .*loopback/, () => realDnsSender],
+    [
+      'localhost through the real resolver',
+      () => `https://localhost:${port}/hook`,
+      /^refused: localhost resolves to (127\.0\.0\.1|::1), a .*loopback/,
+      () => realDnsSender,
+    ],
   ];
   for (const [what, url, refusal, via] of cases) {
     test(what, async () => {

@@ -31,7 +31,10 @@ for (const backend of backends) {
       assert.equal(typeof payment.payUrl, 'string');
       assert.equal((await t.client.get(`/transaction?reference=${reference}`)).json().status, 'success');
       assert.equal((await eventsOf(t.store.read, reference)).at(-1)!.cause, 'test_helper');
-      assert.deepEqual((await deliveriesFor(t.store, reference)).map((d) => d.event), ['success']);
+      assert.deepEqual(
+        (await deliveriesFor(t.store, reference)).map((d) => d.event),
+        ['success'],
+      );
     });
 
     test('outcome failed takes the given failureCode, or rejected when none is given', async () => {
@@ -40,7 +43,10 @@ for (const backend of backends) {
       assert.equal(response.statusCode, 200);
       assert.equal(response.json().status, 'failed');
       assert.equal(response.json().failureCode, 'card_refused');
-      assert.deepEqual((await deliveriesFor(t.store, refused)).map((d) => d.event), ['failed/card_refused']);
+      assert.deepEqual(
+        (await deliveriesFor(t.store, refused)).map((d) => d.event),
+        ['failed/card_refused'],
+      );
 
       const rejected = await newPayment();
       const plain = await t.client.post('/test/complete', { reference: rejected, outcome: 'failed', failureCode: '' });
@@ -79,18 +85,27 @@ for (const backend of backends) {
     test('invalid input is 422 listing every failing field', async () => {
       const missing = await t.client.post('/test/complete', {});
       assert.equal(missing.statusCode, 422);
-      assert.deepEqual(missing.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [
-        ['/reference', 'required'],
-        ['/outcome', 'required'],
-      ]);
+      assert.deepEqual(
+        missing.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [
+          ['/reference', 'required'],
+          ['/outcome', 'required'],
+        ],
+      );
       const reference = await newPayment();
       const wrong = await t.client.post('/test/complete', { reference, outcome: 'maybe', failureCode: 'because' });
-      assert.deepEqual(wrong.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [
-        ['/outcome', 'enum'],
-        ['/failureCode', 'enum'],
-      ]);
+      assert.deepEqual(
+        wrong.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [
+          ['/outcome', 'enum'],
+          ['/failureCode', 'enum'],
+        ],
+      );
       const contradictory = await t.client.post('/test/complete', { reference, outcome: 'success', failureCode: 'expired' });
-      assert.deepEqual(contradictory.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/failureCode', 'not_allowed']]);
+      assert.deepEqual(
+        contradictory.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [['/failureCode', 'not_allowed']],
+      );
       assert.equal((await t.client.get(`/transaction?reference=${reference}`)).json().status, 'pending');
       assert.equal((await t.client.post('/test/complete', [reference])).statusCode, 400);
     });

@@ -204,9 +204,10 @@ describe('hosted card page in Chromium', { skip: !browserAvailable && 'no Chromi
 
   for (const language of ['eng', 'nld'] as const) {
     test(`3DS1 redirect step without JavaScript, and a failed outcome, in ${language}`, async () => {
-      const labels = language === 'eng'
-        ? { pay: /^Pay /, bank: 'Go to my bank', code: 'One-time code', confirm: 'Confirm', next: 'Continue', failed: 'Payment failed' }
-        : { pay: /^Betaal /, bank: 'Naar mijn bank', code: 'Eenmalige code', confirm: 'Bevestigen', next: 'Verder', failed: 'Betaling mislukt' };
+      const labels =
+        language === 'eng'
+          ? { pay: /^Pay /, bank: 'Go to my bank', code: 'One-time code', confirm: 'Confirm', next: 'Continue', failed: 'Payment failed' }
+          : { pay: /^Betaal /, bank: 'Naar mijn bank', code: 'Eenmalige code', confirm: 'Bevestigen', next: 'Verder', failed: 'Betaling mislukt' };
       const locale = language === 'eng' ? 'en-GB' : 'nl-NL';
       const { page, payment, context } = await open('25.13', { language }, { javaScriptEnabled: false, locale });
       await payWithCard(page, {}, labels.pay);

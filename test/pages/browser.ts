@@ -69,10 +69,17 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Br
     browser,
     api: merchantApi,
     async context(options = {}) {
-      const context = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled ?? true, locale: options.locale ?? 'en-GB', viewport: { width: 1024, height: 800 } });
+      const context = await browser.newContext({
+        javaScriptEnabled: options.javaScriptEnabled ?? true,
+        locale: options.locale ?? 'en-GB',
+        viewport: { width: 1024, height: 800 },
+      });
       // Only Kassa and the local shop are reachable: anything else is refused in the browser.
       const shopOrigin = new URL(returnUrl).origin;
-      await context.route((url) => url.origin !== baseUrl && url.origin !== shopOrigin, (route) => route.abort());
+      await context.route(
+        (url) => url.origin !== baseUrl && url.origin !== shopOrigin,
+        (route) => route.abort(),
+      );
       // A customer step that does not happen fails the test in seconds instead of waiting forever.
       context.setDefaultTimeout(10_000);
       const page = await context.newPage();
@@ -102,7 +109,11 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Br
 }
 
 /** The harness of the enclosing describe: started before its tests, closed after them. */
-export const suiteHarness = (): BrowserHarness => suiteResource(() => startHarness(), (harness) => harness.close());
+export const suiteHarness = (): BrowserHarness =>
+  suiteResource(
+    () => startHarness(),
+    (harness) => harness.close(),
+  );
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });

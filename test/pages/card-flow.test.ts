@@ -44,7 +44,10 @@ for (const backend of backends) {
       assert.equal(authentication.eci, '05');
       assert.ok(authentication.authenticationValue);
       const events = await eventsOf(t.store.read, payment.reference);
-      assert.deepEqual(events.map((e) => `${e.from_status}>${e.to_status}`), ['null>pending', 'pending>success']);
+      assert.deepEqual(
+        events.map((e) => `${e.from_status}>${e.to_status}`),
+        ['null>pending', 'pending>success'],
+      );
     });
 
     const outcomes: [string, string, string | undefined][] = [
@@ -85,8 +88,16 @@ for (const backend of backends) {
 
     test("the challenge window is sized by the merchant's challengeWindowSize", async () => {
       const browserInfo = {
-        javaEnabled: false, acceptHeaders: 'text/html', ipAddress: '192.0.2.1', language: 'nl-NL', screenColorDepth: '24',
-        screenHeight: '800', screenWidth: '1280', timeZone: '-60', userAgent: 'Mozilla/5.0', challengeWindowSize: 'W250H400',
+        javaEnabled: false,
+        acceptHeaders: 'text/html',
+        ipAddress: '192.0.2.1',
+        language: 'nl-NL',
+        screenColorDepth: '24',
+        screenHeight: '800',
+        screenWidth: '1280',
+        timeZone: '-60',
+        userAgent: 'Mozilla/5.0',
+        challengeWindowSize: 'W250H400',
       };
       const payment = await create({ amount: '12.11', browserInfo });
       const { path, csrf } = await openPage(t.app, payment.payUrl);
@@ -127,7 +138,11 @@ for (const backend of backends) {
       const { path, csrf } = await openPage(t.app, payment.payUrl);
       const step = await postForm(t.app, `${path}/card`, { csrf, ...card() });
       assert.equal(step.statusCode, 200);
-      const acs = await postForm(t.app, '/simulator/acs/3ds1', { PaReq: hiddenValue(step.body, 'PaReq'), TermUrl: hiddenValue(step.body, 'TermUrl'), MD: hiddenValue(step.body, 'MD') });
+      const acs = await postForm(t.app, '/simulator/acs/3ds1', {
+        PaReq: hiddenValue(step.body, 'PaReq'),
+        TermUrl: hiddenValue(step.body, 'TermUrl'),
+        MD: hiddenValue(step.body, 'MD'),
+      });
       assert.equal(acs.statusCode, 200, acs.body);
       const answer = await postForm(t.app, '/simulator/acs/3ds1/answer', {
         acsTransID: hiddenValue(acs.body, 'acsTransID'),
@@ -187,7 +202,10 @@ for (const backend of backends) {
       const { path, csrf } = await openPage(t.app, payment.payUrl);
       const [a, b] = await Promise.all([postForm(t.app, `${path}/card`, { csrf, ...card() }), postForm(t.app, `${path}/card`, { csrf, ...card() })]);
       // The loser either found the lease taken (409, "being processed") or the payment already final (303).
-      assert.ok([a.statusCode, b.statusCode].every((code) => code === 303 || code === 409), `${a.statusCode} ${b.statusCode}`);
+      assert.ok(
+        [a.statusCode, b.statusCode].every((code) => code === 303 || code === 409),
+        `${a.statusCode} ${b.statusCode}`,
+      );
       assert.ok([a.statusCode, b.statusCode].includes(303));
       const events = await eventsOf(t.store.read, payment.reference);
       assert.equal(events.filter((e) => e.to_status === 'success').length, 1);
@@ -238,7 +256,13 @@ for (const backend of backends) {
 
     test('a bcmc-only merchant is not subject to 3-D Secure', async () => {
       const settings = { methods: ['card', 'landingpage'], cardBrands: ['bcmc'], vaultPaymentPath: 'direct' };
-      await t.store.transact((db) => db.updateTable('merchants').set({ settings: JSON.stringify(settings) }).where('id', '=', t.merchant.merchantId).execute());
+      await t.store.transact((db) =>
+        db
+          .updateTable('merchants')
+          .set({ settings: JSON.stringify(settings) })
+          .where('id', '=', t.merchant.merchantId)
+          .execute(),
+      );
       try {
         const payment = await create();
         const { path, csrf, page } = await openPage(t.app, payment.payUrl);
@@ -251,7 +275,17 @@ for (const backend of backends) {
         assert.equal(stored.authentication, null);
       } finally {
         await t.store.transact((db) =>
-          db.updateTable('merchants').set({ settings: JSON.stringify({ methods: ['card', 'landingpage', 'walletpay'], cardBrands: ['visa', 'mastercard', 'amex', 'maestro', 'bcmc'], vaultPaymentPath: 'direct' }) }).where('id', '=', t.merchant.merchantId).execute(),
+          db
+            .updateTable('merchants')
+            .set({
+              settings: JSON.stringify({
+                methods: ['card', 'landingpage', 'walletpay'],
+                cardBrands: ['visa', 'mastercard', 'amex', 'maestro', 'bcmc'],
+                vaultPaymentPath: 'direct',
+              }),
+            })
+            .where('id', '=', t.merchant.merchantId)
+            .execute(),
         );
       }
     });
@@ -268,7 +302,13 @@ for (const backend of backends) {
       const cardPage = await t.app.inject({ method: 'GET', url: path });
       assert.match(cardPage.body, /autocomplete="cc-number"/);
       // An expired landing page cannot be paid even before the sweeper ran.
-      await t.store.transact((db) => db.updateTable('transactions').set({ expires_at: Date.now() - 1 }).where('reference', '=', payment.reference).execute());
+      await t.store.transact((db) =>
+        db
+          .updateTable('transactions')
+          .set({ expires_at: Date.now() - 1 })
+          .where('reference', '=', payment.reference)
+          .execute(),
+      );
       await postForm(t.app, `${path}/card`, { csrf, ...card() });
       const transaction = await read(payment.reference);
       assert.deepEqual([transaction.status, transaction.failureCode], ['failed', 'expired']);
@@ -276,14 +316,26 @@ for (const backend of backends) {
 
     test('no card number or CVC is stored anywhere, the vault included', async () => {
       const pan = '4012888888881881';
-      for (const [amount, storeInVault] of [['13.00', 'no'], ['13.11', 'no'], ['13.00', 'yes']]) {
+      for (const [amount, storeInVault] of [
+        ['13.00', 'no'],
+        ['13.11', 'no'],
+        ['13.00', 'yes'],
+      ]) {
         const payment = await create({ amount, storeInVault });
         const { path, csrf } = await openPage(t.app, payment.payUrl);
         const response = await postForm(t.app, `${path}/card`, { csrf, ...card({ cardNumber: pan, cvc: '987' }) });
         if (amount === '13.11') await playChallenge(t.app, path, response.body, '1234');
       }
       assert.equal((await t.store.read.selectFrom('vault_cards').selectAll().execute()).length, 1, 'the storeInVault payment stored its card');
-      for (const table of ['transactions', 'transaction_events', 'payment_pages', 'threeds_sessions', 'acs_sim_transactions', 'idempotency_records', 'vault_cards'] as const) {
+      for (const table of [
+        'transactions',
+        'transaction_events',
+        'payment_pages',
+        'threeds_sessions',
+        'acs_sim_transactions',
+        'idempotency_records',
+        'vault_cards',
+      ] as const) {
         const dump = JSON.stringify(await t.store.read.selectFrom(table).selectAll().execute());
         assert.ok(!dump.includes(pan) && !dump.includes('888888881881'), `${table} holds no card number`);
         // Whole words only: "cvc" can occur by chance inside a random base62 token.

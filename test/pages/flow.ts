@@ -46,7 +46,10 @@ export async function playChallenge(app: Injector, path: string, challengePage: 
     code,
   });
   assert.equal(answer.statusCode, 200, answer.body);
-  const notify = await postForm(app, `${path}/3ds/notify`, { cres: hiddenValue(answer.body, 'cres'), threeDSSessionData: hiddenValue(answer.body, 'threeDSSessionData') });
+  const notify = await postForm(app, `${path}/3ds/notify`, {
+    cres: hiddenValue(answer.body, 'cres'),
+    threeDSSessionData: hiddenValue(answer.body, 'threeDSSessionData'),
+  });
   assert.equal(notify.statusCode, 200, notify.body);
   return postForm(app, `${path}/3ds/complete`, { csrf, session: hiddenValue(challengePage, 'session'), sealedCard: hiddenValue(challengePage, 'sealedCard') });
 }

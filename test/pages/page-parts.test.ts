@@ -26,7 +26,10 @@ test('the translator fills values and falls back to eng', () => {
 
 test('html escapes every interpolated value', () => {
   const name = `<script>alert("x")</script>&'`;
-  assert.equal(html`<p title="${name}">${name}</p>`.value, '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>');
+  assert.equal(
+    html`<p title="${name}">${name}</p>`.value,
+    '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>',
+  );
   assert.equal(html`<ul>${['a', html`<b>b</b>`]}</ul>`.value, '<ul>a<b>b</b></ul>');
 });
 
@@ -52,12 +55,23 @@ test('sealed card data opens only for its binding and before it expires', () => 
 
 test('browser data: from the script when it ran, from the request otherwise', () => {
   const request = { accept: 'text/html', userAgent: 'Mozilla/5.0', acceptLanguage: 'nl-NL,nl;q=0.9', ip: '127.0.0.1' };
-  const scripted = collectBrowserFacts({ js: '1', screenWidth: '1920', screenHeight: '1080', colorDepth: '30', timeZone: '-60', browserLanguage: 'nl-NL', windowWidth: '1200' }, request);
+  const scripted = collectBrowserFacts(
+    { js: '1', screenWidth: '1920', screenHeight: '1080', colorDepth: '30', timeZone: '-60', browserLanguage: 'nl-NL', windowWidth: '1200' },
+    request,
+  );
   assert.deepEqual(scripted, {
     javascriptEnabled: true,
     collected: {
-      javaEnabled: false, acceptHeaders: 'text/html', userAgent: 'Mozilla/5.0', ipAddress: '127.0.0.1', language: 'nl-NL',
-      screenWidth: '1920', screenHeight: '1080', screenColorDepth: '24', timeZone: '-60', challengeWindowSize: 'W500H600',
+      javaEnabled: false,
+      acceptHeaders: 'text/html',
+      userAgent: 'Mozilla/5.0',
+      ipAddress: '127.0.0.1',
+      language: 'nl-NL',
+      screenWidth: '1920',
+      screenHeight: '1080',
+      screenColorDepth: '24',
+      timeZone: '-60',
+      challengeWindowSize: 'W500H600',
     },
   });
   const plain = collectBrowserFacts({ js: '0' }, request);

@@ -86,7 +86,11 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
   const app = await buildServer(config, store, { logger: false });
   const merchant = await createMerchant(store, 'Test Shop');
   return {
-    app, store, config, merchant, database,
+    app,
+    store,
+    config,
+    merchant,
+    database,
     client: api(app, merchant.testApiKey),
     async close() {
       await app.close();
@@ -98,7 +102,10 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
 
 /** The test app of the enclosing describe: started before its tests, closed after them. */
 export function suiteApp(backend: Backend, env: Record<string, string> = {}): TestApp {
-  return suiteResource(() => startTestApp(backend, env), (app) => app.close());
+  return suiteResource(
+    () => startTestApp(backend, env),
+    (app) => app.close(),
+  );
 }
 
 /**

@@ -70,7 +70,13 @@ export function httpInjector(baseUrl: string): Injector {
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () => {
             const body = Buffer.concat(chunks).toString();
-            resolve({ statusCode: response.statusCode!, headers: response.headers, body, payload: body, json: () => JSON.parse(body) } as unknown as LightMyRequestResponse);
+            resolve({
+              statusCode: response.statusCode!,
+              headers: response.headers,
+              body,
+              payload: body,
+              json: () => JSON.parse(body),
+            } as unknown as LightMyRequestResponse);
           });
         });
         request.setTimeout(10_000, () => request.destroy(new Error(`${options.method} ${url} timed out`)));
@@ -83,7 +89,11 @@ export function httpInjector(baseUrl: string): Injector {
 /** The process ids of `pid`'s children (the HTTP processes of a primary). */
 export function childPids(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)]).toString().split(/\s+/).filter(Boolean).map(Number);
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)])
+      .toString()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // ps exits 1 when there is none
   }

@@ -28,7 +28,12 @@ function at(areq: Record<string, unknown>, path: string): unknown {
 
 /** [object, field, AReq path, spec value → EMVCo code]: the code tables restated from EMVCo 3DS 2.2.0. */
 const codeTables: [keyof ThreeDSData, string, string, Record<string, string>][] = [
-  ['threeds2RequestInfo', 'challengeIndicator', 'threeDSRequestorChallengeInd', { NO_PREFERENCE: '01', NO_CHALLENGE: '02', REQUEST_BY_MERCHANT_PREFERENCE: '03', REQUEST_FOR_MANDATE: '04' }],
+  [
+    'threeds2RequestInfo',
+    'challengeIndicator',
+    'threeDSRequestorChallengeInd',
+    { NO_PREFERENCE: '01', NO_CHALLENGE: '02', REQUEST_BY_MERCHANT_PREFERENCE: '03', REQUEST_FOR_MANDATE: '04' },
+  ],
   [
     'threeds2RequestInfo',
     'transactionType',
@@ -41,7 +46,12 @@ const codeTables: [keyof ThreeDSData, string, string, Record<string, string>][] 
     'acctInfo.chAccAgeInd',
     { NO_ACCOUNT: '01', CREATED_DURING_TRANSACTION: '02', LESS_THAN_30_DAYS: '03', '30_TO_60_DAYS': '04', MORE_THAN_60_DAYS: '05' },
   ],
-  ['accountInfo', 'accountChangeIndicator', 'acctInfo.chAccChangeInd', { CHANGED_DURING_TRANSACTION: '01', LESS_THAN_30_DAYS: '02', '30_TO_60_DAYS': '03', MORE_THAN_60_DAYS: '04' }],
+  [
+    'accountInfo',
+    'accountChangeIndicator',
+    'acctInfo.chAccChangeInd',
+    { CHANGED_DURING_TRANSACTION: '01', LESS_THAN_30_DAYS: '02', '30_TO_60_DAYS': '03', MORE_THAN_60_DAYS: '04' },
+  ],
   [
     'accountInfo',
     'passwordChangeIndicator',
@@ -60,7 +70,12 @@ const codeTables: [keyof ThreeDSData, string, string, Record<string, string>][] 
     'acctInfo.paymentAccInd',
     { NO_ACCOUNT: '01', DURING_TRANSACTION: '02', LESS_THAN_30_DAYS: '03', '30_TO_60_DAYS': '04', MORE_THAN_60_DAYS: '05' },
   ],
-  ['accountInfo', 'shippingAddressUsageIndicator', 'acctInfo.shipAddressUsageInd', { THIS_TRANSACTION: '01', LESS_THAN_30_DAYS: '02', '30_TO_60_DAYS': '03', MORE_THAN_60_DAYS: '04' }],
+  [
+    'accountInfo',
+    'shippingAddressUsageIndicator',
+    'acctInfo.shipAddressUsageInd',
+    { THIS_TRANSACTION: '01', LESS_THAN_30_DAYS: '02', '30_TO_60_DAYS': '03', MORE_THAN_60_DAYS: '04' },
+  ],
   ['accountInfo', 'shippingNameIndicator', 'acctInfo.shipNameIndicator', { IDENTICAL: '01', DIFFERENT: '02' }],
   ['accountInfo', 'suspiciousAccountActivity', 'acctInfo.suspiciousAccActivity', { NOT_SUSPICIOUS: '01', SUSPICIOUS: '02' }],
   [
@@ -130,9 +145,24 @@ const useCases: [string, Pick<AReqInput, 'kind' | 'usesVaultToken' | 'storeInVau
   ],
   ['first recurring payment', { kind: 'payment', usesVaultToken: false, storeInVault: false }, { sequenceInfo: { type: 'RECURRING', mode: 'INITIAL' } }, '04'],
   ['first instalment payment', { kind: 'payment', usesVaultToken: false, storeInVault: false }, { sequenceInfo: { type: 'INSTALMENT', mode: 'INITIAL' } }, '04'],
-  ['first recurring payment that also stores the card', { kind: 'payment', usesVaultToken: false, storeInVault: true }, { sequenceInfo: { type: 'RECURRING', mode: 'INITIAL' } }, '04'],
-  ['subsequent recurring payment with a vault token', { kind: 'payment', usesVaultToken: true, storeInVault: false }, { sequenceInfo: { type: 'RECURRING', mode: 'SUBSEQUENT' } }, '02'],
-  ['first unscheduled payment is no mandate', { kind: 'payment', usesVaultToken: false, storeInVault: false }, { sequenceInfo: { type: 'UNSCHEDULED', mode: 'INITIAL' } }, '01'],
+  [
+    'first recurring payment that also stores the card',
+    { kind: 'payment', usesVaultToken: false, storeInVault: true },
+    { sequenceInfo: { type: 'RECURRING', mode: 'INITIAL' } },
+    '04',
+  ],
+  [
+    'subsequent recurring payment with a vault token',
+    { kind: 'payment', usesVaultToken: true, storeInVault: false },
+    { sequenceInfo: { type: 'RECURRING', mode: 'SUBSEQUENT' } },
+    '02',
+  ],
+  [
+    'first unscheduled payment is no mandate',
+    { kind: 'payment', usesVaultToken: false, storeInVault: false },
+    { sequenceInfo: { type: 'UNSCHEDULED', mode: 'INITIAL' } },
+    '01',
+  ],
   [
     'the merchant indicator wins over the use case',
     { kind: 'payment', usesVaultToken: true, storeInVault: false },
@@ -251,7 +281,9 @@ test('phones are {cc, subscriber}; the billing phone stands in for a missing hom
 });
 
 test('recurring and instalment data are sent as EMVCo numeric strings', () => {
-  const areq = buildAReq(input({ sequenceInfo: { type: 'INSTALMENT', mode: 'INITIAL', recurringExpiry: '20301231', recurringFrequency: 30, instalmentMaxAuthorisations: 12 } }));
+  const areq = buildAReq(
+    input({ sequenceInfo: { type: 'INSTALMENT', mode: 'INITIAL', recurringExpiry: '20301231', recurringFrequency: 30, instalmentMaxAuthorisations: 12 } }),
+  );
   assert.deepEqual([areq.recurringExpiry, areq.recurringFrequency, areq.purchaseInstalData], ['20301231', '30', '12']);
 });
 
@@ -261,7 +293,7 @@ test('gift card data: amount, two-digit count (at most 99), numeric currency', (
   assert.equal(at(buildAReq(input({ merchantRiskIndicator: { giftCardCount: '250' } })), 'merchantRiskIndicator.giftCardCount'), '99');
 });
 
-test('browser fields come from browserInfo, else from Kassa\'s page over the older browser form', () => {
+test("browser fields come from browserInfo, else from Kassa's page over the older browser form", () => {
   const browserInfo = exampleThreeDSRequest().browserInfo as ThreeDSData['browserInfo'];
   const fromMerchant = buildAReq(input({ browserInfo }, { collectedBrowserInfo: { ipAddress: '203.0.113.9' } }));
   assert.deepEqual(
@@ -295,10 +327,13 @@ test('browser fields come from browserInfo, else from Kassa\'s page over the old
   );
   assert.deepEqual([collected.browserIP, collected.browserLanguage, collected.browserColorDepth, collected.browserTZ], ['198.51.100.7', 'en-GB', '48', undefined]);
   const none = buildAReq(input({}));
-  assert.equal(Object.keys(none).some((k) => k.startsWith('browser')), false);
+  assert.equal(
+    Object.keys(none).some((k) => k.startsWith('browser')),
+    false,
+  );
 });
 
-test('cardholderName is built from the billing names when it fits EMVCo\'s 2 to 45 characters', () => {
+test("cardholderName is built from the billing names when it fits EMVCo's 2 to 45 characters", () => {
   assert.equal(buildAReq(input({ billingFirstName: 'Jan', billingLastName: 'Jansen' })).cardholderName, 'Jan Jansen');
   assert.equal('cardholderName' in buildAReq(input({ billingFirstName: 'J' })), false);
   assert.equal('cardholderName' in buildAReq(input({ billingLastName: 'L'.repeat(46) })), false);

@@ -93,7 +93,10 @@ const model: [string, Kind, 'S'?][] = [
   ['/accountInfo/authenticationTimestamp', { kind: 'timestamp' }],
   ['/accountInfo/dateOfBirth', date],
   ['/threeds2RequestInfo/challengeIndicator', oneOf('NO_PREFERENCE', 'NO_CHALLENGE', 'REQUEST_BY_MERCHANT_PREFERENCE', 'REQUEST_FOR_MANDATE')],
-  ['/threeds2RequestInfo/transactionType', oneOf('GOODS_AND_SERVICES_PURCHASE', 'CHECK_ACCEPTANCE', 'ACCOUNT_FUNDING', 'QUASI_CASH_TRANSACTION', 'PREPAID_ACTIVATION_AND_LOAD')],
+  [
+    '/threeds2RequestInfo/transactionType',
+    oneOf('GOODS_AND_SERVICES_PURCHASE', 'CHECK_ACCEPTANCE', 'ACCOUNT_FUNDING', 'QUASI_CASH_TRANSACTION', 'PREPAID_ACTIVATION_AND_LOAD'),
+  ],
   ['/merchantRiskIndicator/deliveryEmailAddress', { kind: 'email' }],
   ['/merchantRiskIndicator/deliveryTimeframe', oneOf('ELECTRONIC', 'SAME_DAY', 'OVERNIGHT', 'TWO_DAY_OR_MORE')],
   ['/merchantRiskIndicator/giftCardAmount', count(15)],
@@ -304,7 +307,7 @@ test('generated valid payloads are accepted with zero errors', () => {
   );
 });
 
-test('a single mutation is rejected with exactly that field\'s pointer', () => {
+test("a single mutation is rejected with exactly that field's pointer", () => {
   const mutated = validPayload.chain((g) => {
     const candidates: [string, unknown][] = [];
     for (const [pointer, kind] of g.present) {

@@ -28,7 +28,16 @@ const emailOfLength = (n: number): string => `${'a'.repeat(n - 12)}@example.com`
 
 type Row = [pointer: string, valid: unknown[], invalid: [value: unknown, code: string][]];
 
-const text = (pointer: string, max: number): Row => [pointer, ['a', x(max), ' a b '], [[x(max + 1), 'max_length'], [12, 'type'], [true, 'type'], [{}, 'type']]];
+const text = (pointer: string, max: number): Row => [
+  pointer,
+  ['a', x(max), ' a b '],
+  [
+    [x(max + 1), 'max_length'],
+    [12, 'type'],
+    [true, 'type'],
+    [{}, 'type'],
+  ],
+];
 const date = (pointer: string): Row => [
   pointer,
   ['20240229', '20000229', '19991231', '00010101', '99991231'],
@@ -58,7 +67,18 @@ const oneOf = (pointer: string, values: string[]): Row => [
     [1, 'type'],
   ],
 ];
-const count = (pointer: string, max: number): Row => [pointer, ['0', '1', d(max), '0'.repeat(max)], [[d(max + 1), 'max_length'], ['1a', 'format'], ['-1', 'format'], ['.5', 'format'], [' 1', 'format'], [1, 'type']]];
+const count = (pointer: string, max: number): Row => [
+  pointer,
+  ['0', '1', d(max), '0'.repeat(max)],
+  [
+    [d(max + 1), 'max_length'],
+    ['1a', 'format'],
+    ['-1', 'format'],
+    ['.5', 'format'],
+    [' 1', 'format'],
+    [1, 'type'],
+  ],
+];
 const email = (pointer: string): Row => [
   pointer,
   ['a@b.c', 'jan.jansen+tag@example.co.uk', "o'brien@example.ie", '"john doe"@example.com', 'x@[192.0.2.1]', 'user@localhost', emailOfLength(254)],
@@ -84,12 +104,27 @@ const email = (pointer: string): Row => [
 const phoneNumber = (pointer: string): Row => [
   pointer,
   ['1', '201234567', d(15), '0201234567'],
-  [[d(16), 'max_length'], ['20 123 4567', 'format'], ['20-1234567', 'format'], ['+31201234567', 'format'], ['abc', 'format'], [201234567, 'type']],
+  [
+    [d(16), 'max_length'],
+    ['20 123 4567', 'format'],
+    ['20-1234567', 'format'],
+    ['+31201234567', 'format'],
+    ['abc', 'format'],
+    [201234567, 'type'],
+  ],
 ];
 const phoneCountry = (pointer: string): Row => [
   pointer,
   ['1', '7', '31', '44', '49', '358', '599', '800', '882'],
-  [['999', 'format'], ['0', 'format'], ['031', 'format'], ['+31', 'format'], ['NL', 'format'], ['1234', 'max_length'], [31, 'type']],
+  [
+    ['999', 'format'],
+    ['0', 'format'],
+    ['031', 'format'],
+    ['+31', 'format'],
+    ['NL', 'format'],
+    ['1234', 'max_length'],
+    [31, 'type'],
+  ],
 ];
 const integer3 = (pointer: string): Row => [
   pointer,
@@ -112,21 +147,68 @@ const integer3 = (pointer: string): Row => [
 
 const rows: Row[] = [
   // §2.4
-  ['/scaReady', ['yes', 'no'], [['YES', 'enum'], ['true', 'enum'], ['y', 'enum'], [true, 'type']]],
+  [
+    '/scaReady',
+    ['yes', 'no'],
+    [
+      ['YES', 'enum'],
+      ['true', 'enum'],
+      ['y', 'enum'],
+      [true, 'type'],
+    ],
+  ],
   text('/billingAddress', 50),
   text('/billingCity', 50),
-  ['/billingState', ['NH', 'nh', 'ZH', 'FL'], [['CA', 'format'], ['XYZ', 'format'], ['N-', 'format'], ['NL-NH', 'max_length'], [1, 'type']]],
+  [
+    '/billingState',
+    ['NH', 'nh', 'ZH', 'FL'],
+    [
+      ['CA', 'format'],
+      ['XYZ', 'format'],
+      ['N-', 'format'],
+      ['NL-NH', 'max_length'],
+      [1, 'type'],
+    ],
+  ],
   text('/billingPostalCode', 16),
-  ['/billingCountry', ['NL', 'nl'], [['XX', 'format'], ['N', 'format'], ['12', 'format'], ['NLD', 'max_length'], ['AC', 'format'], [528, 'type']]],
+  [
+    '/billingCountry',
+    ['NL', 'nl'],
+    [
+      ['XX', 'format'],
+      ['N', 'format'],
+      ['12', 'format'],
+      ['NLD', 'max_length'],
+      ['AC', 'format'],
+      [528, 'type'],
+    ],
+  ],
   text('/billingHouseNumber', 10),
   text('/billingHouseExtension', 10),
   phoneNumber('/billingPhoneNumber'),
   phoneCountry('/billingPhoneCountry'),
   text('/shippingAddress', 50),
   text('/shippingCity', 50),
-  ['/shippingState', ['ZH', 'zh', 'NH'], [['TX', 'format'], ['ZZ9', 'format'], ['NL-ZH', 'max_length'], [false, 'type']]],
+  [
+    '/shippingState',
+    ['ZH', 'zh', 'NH'],
+    [
+      ['TX', 'format'],
+      ['ZZ9', 'format'],
+      ['NL-ZH', 'max_length'],
+      [false, 'type'],
+    ],
+  ],
   text('/shippingPostalCode', 16),
-  ['/shippingCountry', ['NL', 'nl'], [['QQ', 'format'], ['NLD', 'max_length'], [1, 'type']]],
+  [
+    '/shippingCountry',
+    ['NL', 'nl'],
+    [
+      ['QQ', 'format'],
+      ['NLD', 'max_length'],
+      [1, 'type'],
+    ],
+  ],
   text('/shippingHouseNumber', 10),
   text('/shippingHouseExtension', 10),
   // compatibility fields (DESIGN §2)
@@ -189,13 +271,29 @@ const rows: Row[] = [
   date('/accountInfo/dateOfBirth'),
   // §2.7
   oneOf('/threeds2RequestInfo/challengeIndicator', ['NO_PREFERENCE', 'NO_CHALLENGE', 'REQUEST_BY_MERCHANT_PREFERENCE', 'REQUEST_FOR_MANDATE']),
-  oneOf('/threeds2RequestInfo/transactionType', ['GOODS_AND_SERVICES_PURCHASE', 'CHECK_ACCEPTANCE', 'ACCOUNT_FUNDING', 'QUASI_CASH_TRANSACTION', 'PREPAID_ACTIVATION_AND_LOAD']),
+  oneOf('/threeds2RequestInfo/transactionType', [
+    'GOODS_AND_SERVICES_PURCHASE',
+    'CHECK_ACCEPTANCE',
+    'ACCOUNT_FUNDING',
+    'QUASI_CASH_TRANSACTION',
+    'PREPAID_ACTIVATION_AND_LOAD',
+  ]),
   // §2.8
   email('/merchantRiskIndicator/deliveryEmailAddress'),
   oneOf('/merchantRiskIndicator/deliveryTimeframe', ['ELECTRONIC', 'SAME_DAY', 'OVERNIGHT', 'TWO_DAY_OR_MORE']),
   count('/merchantRiskIndicator/giftCardAmount', 15),
   count('/merchantRiskIndicator/giftCardCount', 15),
-  ['/merchantRiskIndicator/giftCardCurrency', ['978', '840', '036', '008', '392'], [['000', 'format'], ['97', 'format'], ['EUR', 'format'], ['9780', 'max_length'], [978, 'type']]],
+  [
+    '/merchantRiskIndicator/giftCardCurrency',
+    ['978', '840', '036', '008', '392'],
+    [
+      ['000', 'format'],
+      ['97', 'format'],
+      ['EUR', 'format'],
+      ['9780', 'max_length'],
+      [978, 'type'],
+    ],
+  ],
   date('/merchantRiskIndicator/preOrderDate'),
   oneOf('/merchantRiskIndicator/preOrderPurchaseIndicator', ['AVAILABLE', 'FUTURE_AVAILABILITY']),
   oneOf('/merchantRiskIndicator/reorderItemsIndicator', ['FIRST_TIME', 'REORDERED']),
@@ -211,28 +309,89 @@ const rows: Row[] = [
   ['/merchantRiskIndicator/shippingIndicator', [], [['DIGITAL_GOODS', 'enum']]],
   oneOf('/merchantRiskIndicator/passwordChangeIndicator', ['NO_CHANGE', 'CHANGED_DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS']),
   // §2.9
-  ['/browserInfo/javaEnabled', [true, false], [['true', 'type'], [1, 'type']]],
+  [
+    '/browserInfo/javaEnabled',
+    [true, false],
+    [
+      ['true', 'type'],
+      [1, 'type'],
+    ],
+  ],
   text('/browserInfo/acceptHeaders', 2048),
   [
     '/browserInfo/ipAddress',
-    ['192.0.2.1', '0.0.0.0', '255.255.255.255', '2001:db8::1', '::1', '::ffff:192.0.2.1', '2001:0db8:0000:0000:0000:ff00:0042:8329', '0000:0000:0000:0000:0000:ffff:192.168.100.228'],
-    [['256.1.1.1', 'format'], ['192.0.2', 'format'], ['localhost', 'format'], ['2001:db8:::1', 'format'], ['192.0.2.1 ', 'format'], [x(46), 'max_length'], [3232235777, 'type']],
+    [
+      '192.0.2.1',
+      '0.0.0.0',
+      '255.255.255.255',
+      '2001:db8::1',
+      '::1',
+      '::ffff:192.0.2.1',
+      '2001:0db8:0000:0000:0000:ff00:0042:8329',
+      '0000:0000:0000:0000:0000:ffff:192.168.100.228',
+    ],
+    [
+      ['256.1.1.1', 'format'],
+      ['192.0.2', 'format'],
+      ['localhost', 'format'],
+      ['2001:db8:::1', 'format'],
+      ['192.0.2.1 ', 'format'],
+      [x(46), 'max_length'],
+      [3232235777, 'type'],
+    ],
   ],
   [
     '/browserInfo/language',
     ['en', 'nl', 'en-US', 'nl-NL', 'zh-Hans', 'es-419', 'fil-PH', 'EN-us', 'i-ami', 'x-kassa'],
-    [['en_US', 'format'], ['e', 'format'], ['en-', 'format'], ['123', 'format'], ['xx', 'format'], ['xx-YY', 'format'], ['english', 'format'], ['en-QQQ', 'format'], ['en-GB-oed1', 'max_length'], ['zh-Hans-CN', 'max_length'], [1, 'type']],
+    [
+      ['en_US', 'format'],
+      ['e', 'format'],
+      ['en-', 'format'],
+      ['123', 'format'],
+      ['xx', 'format'],
+      ['xx-YY', 'format'],
+      ['english', 'format'],
+      ['en-QQQ', 'format'],
+      ['en-GB-oed1', 'max_length'],
+      ['zh-Hans-CN', 'max_length'],
+      [1, 'type'],
+    ],
   ],
   [
     '/browserInfo/screenColorDepth',
     ['1', '4', '8', '15', '16', '24', '32', '48', '64'],
-    [['2', 'enum'], ['30', 'enum'], ['0', 'enum'], ['128', 'max_length'], [24, 'type']],
+    [
+      ['2', 'enum'],
+      ['30', 'enum'],
+      ['0', 'enum'],
+      ['128', 'max_length'],
+      [24, 'type'],
+    ],
   ],
   count('/browserInfo/screenHeight', 6),
   count('/browserInfo/screenWidth', 6),
-  ['/browserInfo/timeZone', ['0', '60', '-120', '+330', '-840', '12345'], [['-', 'format'], ['1.5', 'format'], ['UTC', 'format'], ['+-60', 'format'], ['123456', 'max_length'], [-120, 'type']]],
+  [
+    '/browserInfo/timeZone',
+    ['0', '60', '-120', '+330', '-840', '12345'],
+    [
+      ['-', 'format'],
+      ['1.5', 'format'],
+      ['UTC', 'format'],
+      ['+-60', 'format'],
+      ['123456', 'max_length'],
+      [-120, 'type'],
+    ],
+  ],
   text('/browserInfo/userAgent', 2048),
-  ['/browserInfo/challengeWindowSize', ['W250H400', 'W390H400', 'W500H600', 'W600H400', 'FULL_SCREEN'], [['w250h400', 'enum'], ['250x400', 'enum'], [5, 'type']]],
+  [
+    '/browserInfo/challengeWindowSize',
+    ['W250H400', 'W390H400', 'W500H600', 'W600H400', 'FULL_SCREEN'],
+    [
+      ['w250h400', 'enum'],
+      ['250x400', 'enum'],
+      [5, 'type'],
+    ],
+  ],
   // older partial `browser` form: same formats
   ['/browser/ipAddress', ['192.0.2.1', '::1'], [['999.1.1.1', 'format']]],
   ['/browser/language', ['de-DE'], [['de_DE', 'format']]],

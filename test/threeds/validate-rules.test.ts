@@ -105,7 +105,12 @@ const sequenceCases: [string, Record<string, unknown>, ThreeDSContext, [string, 
       ['initialTransactionId', 'required when type is RECURRING, INSTALMENT or UNSCHEDULED and no vault access token is used'],
     ],
   ],
-  ['UNSCHEDULED with a vault token: initialTransactionId not needed', { type: 'UNSCHEDULED', mode: 'SUBSEQUENT', source: 'MIT' }, { ...payment, usesVaultToken: true }, []],
+  [
+    'UNSCHEDULED with a vault token: initialTransactionId not needed',
+    { type: 'UNSCHEDULED', mode: 'SUBSEQUENT', source: 'MIT' },
+    { ...payment, usesVaultToken: true },
+    [],
+  ],
   [
     'INSTALMENT INITIAL with a vault token still needs instalmentMaxAuthorisations',
     { type: 'INSTALMENT', mode: 'INITIAL', source: 'CIT' },
@@ -114,9 +119,12 @@ const sequenceCases: [string, Record<string, unknown>, ThreeDSContext, [string, 
   ],
   ['an invalid type triggers no condition', { type: 'SUBSCRIPTION' }, payment, []],
   ['an invalid mode triggers no INITIAL condition', { type: 'RECURRING', mode: 'FIRST', source: 'CIT', initialTransactionId: 'T1' }, payment, []],
-  ['empty strings count as missing', { type: 'RECURRING', mode: 'SUBSEQUENT', source: 'CIT', initialTransactionId: '' }, payment, [
-    ['initialTransactionId', 'required when type is RECURRING, INSTALMENT or UNSCHEDULED and no vault access token is used'],
-  ]],
+  [
+    'empty strings count as missing',
+    { type: 'RECURRING', mode: 'SUBSEQUENT', source: 'CIT', initialTransactionId: '' },
+    payment,
+    [['initialTransactionId', 'required when type is RECURRING, INSTALMENT or UNSCHEDULED and no vault access token is used']],
+  ],
 ];
 
 for (const [name, sequenceInfo, ctx, missing] of sequenceCases) {
@@ -129,7 +137,10 @@ for (const [name, sequenceInfo, ctx, missing] of sequenceCases) {
       missing.map(([field, message]) => ({ field: `/sequenceInfo/${field}`, code: 'conditional_required', message })),
     );
     const invalid = sequenceInfo.type === 'SUBSCRIPTION' ? ['/sequenceInfo/type'] : sequenceInfo.mode === 'FIRST' ? ['/sequenceInfo/mode'] : [];
-    assert.deepEqual(others.map((e) => e.field), invalid);
+    assert.deepEqual(
+      others.map((e) => e.field),
+      invalid,
+    );
   });
 }
 
@@ -151,7 +162,18 @@ test('§2.5 numeric fields arrive as numbers or strings and are stored as number
   assert.equal(data.sequenceInfo?.recurringFrequency, 7);
 });
 
-const browserFields = ['javaEnabled', 'acceptHeaders', 'ipAddress', 'language', 'screenColorDepth', 'screenHeight', 'screenWidth', 'timeZone', 'userAgent', 'challengeWindowSize'];
+const browserFields = [
+  'javaEnabled',
+  'acceptHeaders',
+  'ipAddress',
+  'language',
+  'screenColorDepth',
+  'screenHeight',
+  'screenWidth',
+  'timeZone',
+  'userAgent',
+  'challengeWindowSize',
+];
 
 for (const field of browserFields) {
   test(`browserInfo is all or nothing: ${field} missing is reported`, () => {
@@ -290,7 +312,10 @@ test('no default from an invalid source, nor over an invalid target', () => {
   const invalidSource = validateThreeDS({ billingEmail: 'not-an-address' }, payment);
   assert.deepEqual(invalidSource.data, { scaReady: 'no' });
   const invalidTarget = validateThreeDS({ billingEmail: 'b@example.com', accountInfo: { email: 'broken' } }, payment);
-  assert.deepEqual(invalidTarget.errors.map((e) => e.field), ['/accountInfo/email']);
+  assert.deepEqual(
+    invalidTarget.errors.map((e) => e.field),
+    ['/accountInfo/email'],
+  );
   assert.equal(invalidTarget.data.accountInfo, undefined);
 });
 

@@ -67,14 +67,38 @@ test('each flow requires and forbids its details fields, and refuses what it doe
       request('walletpay', { walletPayEncryptedToken: walletToken, walletPayDomainName: 'shop.example' }),
       ['/details/walletPayEncryptedToken not_allowed cannot be combined with walletPayValidationUrl/walletPayDomainName'],
     ],
-    ['a vault token on a landing page', request('landingpage', { vaultAccessToken: 'vat_1' }), ['/details/vaultAccessToken not_allowed is only allowed with method card']],
-    ['a vault token on a wallet payment', request('walletpay', { vaultAccessToken: 'vat_1' }), ['/details/vaultAccessToken not_allowed is only allowed with method card']],
-    ['a hosted wallet payment without returnUrl', request('walletpay', {}, { returnUrl: '' }), ['/returnUrl required is required: the customer returns there afterwards']],
-    ['a vault payment without returnUrl', request('card', { vaultAccessToken: 'vat_1' }, { returnUrl: undefined }), ['/returnUrl required is required: the customer returns there afterwards']],
+    [
+      'a vault token on a landing page',
+      request('landingpage', { vaultAccessToken: 'vat_1' }),
+      ['/details/vaultAccessToken not_allowed is only allowed with method card'],
+    ],
+    [
+      'a vault token on a wallet payment',
+      request('walletpay', { vaultAccessToken: 'vat_1' }),
+      ['/details/vaultAccessToken not_allowed is only allowed with method card'],
+    ],
+    [
+      'a hosted wallet payment without returnUrl',
+      request('walletpay', {}, { returnUrl: '' }),
+      ['/returnUrl required is required: the customer returns there afterwards'],
+    ],
+    [
+      'a vault payment without returnUrl',
+      request('card', { vaultAccessToken: 'vat_1' }, { returnUrl: undefined }),
+      ['/returnUrl required is required: the customer returns there afterwards'],
+    ],
     ['a direct wallet payment without returnUrl', request('walletpay', { walletPayEncryptedToken: walletToken }, { returnUrl: undefined }), []],
-    ['a hybrid wallet payment without returnUrl', request('walletpay', { walletPayValidationUrl: validationUrl, walletPayDomainName: 'x.example' }, { returnUrl: undefined }), []],
+    [
+      'a hybrid wallet payment without returnUrl',
+      request('walletpay', { walletPayValidationUrl: validationUrl, walletPayDomainName: 'x.example' }, { returnUrl: undefined }),
+      [],
+    ],
     ['a wallet payment to authorise', request('walletpay', {}, { type: 'authorise' }), ['/type not_allowed authorise is only available for method card']],
-    ['a landing page to authorise', request('landingpage', {}, { transactionType: 'authorise' }), ['/transactionType not_allowed authorise is only available for method card']],
+    [
+      'a landing page to authorise',
+      request('landingpage', {}, { transactionType: 'authorise' }),
+      ['/transactionType not_allowed authorise is only available for method card'],
+    ],
     ['a card payment to authorise', request('card', {}, { type: 'authorise', transactionType: 'authorise' }), []],
     ['a vault payment to authorise', request('card', { vaultAccessToken: 'vat_1' }, { type: 'authorise' }), []],
     ['a brand on a wallet payment', request('walletpay', {}, { brand: 'visa' }), ['/brand not_allowed is only allowed for card payments']],
@@ -82,7 +106,11 @@ test('each flow requires and forbids its details fields, and refuses what it doe
     ['storeInVault yes on a landing page', request('landingpage', {}, { storeInVault: 'yes' }), ['/storeInVault not_allowed is only allowed for card payments']],
     ['storeInVault no on a wallet payment', request('walletpay', {}, { storeInVault: 'no' }), []],
     ['storeInVault yes on a card payment', request('card', {}, { storeInVault: 'yes' }), []],
-    ['a direct wallet payment without browserInfo', request('walletpay', { walletPayEncryptedToken: walletToken }, { browserInfo: undefined }), ['/browserInfo required required when the merchant captures card data itself']],
+    [
+      'a direct wallet payment without browserInfo',
+      request('walletpay', { walletPayEncryptedToken: walletToken }, { browserInfo: undefined }),
+      ['/browserInfo required required when the merchant captures card data itself'],
+    ],
     ['a card payment without browserInfo', request('card', {}, { browserInfo: undefined }), []],
   ];
   for (const [name, body, expected] of cases) assert.deepEqual(errorsOf(body), expected, name);
@@ -111,18 +139,48 @@ test('the enrollment reads its entry: dataType card, returnUrl required, 3-D Sec
     [{ dataType: 'card' }, ['/returnUrl required is required: the customer returns there afterwards']],
   ];
   for (const [body, expected] of cases) {
-    assert.deepEqual(parseEnrollmentRequest(body, 'test').errors.map((e) => `${e.field} ${e.code} ${e.message}`), expected, JSON.stringify(body));
+    assert.deepEqual(
+      parseEnrollmentRequest(body, 'test').errors.map((e) => `${e.field} ${e.code} ${e.message}`),
+      expected,
+      JSON.stringify(body),
+    );
   }
   // §4.2: the enrollment ignores challengeIndicator.
-  const { request: enrollment } = parseEnrollmentRequest({ dataType: 'card', returnUrl: 'https://x.example', threeds2RequestInfo: { challengeIndicator: 'NO_CHALLENGE' } }, 'test');
+  const { request: enrollment } = parseEnrollmentRequest(
+    { dataType: 'card', returnUrl: 'https://x.example', threeds2RequestInfo: { challengeIndicator: 'NO_CHALLENGE' } },
+    'test',
+  );
   assert.equal(enrollment?.threeDS.threeds2RequestInfo, undefined);
 });
 
 function row(flow: string, type = 'sale'): SerializableRow {
   return {
-    reference: 'r1', merchant_id: 'm1', mode: 'test', method: 'card', type, status: 'pending', failure_code: null, amount_minor: 1000, currency: 'eur',
-    language: 'eng', return_url: null, merchant_order_reference: null, description: null, metadata: null, brand: null, webhook_url: null,
-    page_token: 'tok', flow, echo: '{}', details: '{}', authentication: null, parent_reference: null, created: 1, last_update: 1, version: 1, expires_at: null,
+    reference: 'r1',
+    merchant_id: 'm1',
+    mode: 'test',
+    method: 'card',
+    type,
+    status: 'pending',
+    failure_code: null,
+    amount_minor: 1000,
+    currency: 'eur',
+    language: 'eng',
+    return_url: null,
+    merchant_order_reference: null,
+    description: null,
+    metadata: null,
+    brand: null,
+    webhook_url: null,
+    page_token: 'tok',
+    flow,
+    echo: '{}',
+    details: '{}',
+    authentication: null,
+    parent_reference: null,
+    created: 1,
+    last_update: 1,
+    version: 1,
+    expires_at: null,
   };
 }
 
@@ -139,7 +197,11 @@ test('the payment object carries the addresses its flow answers with (§2.1)', (
   assert.deepEqual(cases.map(([flow]) => flow).sort(), [...flowNames].sort());
   for (const [flow, links] of cases) {
     const payment = serializePayment(row(flow), 'https://kassa.example');
-    assert.deepEqual(['payUrl', 'cancelUrl', 'cardDataUrl'].filter((link) => link in payment), links, flow);
+    assert.deepEqual(
+      ['payUrl', 'cancelUrl', 'cardDataUrl'].filter((link) => link in payment),
+      links,
+      flow,
+    );
   }
   assert.equal(serializePayment(row('walletpay-hybrid'), 'https://kassa.example').cardDataUrl, 'https://kassa.example/api/v1/card-data/tok');
   assert.equal('payUrl' in serializePayment(row('card', 'credit'), 'https://kassa.example'), false);
@@ -148,7 +210,9 @@ test('the payment object carries the addresses its flow answers with (§2.1)', (
 
 test('the table holds together', () => {
   for (const method of paymentMethods) {
-    const plain = flowNames.filter((flow) => flows[flow].method === method && 'detailsSent' in flows[flow].recognisedBy && flows[flow].recognisedBy.detailsSent.length === 0);
+    const plain = flowNames.filter(
+      (flow) => flows[flow].method === method && 'detailsSent' in flows[flow].recognisedBy && flows[flow].recognisedBy.detailsSent.length === 0,
+    );
     assert.equal(plain.length, 1, `${method} has one flow without a marking details field`);
   }
   for (const flow of flowNames) {

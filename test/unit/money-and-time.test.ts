@@ -13,17 +13,37 @@ const bhd = findCurrency('BHD')!;
 
 test('amounts parse exactly into minor units', () => {
   const cases: [unknown, typeof eur, number][] = [
-    ['10.50', eur, 1050], [10.5, eur, 1050], [0.1, eur, 10], [0.3, eur, 30], ['0.07', eur, 7], [19.99, eur, 1999],
-    [1.005, bhd, 1005], ['100', jpy, 100], ['100.0', jpy, 100], [' 7.5 ', eur, 750], ['000012.30', eur, 1230],
+    ['10.50', eur, 1050],
+    [10.5, eur, 1050],
+    [0.1, eur, 10],
+    [0.3, eur, 30],
+    ['0.07', eur, 7],
+    [19.99, eur, 1999],
+    [1.005, bhd, 1005],
+    ['100', jpy, 100],
+    ['100.0', jpy, 100],
+    [' 7.5 ', eur, 750],
+    ['000012.30', eur, 1230],
   ];
   for (const [input, currency, minor] of cases) assert.deepEqual(parseAmount(input, currency), { ok: true, minor }, String(input));
 });
 
 test('amounts that do not fit are refused with a reason', () => {
   const cases: [unknown, typeof eur, string][] = [
-    ['1.001', eur, 'decimals'], [0.001, eur, 'decimals'], ['1.5', jpy, 'decimals'], ['0', eur, 'range'], ['0.00', eur, 'range'],
-    ['-1', eur, 'format'], ['1,50', eur, 'format'], ['1e2', eur, 'format'], [1e21, eur, 'format'], ['', eur, 'format'],
-    [Number.NaN, eur, 'format'], [null, eur, 'type'], [{}, eur, 'type'], ['1000000000000000', eur, 'range'],
+    ['1.001', eur, 'decimals'],
+    [0.001, eur, 'decimals'],
+    ['1.5', jpy, 'decimals'],
+    ['0', eur, 'range'],
+    ['0.00', eur, 'range'],
+    ['-1', eur, 'format'],
+    ['1,50', eur, 'format'],
+    ['1e2', eur, 'format'],
+    [1e21, eur, 'format'],
+    ['', eur, 'format'],
+    [Number.NaN, eur, 'format'],
+    [null, eur, 'type'],
+    [{}, eur, 'type'],
+    ['1000000000000000', eur, 'range'],
   ];
   for (const [input, currency, code] of cases) {
     const result = parseAmount(input, currency);
@@ -33,15 +53,30 @@ test('amounts that do not fit are refused with a reason', () => {
 });
 
 test('minor units format back to decimal text', () => {
-  for (const [minor, currency, text] of [[1050, eur, '10.50'], [7, eur, '0.07'], [100, jpy, '100'], [1005, bhd, '1.005']] as const) {
+  for (const [minor, currency, text] of [
+    [1050, eur, '10.50'],
+    [7, eur, '0.07'],
+    [100, jpy, '100'],
+    [1005, bhd, '1.005'],
+  ] as const) {
     assert.equal(formatAmount(minor, currency), text);
   }
 });
 
 test('ISO 8601 durations', () => {
   const cases: [string, number | undefined][] = [
-    ['PT15M', 900_000], ['PT1H', 3_600_000], ['P1D', 86_400_000], ['P1DT2H', 93_600_000], ['PT90S', 90_000], ['P1W', 604_800_000],
-    ['P', undefined], ['PT', undefined], ['15M', undefined], ['P1M', undefined], ['P1Y', undefined], ['PT1.5H', undefined],
+    ['PT15M', 900_000],
+    ['PT1H', 3_600_000],
+    ['P1D', 86_400_000],
+    ['P1DT2H', 93_600_000],
+    ['PT90S', 90_000],
+    ['P1W', 604_800_000],
+    ['P', undefined],
+    ['PT', undefined],
+    ['15M', undefined],
+    ['P1M', undefined],
+    ['P1Y', undefined],
+    ['PT1.5H', undefined],
   ];
   for (const [text, ms] of cases) assert.equal(parseIsoDuration(text), ms, text);
 });

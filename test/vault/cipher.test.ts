@@ -51,7 +51,10 @@ test('VAULT_KEY, VAULT_KEY_ID and VAULT_OLD_KEYS are read and checked', () => {
   const config = loadConfig({ VAULT_KEY: k, VAULT_KEY_ID: 'prod-2', VAULT_OLD_KEYS: `prod-1:${randomBytes(32).toString('base64')}` });
   assert.equal(config.vaultKey?.id, 'prod-2');
   assert.equal(config.vaultKey?.key.length, 32);
-  assert.deepEqual(config.vaultOldKeys.map((o) => o.id), ['prod-1']);
+  assert.deepEqual(
+    config.vaultOldKeys.map((o) => o.id),
+    ['prod-1'],
+  );
   assert.throws(() => loadConfig({ VAULT_KEY: randomBytes(16).toString('base64') }), /32 bytes/);
   assert.throws(() => loadConfig({ VAULT_KEY: k, VAULT_KEY_ID: 'bad id' }), /key id/);
   assert.throws(() => loadConfig({ VAULT_OLD_KEYS: 'no-colon' }), /id:base64/);
@@ -79,7 +82,11 @@ test('on SQLite without VAULT_KEY a key file (0600) is made in DATA_DIR once and
 });
 
 test('card display: first six and last four digits; the name on the card split into first and last name', () => {
-  const masks: [string, string][] = [['4111111111111111', '411111******1111'], ['378282246310005', '378282*****0005'], ['670344444444444449', '670344********4449']];
+  const masks: [string, string][] = [
+    ['4111111111111111', '411111******1111'],
+    ['378282246310005', '378282*****0005'],
+    ['670344444444444449', '670344********4449'],
+  ];
   for (const [pan, masked] of masks) assert.equal(maskPan(pan), masked);
   const names: [string, { first?: string; last?: string }][] = [
     ['Jo Tester', { first: 'Jo', last: 'Tester' }],

@@ -50,7 +50,10 @@ for (const backend of backends) {
       assert.equal(enrollment.details.cardholderLastName, 'Tester');
       assert.equal(enrollment.details.scaToken, true);
       const events = await eventsOf(t.store.read, enrollment.reference);
-      assert.deepEqual(events.map((e) => `${e.from_status}>${e.to_status}/${e.cause}`), ['null>pending/created', 'pending>success/card_enrolled']);
+      assert.deepEqual(
+        events.map((e) => `${e.from_status}>${e.to_status}/${e.cause}`),
+        ['null>pending/created', 'pending>success/card_enrolled'],
+      );
       const stored = await t.store.read.selectFrom('vault_cards').selectAll().where('enrollment_reference', '=', enrollment.reference).execute();
       assert.equal(stored.length, 1);
       assert.notEqual(stored[0].access_token_hash, enrollment.details.vaultAccessToken, 'only the hash of the token is in the vault');
@@ -61,7 +64,10 @@ for (const backend of backends) {
       const { path, csrf } = await openPage(t.app, created.payUrl);
       await postForm(t.app, `${path}/card`, { csrf, ...card({ cardNumber: FRICTIONLESS_VISA }) });
       const deliveries = await t.store.read.selectFrom('webhook_deliveries').selectAll().where('reference', '=', created.reference).execute();
-      assert.deepEqual(deliveries.map((d) => d.event), ['success']);
+      assert.deepEqual(
+        deliveries.map((d) => d.event),
+        ['success'],
+      );
     });
 
     test('an enrollment whose card asks for a challenge succeeds once the customer passes it', async () => {
@@ -111,7 +117,12 @@ for (const backend of backends) {
       const after = await read(payment.reference);
       assert.equal(after.status, 'success');
       assert.equal(after.brand, 'visa');
-      assert.equal(JSON.parse((await t.store.read.selectFrom('transactions').select('authentication').where('reference', '=', payment.reference).executeTakeFirstOrThrow()).authentication!).transStatus, 'Y');
+      assert.equal(
+        JSON.parse(
+          (await t.store.read.selectFrom('transactions').select('authentication').where('reference', '=', payment.reference).executeTakeFirstOrThrow()).authentication!,
+        ).transStatus,
+        'Y',
+      );
     });
 
     test('a vault payment whose scenario asks for a challenge goes through the challenge pop-up', async () => {
@@ -159,7 +170,10 @@ for (const backend of backends) {
       ];
       for (const response of attempts) {
         assert.equal(response.statusCode, 422, response.body);
-        assert.deepEqual(response.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/details/vaultAccessToken', 'unknown']]);
+        assert.deepEqual(
+          response.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+          [['/details/vaultAccessToken', 'unknown']],
+        );
       }
     });
 
@@ -168,18 +182,32 @@ for (const backend of backends) {
       const otherApp = { app: t.app, client: api(t.app, other.testApiKey) } as TestApp;
       const { details } = await enroll(otherApp);
       const settings = { methods: ['card'], cardBrands: ['mastercard'], vaultPaymentPath: 'confirm' };
-      await t.store.transact((db) => db.updateTable('merchants').set({ settings: JSON.stringify(settings) }).where('id', '=', other.merchantId).execute());
+      await t.store.transact((db) =>
+        db
+          .updateTable('merchants')
+          .set({ settings: JSON.stringify(settings) })
+          .where('id', '=', other.merchantId)
+          .execute(),
+      );
       const refused = await otherApp.client.post('/payment', cardPayment({ returnUrl: RETURN_URL, details: { vaultAccessToken: details.vaultAccessToken } }));
       assert.equal(refused.statusCode, 422, refused.body);
-      assert.deepEqual(refused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/details/vaultAccessToken', 'brand_not_accepted']]);
+      assert.deepEqual(
+        refused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [['/details/vaultAccessToken', 'brand_not_accepted']],
+      );
     });
 
     test('a stored card past its expiry month is refused on creation at /details/vaultAccessToken', async () => {
       const { details } = await enroll(t);
-      await t.store.transact((db) => db.updateTable('vault_cards').set({ expiry_month: 1, expiry_year: 2020 }).where('access_token_hash', '=', sha256Hex(details.vaultAccessToken)).execute());
+      await t.store.transact((db) =>
+        db.updateTable('vault_cards').set({ expiry_month: 1, expiry_year: 2020 }).where('access_token_hash', '=', sha256Hex(details.vaultAccessToken)).execute(),
+      );
       const refused = await createVaultPayment(details.vaultAccessToken);
       assert.equal(refused.statusCode, 422, refused.body);
-      assert.deepEqual(refused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['/details/vaultAccessToken', 'card_expired']]);
+      assert.deepEqual(
+        refused.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [['/details/vaultAccessToken', 'card_expired']],
+      );
     });
 
     test('storeInVault: yes stores the card of a successful card payment; its token pays again', async () => {

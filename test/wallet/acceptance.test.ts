@@ -27,7 +27,10 @@ const payment = { mode: 'live' as const, amountMinor: 100, currency: 'usd', acce
 const FIELD = '/details/walletPayEncryptedToken';
 
 async function refusal(promise: Promise<unknown>): Promise<Problem> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(error instanceof Problem, `expected a Problem, got ${String(error)}`);
   return error;
 }
@@ -46,18 +49,33 @@ describe('accepting a real wallet token (live trust path)', () => {
 
   test('the same token today is stale; for another amount or currency it does not match', async () => {
     const stale = await refusal(acceptWalletToken(token(), payment, live, FIELD));
-    assert.deepEqual(stale.errors?.map((e) => [e.field, e.code]), [[FIELD, 'token_stale']]);
+    assert.deepEqual(
+      stale.errors?.map((e) => [e.field, e.code]),
+      [[FIELD, 'token_stale']],
+    );
     const amount = await refusal(acceptWalletToken(token(), { ...payment, amountMinor: 101 }, live, FIELD, () => signedAt));
-    assert.deepEqual(amount.errors?.map((e) => e.code), ['amount_mismatch']);
+    assert.deepEqual(
+      amount.errors?.map((e) => e.code),
+      ['amount_mismatch'],
+    );
     const currency = await refusal(acceptWalletToken(token(), { ...payment, currency: 'eur' }, live, FIELD, () => signedAt));
-    assert.deepEqual(currency.errors?.map((e) => e.code), ['currency_mismatch']);
+    assert.deepEqual(
+      currency.errors?.map((e) => e.code),
+      ['currency_mismatch'],
+    );
     const brand = await refusal(acceptWalletToken(token(), { ...payment, acceptedBrands: ['mastercard'] }, live, FIELD, () => signedAt));
-    assert.deepEqual(brand.errors?.map((e) => [e.field, e.code]), [[FIELD, 'brand_not_accepted']]);
+    assert.deepEqual(
+      brand.errors?.map((e) => [e.field, e.code]),
+      [[FIELD, 'brand_not_accepted']],
+    );
   });
 
   test('a test-mode payment does not trust the vendor root, and live mode needs processing keys', async () => {
     const test = await refusal(acceptWalletToken(token(), { ...payment, mode: 'test' }, live, FIELD, () => signedAt));
-    assert.deepEqual(test.errors?.map((e) => e.code), ['token_certificate']);
+    assert.deepEqual(
+      test.errors?.map((e) => e.code),
+      ['token_certificate'],
+    );
     const unconfigured = await refusal(acceptWalletToken(token(), payment, { ...live, liveProcessingKeys: [] }, FIELD, () => signedAt));
     assert.equal(unconfigured.status, 503);
   });
@@ -70,7 +88,8 @@ describe('merchant validation URLs', () => {
       'https://apple-pay-gateway-cert.apple.com/paymentservices/startSession',
       'https://apple-pay-gateway-nc-pod5.apple.com/paymentservices/paymentSession',
       'https://cn-apple-pay-gateway-sh-pod1.apple.com/paymentservices/startSession',
-    ]) assert.equal(checkValidationUrl(url), undefined, url);
+    ])
+      assert.equal(checkValidationUrl(url), undefined, url);
     for (const url of [
       'http://apple-pay-gateway.apple.com/paymentservices/startSession',
       'https://apple-pay-gateway.apple.com:8443/x',
@@ -79,7 +98,8 @@ describe('merchant validation URLs', () => {
       'https://user:pw@apple-pay-gateway.apple.com/x',
       'https://127.0.0.1/startSession',
       'not a url',
-    ]) assert.ok(checkValidationUrl(url), url);
+    ])
+      assert.ok(checkValidationUrl(url), url);
   });
 
   test('test mode simulates the session; live mode without the merchant identity is a 503', async () => {

@@ -56,14 +56,54 @@ for (const vector of decryptableVectors()) {
   test(`${vector.name}: one flipped bit in data, signature, the key field or transactionId is a signature failure`, async () => {
     const keyField = vector.token.paymentData.version === 'EC_v1' ? 'ephemeralPublicKey' : 'wrappedKey';
     const flips: [string, (paymentData: WalletPaymentToken['paymentData']) => void][] = [
-      ['first byte of data', (data) => { data.data = flipBase64(data.data, 0); }],
-      ['GCM tag in data', (data) => { data.data = flipBase64(data.data, -1, 7); }],
-      ['signature value', (data) => { data.signature = flipBase64(data.signature, -20, 3); }],
-      ['signed attributes (signing time)', (data) => { data.signature = flipBase64(data.signature, Buffer.from(data.signature, 'base64').lastIndexOf(Buffer.from('170d', 'hex')) + 5); }],
-      [keyField, (data) => { data.header[keyField] = flipBase64(data.header[keyField]!, 40, 2); }],
-      ['transactionId', (data) => { data.header.transactionId = flipHex(data.header.transactionId, 5, 1); }],
-      ['transactionId letter case (same bytes, not the same text)', (data) => { data.header.transactionId = data.header.transactionId.replace(/[a-f]/, (letter) => letter.toUpperCase()); }],
-      ['version', (data) => { data.version = data.version.replace('_v1', '_v3'); }],
+      [
+        'first byte of data',
+        (data) => {
+          data.data = flipBase64(data.data, 0);
+        },
+      ],
+      [
+        'GCM tag in data',
+        (data) => {
+          data.data = flipBase64(data.data, -1, 7);
+        },
+      ],
+      [
+        'signature value',
+        (data) => {
+          data.signature = flipBase64(data.signature, -20, 3);
+        },
+      ],
+      [
+        'signed attributes (signing time)',
+        (data) => {
+          data.signature = flipBase64(data.signature, Buffer.from(data.signature, 'base64').lastIndexOf(Buffer.from('170d', 'hex')) + 5);
+        },
+      ],
+      [
+        keyField,
+        (data) => {
+          data.header[keyField] = flipBase64(data.header[keyField]!, 40, 2);
+        },
+      ],
+      [
+        'transactionId',
+        (data) => {
+          data.header.transactionId = flipHex(data.header.transactionId, 5, 1);
+        },
+      ],
+      [
+        'transactionId letter case (same bytes, not the same text)',
+        (data) => {
+          data.header.transactionId = data.header.transactionId.replace(/[a-f]/, (letter) => letter.toUpperCase());
+        },
+      ],
+      [
+        'version',
+        (data) => {
+          data.version = data.version.replace('_v1', '_v3');
+        },
+      ],
     ];
     for (const [where, flip] of flips) {
       assert.equal(await failure(withPaymentData(vector.token, flip), atSigningTime(vector.signedAt), [vector.key]), 'signature', where);
@@ -75,15 +115,20 @@ for (const vector of decryptableVectors()) {
   });
 
   test(`${vector.name}: a processing key the token does not name, or a changed publicKeyHash, is unknown_key`, async () => {
-    const others = decryptableVectors().filter((other) => other.name !== vector.name).map((other) => other.key);
+    const others = decryptableVectors()
+      .filter((other) => other.name !== vector.name)
+      .map((other) => other.key);
     assert.equal(await failure(vector.token, atSigningTime(vector.signedAt), [...others, testWalletPki.processingKey]), 'unknown_key');
-    const renamed = withPaymentData(vector.token, (data) => { data.header.publicKeyHash = flipBase64(data.header.publicKeyHash, 0); });
+    const renamed = withPaymentData(vector.token, (data) => {
+      data.header.publicKeyHash = flipBase64(data.header.publicKeyHash, 0);
+    });
     assert.equal(await failure(renamed, atSigningTime(vector.signedAt), [vector.key]), 'unknown_key');
   });
 
   test(`${vector.name}: the named certificate with another private key is a decryption failure`, async () => {
-    const other = decryptableVectors().find((candidate) => candidate.token.paymentData.version === vector.token.paymentData.version && candidate.name !== vector.name)
-      ?? decryptableVectors().find((candidate) => candidate.name !== vector.name)!;
+    const other =
+      decryptableVectors().find((candidate) => candidate.token.paymentData.version === vector.token.paymentData.version && candidate.name !== vector.name) ??
+      decryptableVectors().find((candidate) => candidate.name !== vector.name)!;
     const mismatched = { certificatePem: vector.key.certificatePem, privateKeyPem: other.key.privateKeyPem };
     assert.equal(await failure(vector.token, atSigningTime(vector.signedAt), [mismatched]), 'decryption');
   });
@@ -102,7 +147,9 @@ for (const vector of signatureOnlyVectors()) {
     assert.equal(await failure(vector.token, atSigningTime(vector.signedAt), []), 'unknown_key');
     assert.equal(await failure(vector.token, { rootsPem: [vendorRootPem] }, []), 'stale');
     assert.equal(await failure(vector.token, { rootsPem: [testWalletPki.rootPem], now: () => vector.signedAt }, []), 'certificate');
-    const tampered = withPaymentData(vector.token, (data) => { data.data = flipBase64(data.data, 10, 4); });
+    const tampered = withPaymentData(vector.token, (data) => {
+      data.data = flipBase64(data.data, 10, 4);
+    });
     assert.equal(await failure(tampered, atSigningTime(vector.signedAt), []), 'signature');
   });
 }
@@ -116,7 +163,9 @@ test('bits of the CMS encoding that pkijs reads leniently are refused (gala sign
   const accepted: string[] = [];
   for (const offset of offsets) {
     for (let bit = 0; bit < 8; bit++) {
-      const token = withPaymentData(gala.token, (data) => { data.signature = flipBase64(data.signature, offset, bit); });
+      const token = withPaymentData(gala.token, (data) => {
+        data.signature = flipBase64(data.signature, offset, bit);
+      });
       const outcome = await failure(token, atSigningTime(gala.signedAt), [gala.key]);
       if (outcome === 'opened' || outcome.startsWith('threw')) accepted.push(`${offset}:${bit} ${outcome}`);
     }
@@ -124,14 +173,16 @@ test('bits of the CMS encoding that pkijs reads leniently are refused (gala sign
   assert.deepEqual(accepted, []);
 });
 
-test('the parameters of the signer\'s signature algorithm, which nothing signs, are held to NULL (basis-theory RSA signature)', async () => {
+test("the parameters of the signer's signature algorithm, which nothing signs, are held to NULL (basis-theory RSA signature)", async () => {
   const rsa = decryptableVectors().find((vector) => vector.token.paymentData.version === 'RSA_v1')!;
   const cms = Buffer.from(rsa.token.paymentData.signature, 'base64');
   const nullAt = cms.lastIndexOf(Buffer.from('06092a864886f70d01010b0500', 'hex')) + 11;
   const accepted: string[] = [];
   for (const offset of [nullAt, nullAt + 1]) {
     for (let bit = 0; bit < 8; bit++) {
-      const token = withPaymentData(rsa.token, (data) => { data.signature = flipBase64(data.signature, offset, bit); });
+      const token = withPaymentData(rsa.token, (data) => {
+        data.signature = flipBase64(data.signature, offset, bit);
+      });
       const outcome = await failure(token, atSigningTime(rsa.signedAt), [rsa.key]);
       if (outcome === 'opened' || outcome.startsWith('threw')) accepted.push(`${offset}:${bit} ${outcome}`);
     }

@@ -77,22 +77,28 @@ test('every malformed field is reported at once', () => {
     paymentMethod: { displayName: false, network: [], type: 1 },
     transactionIdentifier: 5,
   };
-  assert.deepEqual(fieldsOf(token), [
-    ['/paymentData/data', 'type'],
-    ['/paymentData/signature', 'format'],
-    ['/paymentData/header/publicKeyHash', 'format'],
-    ['/paymentData/header/transactionId', 'format'],
-    ['/paymentData/header/ephemeralPublicKey', 'conditional_required'],
-    ['/paymentData/header/wrappedKey', 'not_allowed'],
-    ['/paymentMethod/displayName', 'type'],
-    ['/paymentMethod/network', 'type'],
-    ['/paymentMethod/type', 'type'],
-    ['/transactionIdentifier', 'type'],
-  ].map(([field, code]) => [pointer + field, code]));
+  assert.deepEqual(
+    fieldsOf(token),
+    [
+      ['/paymentData/data', 'type'],
+      ['/paymentData/signature', 'format'],
+      ['/paymentData/header/publicKeyHash', 'format'],
+      ['/paymentData/header/transactionId', 'format'],
+      ['/paymentData/header/ephemeralPublicKey', 'conditional_required'],
+      ['/paymentData/header/wrappedKey', 'not_allowed'],
+      ['/paymentMethod/displayName', 'type'],
+      ['/paymentMethod/network', 'type'],
+      ['/paymentMethod/type', 'type'],
+      ['/transactionIdentifier', 'type'],
+    ].map(([field, code]) => [pointer + field, code]),
+  );
   assert.equal(parseWalletToken(token, pointer).token, undefined);
 });
 
 test('a value that is not an object is reported at the pointer itself', () => {
   for (const value of [null, 'token', 3, [gala]]) assert.deepEqual(fieldsOf(value), [[pointer, 'type']], JSON.stringify(value));
-  assert.deepEqual(parseWalletToken('x', '/encryptedToken').errors.map((error) => error.field), ['/encryptedToken']);
+  assert.deepEqual(
+    parseWalletToken('x', '/encryptedToken').errors.map((error) => error.field),
+    ['/encryptedToken'],
+  );
 });

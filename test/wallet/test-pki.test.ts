@@ -51,7 +51,14 @@ test('the test PKI: root → intermediate (…6.2.14, CA) → signing leaf (…6
 });
 
 test('a minted token passes the structural check and opens to the payment it was minted with', async () => {
-  const token = await mintTestWalletToken({ ...payment, cryptogram: 'AgAAAAAAAIR8CQrXcIhbQAAAAAA=', eci: '05', network: 'Visa', displayName: 'Visa 1111', type: 'debit' });
+  const token = await mintTestWalletToken({
+    ...payment,
+    cryptogram: 'AgAAAAAAAIR8CQrXcIhbQAAAAAA=',
+    eci: '05',
+    network: 'Visa',
+    displayName: 'Visa 1111',
+    type: 'debit',
+  });
   assert.deepEqual(parseWalletToken(token, '').errors, []);
   assert.equal(token.paymentData.version, 'EC_v1');
   assert.deepEqual(token.paymentMethod, { displayName: 'Visa 1111', network: 'Visa', type: 'debit' });
@@ -92,7 +99,9 @@ test('the chain is checked at the signing time: a token signed before the test P
 test('freshness: up to maxAgeMs old and at most a minute ahead of the clock', async () => {
   const now = Date.now();
   const signedAgo = async (ms: number, maxAgeMs?: number) =>
-    failure(openWalletToken(await mintTestWalletToken(payment, new Date(now - ms)), { trust: { ...testTrust, now: () => now, ...(maxAgeMs ? { maxAgeMs } : {}) }, keys }));
+    failure(
+      openWalletToken(await mintTestWalletToken(payment, new Date(now - ms)), { trust: { ...testTrust, now: () => now, ...(maxAgeMs ? { maxAgeMs } : {}) }, keys }),
+    );
   assert.equal(await signedAgo(4 * 60_000), 'opened');
   assert.equal(await signedAgo(6 * 60_000), 'stale');
   assert.equal(await signedAgo(6 * 60_000, 10 * 60_000), 'opened');

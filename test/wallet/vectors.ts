@@ -58,7 +58,13 @@ function decryptable(name: string, tokenFile: string, keyFile: string, certifica
   const json = JSON.parse(read(tokenFile)) as Record<string, unknown>;
   // gala publishes paymentData alone (no paymentMethod, no transactionIdentifier).
   const token = ('paymentData' in json ? json : { paymentData: json }) as unknown as WalletPaymentToken;
-  return { name, token, key: { privateKeyPem: read(keyFile), certificatePem: read(certificateFile) }, signedAt: Date.parse(signedAt), payment: expected(payment, signedAt) };
+  return {
+    name,
+    token,
+    key: { privateKeyPem: read(keyFile), certificatePem: read(certificateFile) },
+    signedAt: Date.parse(signedAt),
+    payment: expected(payment, signedAt),
+  };
 }
 
 /** Fresh copies on every call: tests mutate tokens. */
@@ -74,9 +80,30 @@ export function decryptableVectors(): DecryptableVector[] {
       paymentDataType: '3DSecure',
       paymentData: { onlinePaymentCryptogram: 'AMwBRjPWDnAgAA7Rls7mAoABFA==' },
     }),
-    decryptable('basis-theory EC new', 'basis-theory/ec/token.new.json', 'basis-theory/ec/private.new.key', 'basis-theory/ec/apple_pay.new.pem', '2023-09-13T13:49:38Z', snapshot('decrypt should decrypt using EC 1')),
-    decryptable('basis-theory EC old', 'basis-theory/ec/token.old.json', 'basis-theory/ec/private.old.key', 'basis-theory/ec/apple_pay.old.pem', '2023-03-20T20:46:55Z', snapshot('decrypt should support rotation 1')),
-    decryptable('basis-theory RSA', 'basis-theory/rsa/token.json', 'basis-theory/rsa/private.key', 'basis-theory/rsa/apple_pay.pem', '2024-01-08T17:54:44Z', snapshot('decrypt should decrypt using RSA 1')),
+    decryptable(
+      'basis-theory EC new',
+      'basis-theory/ec/token.new.json',
+      'basis-theory/ec/private.new.key',
+      'basis-theory/ec/apple_pay.new.pem',
+      '2023-09-13T13:49:38Z',
+      snapshot('decrypt should decrypt using EC 1'),
+    ),
+    decryptable(
+      'basis-theory EC old',
+      'basis-theory/ec/token.old.json',
+      'basis-theory/ec/private.old.key',
+      'basis-theory/ec/apple_pay.old.pem',
+      '2023-03-20T20:46:55Z',
+      snapshot('decrypt should support rotation 1'),
+    ),
+    decryptable(
+      'basis-theory RSA',
+      'basis-theory/rsa/token.json',
+      'basis-theory/rsa/private.key',
+      'basis-theory/rsa/apple_pay.pem',
+      '2024-01-08T17:54:44Z',
+      snapshot('decrypt should decrypt using RSA 1'),
+    ),
   ];
 }
 

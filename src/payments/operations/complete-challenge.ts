@@ -6,15 +6,7 @@
 import { encodeCReq, type Authentication } from '../../threeds/server.ts';
 import type { CardData } from '../../acquirer/connector.ts';
 import { updateThreeDSSession } from '../../store/payment-pages.ts';
-import {
-  claimThreeDSSession,
-  commitSettlement,
-  concludeAuthentication,
-  releaseLease,
-  reverseLostAuthorisation,
-  sealBinding,
-  type CardStep,
-} from '../card-payment.ts';
+import { claimThreeDSSession, commitSettlement, concludeAuthentication, releaseLease, reverseLostAuthorisation, sealBinding, type CardStep } from '../card-payment.ts';
 import { customerOperation, stop } from './operation.ts';
 
 interface ChallengeEnd {

@@ -18,7 +18,8 @@ export interface Resolution {
 export const resolve = systemOperation({
   name: 'resolve',
   parse: (body: Resolution) => {
-    if (body.outcome !== 'success' && body.outcome !== 'failed') throw Problem.validation([{ field: '/outcome', code: 'enum', message: 'must be one of success, failed' }]);
+    if (body.outcome !== 'success' && body.outcome !== 'failed')
+      throw Problem.validation([{ field: '/outcome', code: 'enum', message: 'must be one of success, failed' }]);
     if (body.failureCode !== undefined && (body.outcome !== 'failed' || !failureCodes.includes(body.failureCode))) {
       throw Problem.validation([{ field: '/failureCode', code: 'enum', message: `is only allowed with outcome failed, one of ${failureCodes.join(', ')}` }]);
     }
@@ -27,7 +28,8 @@ export const resolve = systemOperation({
   load: (resolution, { ports }) => findTransaction(ports.store.read, resolution.reference),
   decide: (row, resolution) => {
     if (!row) throw Problem.notFound(`No transaction with reference ${resolution.reference}.`);
-    if (row.status !== 'manualintervention') throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a payment in manualintervention can be resolved.`);
+    if (row.status !== 'manualintervention')
+      throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a payment in manualintervention can be resolved.`);
     return resolution;
   },
   commit: async (tx, { reference, outcome, failureCode }, { now }) => {

@@ -42,9 +42,9 @@ export const foundation = (dialect: Dialect) => ({
       .addColumn('brand', 'text')
       .addColumn('webhook_url', 'text')
       .addColumn('page_token', 'text', (c) => c.notNull().unique())
-    .addColumn('flow', 'text', (c) => c.notNull())
-    .addColumn('echo', 'text', (c) => c.notNull())
-        .addColumn('details', 'text', (c) => c.notNull())
+      .addColumn('flow', 'text', (c) => c.notNull())
+      .addColumn('echo', 'text', (c) => c.notNull())
+      .addColumn('details', 'text', (c) => c.notNull())
       .addColumn('authentication', 'text')
       .addColumn('parent_reference', 'text')
       .addColumn('created', bigint, (c) => c.notNull())
@@ -52,18 +52,16 @@ export const foundation = (dialect: Dialect) => ({
       // Incremented by every update of the row: readers cache a payment's JSON per version.
       .addColumn('version', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('expires_at', bigint)
-    // Last on purpose: the request document is large and spills into overflow pages; every column
-    // before it stays on the row's own page, so reading a payment never walks that overflow chain.
-    .addColumn('request', 'text', (c) => c.notNull())
+      // Last on purpose: the request document is large and spills into overflow pages; every column
+      // before it stays on the row's own page, so reading a payment never walks that overflow chain.
+      .addColumn('request', 'text', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('transactions_pending_expiry').on('transactions').columns(['status', 'expires_at']).execute();
     // Partial: only refunds have a parent, so creating a sale touches no entry of this index.
     await db.schema.createIndex('transactions_parent').on('transactions').column('parent_reference').where('parent_reference', 'is not', null).execute();
     await db.schema
       .createTable('transaction_events')
-      .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
-        dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
-      )
+      .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
       .addColumn('reference', 'text', (c) => c.notNull())
       .addColumn('from_status', 'text')
       .addColumn('to_status', 'text', (c) => c.notNull())

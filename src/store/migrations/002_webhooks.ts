@@ -41,9 +41,7 @@ export const webhooks = (dialect: Dialect) => ({
     await db.schema.createIndex('webhook_deliveries_reference').on('webhook_deliveries').column('reference').execute();
     await db.schema
       .createTable('webhook_attempts')
-      .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
-        dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
-      )
+      .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
       .addColumn('delivery_id', 'text', (c) => c.notNull())
       .addColumn('at', bigint, (c) => c.notNull())
       .addColumn('duration_ms', 'integer', (c) => c.notNull())

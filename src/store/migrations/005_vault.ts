@@ -31,7 +31,11 @@ export const vault = () => ({
       .execute();
     for (const merchant of await db.selectFrom('merchants').select(['id', 'settings']).execute()) {
       const settings = { ...JSON.parse(merchant.settings), vaultPaymentPath: 'confirm' };
-      await db.updateTable('merchants').set({ settings: JSON.stringify(settings) }).where('id', '=', merchant.id).execute();
+      await db
+        .updateTable('merchants')
+        .set({ settings: JSON.stringify(settings) })
+        .where('id', '=', merchant.id)
+        .execute();
     }
   },
 });
