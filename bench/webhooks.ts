@@ -17,7 +17,7 @@ import { setWebhookUrl } from '../src/events/admin.ts';
 import { WebhookWorker } from '../src/events/worker.ts';
 import { insertTransaction } from '../src/store/transactions.ts';
 import { transition } from '../src/payments/transition.ts';
-import { newPageToken, newTransactionReference } from '../src/lib/tokens.ts';
+import { pendingPaymentRow } from '../test/events/support.ts';
 
 const EVENTS = 10_000;
 const TIME_BUDGET_MS = 20_000;
@@ -78,39 +78,9 @@ async function fillOutbox(store: Awaited<ReturnType<typeof openStore>>, merchant
     await Promise.all(
       Array.from({ length: Math.min(500, count - done) }, () =>
         store.transact(async (db) => {
-          const reference = newTransactionReference();
-          await insertTransaction(
-            db,
-            {
-              reference,
-              merchant_id: merchantId,
-              mode: 'test',
-              method: 'card',
-              type: 'sale',
-              status: 'pending',
-              failure_code: null,
-              amount_minor: 1000,
-              currency: 'eur',
-              language: 'eng',
-              return_url: null,
-              merchant_order_reference: null,
-              description: null,
-              metadata: null,
-              brand: null,
-              webhook_url: null,
-              page_token: newPageToken(),
-              flow: 'card',
-              echo: '{}',
-              request: '{}',
-              details: '{}',
-              authentication: null,
-              parent_reference: null,
-              created: now,
-              last_update: now,
-              expires_at: now + 900_000,
-            },
-            'created',
-          );
+          const row = { ...pendingPaymentRow(merchantId), created: now, last_update: now };
+          const { reference } = row;
+          await insertTransaction(db, row, 'created');
           await transition(db, { reference, from: 'pending', to: 'success', cause: 'bench', at: now });
         }),
       ),

@@ -8,6 +8,7 @@ import { serializePayment, type SerializableRow } from '../../src/payments/seria
 import { defaultSettings } from '../../src/merchants/merchants.ts';
 import { paymentMethods } from '../../src/ground/payment-method.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
+import { pendingPaymentRow } from '../events/support.ts';
 
 const settings = defaultSettings();
 const validationUrl = 'https://apple-pay-gateway.apple.com/paymentservices/startSession';
@@ -154,34 +155,7 @@ test('the enrollment reads its entry: dataType card, returnUrl required, 3-D Sec
 });
 
 function row(flow: string, type = 'sale'): SerializableRow {
-  return {
-    reference: 'r1',
-    merchant_id: 'm1',
-    mode: 'test',
-    method: 'card',
-    type,
-    status: 'pending',
-    failure_code: null,
-    amount_minor: 1000,
-    currency: 'eur',
-    language: 'eng',
-    return_url: null,
-    merchant_order_reference: null,
-    description: null,
-    metadata: null,
-    brand: null,
-    webhook_url: null,
-    page_token: 'tok',
-    flow,
-    echo: '{}',
-    details: '{}',
-    authentication: null,
-    parent_reference: null,
-    created: 1,
-    last_update: 1,
-    version: 1,
-    expires_at: null,
-  };
+  return { ...(pendingPaymentRow('m1', { reference: 'r1' }) as Omit<SerializableRow, 'version'>), page_token: 'tok', flow, type, version: 1 };
 }
 
 test('the payment object carries the addresses its flow answers with (§2.1)', () => {
