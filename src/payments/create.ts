@@ -32,9 +32,12 @@ export function validatePaymentBody(body: Record<string, unknown>, caller: Calle
 export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
   const flow = flowOf(request.flow);
   if (flow.creation === 'vault-card') return planVaultPayment(request, ctx);
-  const row = pendingTransactionRow({
-    ...request,
+  const row = pendingTransactionRow(request, {
     owner: ctx.caller,
+    method: request.method,
+    type: request.type,
+    flow: request.flow,
+    amountMinor: request.amountMinor,
     currency: request.currency.code,
     storedRequest: { storeInVault: request.storeInVault, preselectedBrand: request.brand, orderLines: request.orderLines },
     details: flow.expiryInDetails ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : {},
@@ -66,9 +69,12 @@ function planVaultPayment(request: PaymentRequest, ctx: CreateContext): NewTrans
       { field: '/details/vaultAccessToken', code: 'brand_not_accepted', message: `is a ${card.brand} card, a brand this merchant no longer accepts` },
     ]);
   }
-  const row = pendingTransactionRow({
-    ...request,
+  const row = pendingTransactionRow(request, {
     owner: ctx.caller,
+    method: request.method,
+    type: request.type,
+    flow: request.flow,
+    amountMinor: request.amountMinor,
     currency: request.currency.code,
     storedRequest: { vaultCardId: card.id, orderLines: request.orderLines },
     details: cardView(card),

@@ -39,8 +39,7 @@ export function parseEnrollmentRequest(body: Record<string, unknown>, mode: 'tes
 export function planEnrollment(body: Record<string, unknown>, ctx: { caller: Caller; now: number; expiryMs: number }): NewTransaction {
   const { errors, request } = parseEnrollmentRequest(body, ctx.caller.mode);
   if (!request) throw Problem.validation(errors);
-  const row = pendingTransactionRow({
-    ...request,
+  const row = pendingTransactionRow(request, {
     owner: ctx.caller,
     method: enrollment.method,
     type: enrollment.transactionTypes[0],
