@@ -10,24 +10,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
-import type { TransactionRow } from '../store/schema.ts';
 import { findByPageToken } from '../store/transactions.ts';
-import { ensurePaymentPage, findThreeDSSession, type PaymentPageRow } from '../store/payment-pages.ts';
+import { ensurePaymentPage, findThreeDSSession } from '../store/payment-pages.ts';
 import { randomBase62 } from '../lib/tokens.ts';
-import { findCurrency, formatAmount } from '../ground/amount.ts';
-import { isFinal, type Status } from '../ground/states.ts';
+import { findCurrency } from '../ground/amount.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
-import type { CardBrand } from '../ground/card-brand.ts';
 import { Problem } from '../ground/problem.ts';
 import { paymentPorts, type Ports } from '../payments/ports.ts';
 import type { CardStep } from '../payments/card-payment.ts';
-import { storedRequestOf } from '../payments/serialize.ts';
-import { flowOf, type Page } from '../payments/flows.ts';
+import { flowOf } from '../payments/flows.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { run } from '../payments/operations/run.ts';
 import type { AnyOperation } from '../payments/operations/operation.ts';
 import { cancel } from '../payments/operations/cancel.ts';
-import { chooseMethod, landingMethods } from '../payments/operations/choose-method.ts';
+import { chooseMethod } from '../payments/operations/choose-method.ts';
 import { payCard } from '../payments/operations/pay-card.ts';
 import { payStoredCard } from '../payments/operations/pay-stored-card.ts';
 import { completeChallenge } from '../payments/operations/complete-challenge.ts';
@@ -38,21 +34,10 @@ import { testWalletToken } from '../wallet/test-sheet.ts';
 import { encodeCReq } from '../threeds/server.ts';
 import { translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
-import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form, type PagePolicy } from './security.ts';
-import {
-  cardPage,
-  challengeFramePage,
-  challengePage,
-  landingPage,
-  messagePage,
-  notifyPage,
-  outcomePage,
-  redirect3ds1Page,
-  storedCardPage,
-  walletPage,
-  type PaymentView,
-} from './views.ts';
+import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form } from './security.ts';
+import { challengeFramePage, messagePage, notifyPage, type PaymentView } from './views.ts';
 import { acsPages } from './acs-pages.ts';
+import { amountText, notFound, pageShown, policy, respond, show, type Loaded } from './render.ts';
 
 interface Deps {
   config: Config;
@@ -61,47 +46,12 @@ interface Deps {
 
 type TokenRequest = FastifyRequest<{ Params: { token: string }; Body: Form }>;
 
-interface Loaded extends PaymentContext {
-  page: PaymentPageRow & object;
-  view: PaymentView;
-}
-
-/** What payUrl shows while the payment is pending: its flow's page, or on a landing page the page of the method the customer chose. */
-function pageShown(row: TransactionRow, page: { chosen_method: string | null }): Page {
-  const shown = flowOf(row.flow).page;
-  if (shown !== 'method-choice') return shown;
-  return page.chosen_method === 'card' ? 'card-form' : page.chosen_method === 'walletpay' ? 'wallet-sheet' : 'method-choice';
-}
-
-export function amountText(row: Pick<TransactionRow, 'amount_minor' | 'currency'>, htmlLang: string): string {
-  const currency = findCurrency(row.currency)!;
-  const decimal = formatAmount(row.amount_minor, currency);
-  try {
-    return new Intl.NumberFormat(htmlLang, {
-      style: 'currency',
-      currency: currency.code.toUpperCase(),
-      minimumFractionDigits: currency.exponent,
-      maximumFractionDigits: currency.exponent,
-    }).format(Number(decimal));
-  } catch {
-    return `${decimal} ${currency.code.toUpperCase()}`;
-  }
-}
-
 export async function pages(app: FastifyInstance, { config, store }: Deps) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   const ports: Ports = paymentPorts(config, store);
   /** Runs a customer operation on the loaded payment. */
   const perform = <Body, Answer>(op: AnyOperation<PaymentContext, Body, Answer>, { row, merchant }: Loaded, body: Body, log: FastifyRequest['log']) =>
     run(op, body, { ports, caller: { row, merchant }, now: Date.now(), log });
-
-  const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: TransactionRow): PagePolicy => ({
-    nonce,
-    frameAncestors: "'none'",
-    ...extra,
-    // A form's answer may redirect to the merchant's returnUrl: form-action must allow it.
-    formTargets: [...(extra.formTargets ?? []), sourceOf(row?.return_url)].filter((s): s is string => !!s),
-  });
 
   async function load(token: string): Promise<Loaded | undefined> {
     const row = await findByPageToken(store.read, token);
@@ -121,99 +71,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       returnUrl: row.return_url,
       enrollment: flowOf(row.flow).threeDS.operation === 'enrollment',
     };
-    return { row, merchant, page, view };
-  }
-
-  const notFound = (reply: FastifyReply) => {
-    const t = translator('eng');
-    const nonce = newNonce();
-    return sendPage(reply, policy(nonce), messagePage({ t, nonce }, t('notFoundTitle'), t('notFound')), 404);
-  };
-
-  /** What GET payUrl shows for the payment's current state. */
-  function show(reply: FastifyReply, loaded: Loaded, status = 200) {
-    const { row, page, view, merchant } = loaded;
-    const { nonce } = view;
-    if (row.status !== 'pending') return sendPage(reply, policy(nonce, {}, row), outcomePage(view, row.status, row.failure_code), status);
-    const stored = storedRequestOf(row);
-    const cardAvailable = ports.acquirers.available(row.mode);
-    const shown = pageShown(row, page);
-    if (shown === 'method-choice') {
-      const methods = landingMethods(merchant.settings, row.mode, cardAvailable);
-      if (methods.length === 0) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
-      const validUntil = row.expires_at ? new Date(row.expires_at).toISOString().slice(0, 16).replace('T', ' ') : undefined;
-      return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
-    }
-    if (shown === 'wallet-sheet') {
-      // Live hosted wallet payments need the wallet's own button and sheet, which Kassa does not serve yet.
-      if (row.mode !== 'test') return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('walletUnavailable')), 503);
-      return sendPage(reply, policy(nonce, {}, row), walletPage(view), status);
-    }
-    if (shown === 'card-form' || shown === 'stored-card') {
-      if (!cardAvailable) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
-      if (shown === 'stored-card') return sendPage(reply, policy(nonce, {}, row), storedCardPage(view, storedCardState(loaded)), status);
-      return sendPage(reply, policy(nonce, {}, row), cardPage(view, { accepted: merchant.settings.cardBrands, preselected: stored.preselectedBrand }), status);
-    }
-    return sendPage(reply, policy(nonce, {}, row), outcomePage(view, 'pending', null), status);
-  }
-
-  /** The stored card of a vault payment as its page shows it (from the payment's own details: no vault read). */
-  function storedCardState({ row, merchant }: Loaded) {
-    const details = JSON.parse(row.details) as { maskedPan: string; cardholderFirstName?: string; cardholderLastName?: string };
-    return {
-      brand: row.brand as CardBrand,
-      maskedPan: details.maskedPan,
-      holderName: [details.cardholderFirstName, details.cardholderLastName].filter(Boolean).join(' ') || undefined,
-      askCvc: merchant.settings.vaultPaymentPath === 'confirm',
-    };
-  }
-
-  /** After a step of the card operation: redirect, or the page for the next step. */
-  function respond(reply: FastifyReply, loaded: Loaded, step: CardStep, form?: { expiry?: string; holderName?: string }, returnBy: 'redirect' | 'page' = 'redirect') {
-    const { view, row, merchant } = loaded;
-    const { nonce } = view;
-    switch (step.step) {
-      case 'final': {
-        const leaving = (isFinal(step.row.status as Status) || step.row.status === 'manualintervention') && step.row.return_url;
-        if (leaving && returnBy === 'redirect') return reply.code(303).header('Cache-Control', 'no-store').redirect(step.row.return_url!, 303);
-        return sendPage(reply, policy(nonce, {}, step.row), outcomePage(view, step.row.status, step.row.failure_code, false, leaving ? step.row.return_url! : undefined));
-      }
-      case 'invalid':
-        if (flowOf(row.flow).page === 'stored-card') {
-          return sendPage(reply, policy(nonce, {}, row), storedCardPage(view, { ...storedCardState(loaded), errors: step.errors, attemptsLeft: step.attemptsLeft }), 422);
-        }
-        return sendPage(
-          reply,
-          policy(nonce, {}, row),
-          cardPage(view, {
-            accepted: merchant.settings.cardBrands,
-            preselected: storedRequestOf(row).preselectedBrand,
-            errors: step.errors,
-            values: form,
-            attemptsLeft: step.attemptsLeft,
-          }),
-          422,
-        );
-      case 'busy':
-        return sendPage(reply, policy(nonce, {}, row), outcomePage(view, 'pending', null, true), 409);
-      case 'unavailable':
-        return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
-      case 'stale':
-        return reply.code(303).header('Cache-Control', 'no-store').redirect(`/pay/${view.token}`, 303);
-      case 'challenge':
-        return sendPage(
-          reply,
-          policy(nonce, { frameTargets: [sourceOf(step.acsUrl)!] }, row),
-          challengePage(view, { sessionId: step.session.id, windowSize: step.session.window_size ?? 'FULL_SCREEN', sealedCard: step.sealedCard, pending: step.pending }),
-          step.pending ? 409 : 200,
-        );
-      case 'redirect3ds1':
-        return sendPage(
-          reply,
-          policy(nonce, { formTargets: [sourceOf(step.acsUrl)!] }, row),
-          redirect3ds1Page(view, { acsUrl: step.acsUrl, paReq: step.paReq, md: step.md, termUrl: `${config.publicUrl}/pay/${view.token}/3ds1` }),
-        );
-    }
+    return { row, merchant, page, view, publicUrl: config.publicUrl };
   }
 
   /** Loads the payment of a form post and checks its CSRF token; undefined when the reply was sent. */
@@ -265,7 +123,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.get<{ Params: { token: string } }>('/pay/:token', async (request, reply) => {
     const loaded = await load(request.params.token);
     if (!loaded) return notFound(reply);
-    return show(reply, loaded);
+    return show(ports, reply, loaded);
   });
 
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/method', async (request, reply) => {
@@ -285,7 +143,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/wallet', async (request, reply) => {
     const loaded = await loadForm(request, reply);
     if (!loaded) return reply;
-    if (pageShown(loaded.row, loaded.page) !== 'wallet-sheet' || loaded.row.mode !== 'test') return show(reply, loaded, 409);
+    if (pageShown(loaded.row, loaded.page) !== 'wallet-sheet' || loaded.row.mode !== 'test') return show(ports, reply, loaded, 409);
     if (loaded.row.status !== 'pending') return respond(reply, loaded, { step: 'final', row: loaded.row });
     try {
       return respond(reply, loaded, await payWithTestWallet(loaded, request.log));
@@ -308,7 +166,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
       brand: field(body, 'brand'),
     };
     const step = await perform(payCard, loaded, { form, browser: browserOf(request) }, request.log);
-    return respond(reply, loaded, step, { expiry: form.expiry, holderName: form.holderName });
+    return respond(reply, loaded, step, { form: { expiry: form.expiry, holderName: form.holderName } });
   });
 
   // A vault payment: the card comes from the vault; on the confirm path the form brings the CVC.
@@ -369,7 +227,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     const loaded = await load(request.params.token);
     if (!loaded) return notFound(reply);
     const step = await perform(complete3ds1, loaded, { paRes: field(request.body, 'PaRes') ?? '', md: field(request.body, 'MD') ?? '' }, request.log);
-    return respond(reply, loaded, step, undefined, 'page');
+    return respond(reply, loaded, step, { returnBy: 'page' });
   });
 
   /**
