@@ -6,11 +6,11 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { TransactionRow } from '../store/schema.ts';
-import { type PaymentPageRow } from '../store/payment-pages.ts';
+import type { PaymentPageRow } from '../store/payment-pages.ts';
 import { findCurrency, formatAmount } from '../ground/amount.ts';
 import { isFinal, type Status } from '../ground/states.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
-import { type Ports } from '../payments/ports.ts';
+import type { Ports } from '../payments/ports.ts';
 import type { CardStep } from '../payments/card-payment.ts';
 import { storedRequestOf } from '../payments/serialize.ts';
 import { flowOf, type Page } from '../payments/flows.ts';
