@@ -41,6 +41,50 @@ export const insertIdempotencyRecord = prepare(
   { deferrable: true },
 );
 
+/**
+ * The record of a request in flight (`status` null), sent at once, never held back to the end of
+ * the unit like the record of a finished request: a duplicate must fail (on PostgreSQL, wait for
+ * the first request's unit, then fail) before the unit goes on to reserve anything.
+ */
+export async function holdIdempotencyRecord(db: Db, r: IdempotencyKey & { fingerprint: string; created: number }): Promise<void> {
+  await db
+    .insertInto('idempotency_records')
+    .values({
+      merchant_id: r.merchantId,
+      mode: r.mode,
+      route: r.route,
+      idempotency_reference: r.idempotencyReference,
+      fingerprint: r.fingerprint,
+      status_code: null,
+      response_body: null,
+      created: r.created,
+    })
+    .execute();
+}
+
+/** Records the outcome of a request whose record was held in flight. */
+export async function completeIdempotencyRecord(db: Db, key: IdempotencyKey, outcome: { status: number; body: string }): Promise<void> {
+  await db
+    .updateTable('idempotency_records')
+    .set({ status_code: outcome.status, response_body: outcome.body })
+    .where('merchant_id', '=', key.merchantId)
+    .where('mode', '=', key.mode)
+    .where('route', '=', key.route)
+    .where('idempotency_reference', '=', key.idempotencyReference)
+    .execute();
+}
+
+/** Forgets a record held in flight whose request ended in an outcome that is not kept (DESIGN §3: 5xx, 409, …). */
+export async function deleteIdempotencyRecord(db: Db, key: IdempotencyKey): Promise<void> {
+  await db
+    .deleteFrom('idempotency_records')
+    .where('merchant_id', '=', key.merchantId)
+    .where('mode', '=', key.mode)
+    .where('route', '=', key.route)
+    .where('idempotency_reference', '=', key.idempotencyReference)
+    .execute();
+}
+
 /** A primary key or unique constraint refused a row: SQLSTATE 23505 on PostgreSQL, the extended result codes on SQLite. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: string })?.code;

@@ -10,7 +10,15 @@ import { stringify as sortedJson } from 'safe-stable-stringify';
 import { Problem } from '../../ground/problem.ts';
 import type { Db, Store } from '../../store/store.ts';
 import type { Mode } from '../../store/schema.ts';
-import { findIdempotencyRecord, insertIdempotencyRecord, isUniqueViolation, type IdempotencyKey } from '../../store/idempotency-records.ts';
+import {
+  completeIdempotencyRecord,
+  deleteIdempotencyRecord,
+  findIdempotencyRecord,
+  holdIdempotencyRecord,
+  insertIdempotencyRecord,
+  isUniqueViolation,
+  type IdempotencyKey,
+} from '../../store/idempotency-records.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
 
 export interface Outcome {
@@ -40,51 +48,97 @@ export async function runIdempotent(
   body: unknown,
   operation: (db: Db) => Promise<Outcome>,
 ): Promise<Outcome> {
-  if (idempotencyReference === undefined) return store.transact(operation);
-  if (idempotencyReference.length === 0 || idempotencyReference.length > MAX_REFERENCE_LENGTH) {
-    throw new Problem(400, 'Invalid Idempotency-Reference', `The Idempotency-Reference header must be 1 to ${MAX_REFERENCE_LENGTH} characters.`);
-  }
-  const key = { ...scope, idempotencyReference };
-  // Keys sorted at every level (RFC 8785's order; JSON numbers and strings as JSON.stringify writes them, as RFC 8785 does).
-  const fingerprint = sha256Hex(sortedJson(body ?? null) ?? '');
+  const record = IdempotencyRecord.of(scope, idempotencyReference, body);
+  if (!record) return store.transact(operation);
   try {
     // The unique key decides: a duplicate's record insert fails, its unit rolls back whole (payment
     // included), and it replays the record once committed. No look-up first: that would cost
     // every request a query (a round trip on PostgreSQL) to save work only on retries.
-    return await store.transact(async (db) => insertRecord(db, key, fingerprint, await operation(db)));
+    return await store.transact(async (db) => record.record(db, await operation(db)));
   } catch (error) {
-    if (isUniqueViolation(error)) return replayStored(store, key, fingerprint, error);
-    if (error instanceof Problem && !(error instanceof RecordProblem) && isStored(error.status)) {
-      const outcome = { status: error.status, body: error.toBody() };
-      try {
-        await store.transact((db) => insertRecord(db, key, fingerprint, outcome));
-      } catch (insertError) {
-        // Another request with this reference was recorded first: its outcome is the answer.
-        if (isUniqueViolation(insertError)) return replayStored(store, key, fingerprint, error);
-      }
-    } else if (error instanceof Problem && !(error instanceof RecordProblem)) {
-      // A retry of a request already answered can clash with the state that answer left (a
-      // completion finds the payment completed): it gets the recorded answer, if there is one.
-      return replayStored(store, key, fingerprint, error);
-    }
-    throw error;
+    return record.recover(store, error);
   }
 }
 
-async function replayStored(store: Store, key: IdempotencyKey, fingerprint: string, otherwise: unknown): Promise<Outcome> {
-  const existing = await findIdempotencyRecord(store.read, key);
-  if (!existing) throw otherwise;
-  return replay(existing, fingerprint);
+/**
+ * One request's record. Written with the operation's own writes (`record`); or, for an
+ * operation that reserves before acting (a refund's amount), held in flight from the
+ * reservation's unit on (`hold`), so that a second request with the reference meanwhile gets
+ * 409 instead of reserving again, and completed in the committing unit.
+ */
+export class IdempotencyRecord {
+  private held = false;
+
+  private constructor(
+    private readonly key: IdempotencyKey,
+    private readonly fingerprint: string,
+  ) {}
+
+  /** The request's record, or undefined without an Idempotency-Reference. */
+  static of(scope: Scope, idempotencyReference: string | undefined, body: unknown): IdempotencyRecord | undefined {
+    if (idempotencyReference === undefined) return undefined;
+    if (idempotencyReference.length === 0 || idempotencyReference.length > MAX_REFERENCE_LENGTH) {
+      throw new Problem(400, 'Invalid Idempotency-Reference', `The Idempotency-Reference header must be 1 to ${MAX_REFERENCE_LENGTH} characters.`);
+    }
+    // Keys sorted at every level (RFC 8785's order; JSON numbers and strings as JSON.stringify writes them, as RFC 8785 does).
+    return new IdempotencyRecord({ ...scope, idempotencyReference }, sha256Hex(sortedJson(body ?? null) ?? ''));
+  }
+
+  /** Runs the reservation's unit of work with the record in it, in flight. A duplicate fails here on the unique key. */
+  async hold<T>(store: Store, reserve: (db: Db) => Promise<T>): Promise<T> {
+    const reserved = await store.transact(async (db) => {
+      await holdIdempotencyRecord(db, { ...this.key, fingerprint: this.fingerprint, created: Date.now() });
+      return reserve(db);
+    });
+    this.held = true;
+    return reserved;
+  }
+
+  /** In the committing unit of work: the outcome, replayed to every later request with the reference. */
+  async record(db: Db, outcome: Outcome): Promise<Outcome> {
+    const json = JSON.stringify(outcome.body);
+    if (this.held) await completeIdempotencyRecord(db, this.key, { status: outcome.status, body: json });
+    else await insertIdempotencyRecord(db, { ...this.key, fingerprint: this.fingerprint, status: outcome.status, body: json, created: Date.now() });
+    return { ...outcome, json };
+  }
+
+  /** After the request failed: the answer recorded for the reference, or the error again (a Problem kept for later requests). */
+  async recover(store: Store, error: unknown): Promise<Outcome> {
+    if (isUniqueViolation(error)) return this.replayStored(store, error);
+    const problem = error instanceof Problem && !(error instanceof RecordProblem) ? error : undefined;
+    const kept = problem !== undefined && isStored(problem.status);
+    if (this.held) {
+      // This request holds the reference: nobody else can have recorded it.
+      await store.transact(async (db) => {
+        if (problem && kept) await this.record(db, { status: problem.status, body: problem.toBody() });
+        else await deleteIdempotencyRecord(db, this.key);
+      });
+      throw error;
+    }
+    if (problem && kept) {
+      try {
+        await store.transact((db) => this.record(db, { status: problem.status, body: problem.toBody() }));
+      } catch (insertError) {
+        // Another request with this reference was recorded first: its outcome is the answer.
+        if (isUniqueViolation(insertError)) return this.replayStored(store, error);
+      }
+    } else if (problem) {
+      // A retry of a request already answered can clash with the state that answer left (a
+      // completion finds the payment completed): it gets the recorded answer, if there is one.
+      return this.replayStored(store, error);
+    }
+    throw error;
+  }
+
+  private async replayStored(store: Store, otherwise: unknown): Promise<Outcome> {
+    const existing = await findIdempotencyRecord(store.read, this.key);
+    if (!existing) throw otherwise;
+    return replay(existing, this.fingerprint);
+  }
 }
 
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
 const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);
-
-async function insertRecord(db: Db, key: IdempotencyKey, fingerprint: string, outcome: Outcome): Promise<Outcome> {
-  const json = JSON.stringify(outcome.body);
-  await insertIdempotencyRecord(db, { ...key, fingerprint, status: outcome.status, body: json, created: Date.now() });
-  return { ...outcome, json };
-}
 
 function replay(record: { fingerprint: string; status_code: number | null; response_body: string | null }, fingerprint: string): Outcome {
   if (record.fingerprint !== fingerprint) {

@@ -3,7 +3,7 @@
  * of work around `commit`, the release of a reservation when acting fails, and for the
  * merchant API the Idempotency-Reference (DESIGN §3, idempotency.ts).
  */
-import { runIdempotent, type Outcome } from './idempotency.ts';
+import { IdempotencyRecord, runIdempotent, type Outcome } from './idempotency.ts';
 import { Stop, type AnyOperation, type Context } from './operation.ts';
 
 export type { Outcome } from './idempotency.ts';
@@ -53,6 +53,9 @@ export async function runForMerchant<Caller extends Merchant, Body>(
   ctx: Context<Caller>,
   idempotencyReference: string | undefined,
 ): Promise<Outcome> {
+  const scope = { merchantId: ctx.caller.merchantId, mode: ctx.caller.mode, route: op.scope ?? op.name };
+  const held = op.reserve && IdempotencyRecord.of(scope, idempotencyReference, body);
+  if (held) return runHeld(op, body, ctx, held);
   let acted: unknown;
   let failure: { error: unknown } | undefined;
   try {
@@ -63,7 +66,6 @@ export async function runForMerchant<Caller extends Merchant, Body>(
   }
   if (acted instanceof Stop) return { status: 200, body: acted.answer };
   let out: unknown;
-  const scope = { merchantId: ctx.caller.merchantId, mode: ctx.caller.mode, route: op.scope ?? op.name };
   const outcome = await runIdempotent(ctx.ports.store, scope, idempotencyReference, body, async (tx) => {
     if (failure) throw failure.error;
     out = await op.commit(tx, acted, ctx);
@@ -73,17 +75,48 @@ export async function runForMerchant<Caller extends Merchant, Body>(
   return outcome;
 }
 
+/**
+ * An operation that reserves before acting (a refund's amount), under an Idempotency-Reference:
+ * the record is held in flight from the reservation's unit on, so a second request with the
+ * reference gets 409 (then the answer) and never reserves a second time.
+ */
+async function runHeld<Caller, Body>(op: AnyOperation<Caller, Body>, body: Body, ctx: Context<Caller>, record: IdempotencyRecord): Promise<Outcome> {
+  const { store } = ctx.ports;
+  try {
+    const input = op.parse(body, ctx);
+    const plan = op.decide(await op.load(input, ctx), input, ctx);
+    const reserved = await record.hold(store, (tx) => op.reserve!(tx, plan, ctx));
+    if (reserved instanceof Stop) return await store.transact((tx) => record.record(tx, { status: 200, body: reserved.answer }));
+    const acted = await actOrRelease(op, reserved, ctx);
+    let out: unknown;
+    const outcome = await store.transact(async (tx) => {
+      out = await op.commit(tx, acted, ctx);
+      return record.record(tx, { status: 200, body: op.answer(out, ctx) });
+    });
+    await op.after?.(out, acted, ctx);
+    return outcome;
+  } catch (error) {
+    return record.recover(store, error);
+  }
+}
+
 /** parse → load → decide → reserve → act: everything before the committing unit of work. */
 async function prepare<Caller, Body, Answer>(op: AnyOperation<Caller, Body, Answer>, body: Body, ctx: Context<Caller>): Promise<unknown> {
   const input = op.parse(body, ctx);
   const state = await op.load(input, ctx);
   let plan = op.decide(state, input, ctx);
-  const { reserve, release, act } = op;
+  const { reserve } = op;
   if (reserve) {
     const reserved = await ctx.ports.store.transact((tx) => reserve(tx, plan, ctx));
     if (reserved instanceof Stop) return reserved;
     plan = reserved;
   }
+  return actOrRelease(op, plan, ctx);
+}
+
+/** act; when it fails, the reservation (if any) is given back in its own unit of work. */
+async function actOrRelease<Caller>(op: AnyOperation<Caller>, plan: unknown, ctx: Context<Caller>): Promise<unknown> {
+  const { reserve, release, act } = op;
   if (!act) return plan;
   try {
     return await act(plan, ctx);
