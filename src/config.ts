@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseIsoDuration } from './lib/duration.ts';
+import { cardBrands, type CardBrand } from './ground/card-brand.ts';
 import { loadWebhookSettings, type WebhookSettings } from './events/settings.ts';
 import { loadWalletSettings, type WalletSettings } from './wallet/settings.ts';
 
@@ -25,6 +26,8 @@ export interface Config {
   /** Default time a pending payment may stay pending before it expires (ISO 8601 duration). */
   paymentExpiry: string;
   paymentExpiryMs: number;
+  /** How long after a payment it can be refunded, per card network (DESIGN §3 "Refunds"): REFUND_WINDOW, REFUND_WINDOWS. */
+  refundWindows: RefundWindows;
   /** How often the background sweeper looks for expired payments. */
   expirySweepIntervalMs: number;
   /** Run the background workers (expiry sweeper, …) in this process. */
@@ -96,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: synchronous,
     paymentExpiry,
     paymentExpiryMs,
+    refundWindows: refundWindows(env),
     expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 5000),
     runWorkers: flag(env, 'RUN_WORKERS', true),
     demoMerchant: flag(env, 'DEMO_MERCHANT', true),
@@ -121,6 +125,29 @@ export function loadConfig(env: Env = process.env): Config {
         : positive(env, 'HTTP_PROCESSES'),
     databasePoolSize: env.DATABASE_POOL_SIZE ? positive(env, 'DATABASE_POOL_SIZE') : 10,
   };
+}
+
+export interface RefundWindows {
+  /** For a network without its own window (ms). */
+  default: number;
+  byBrand: Partial<Record<CardBrand, number>>;
+}
+
+/** `REFUND_WINDOW=P180D` for every network, `REFUND_WINDOWS=amex=P365D,visa=P120D` for some. */
+function refundWindows(env: Env): RefundWindows {
+  const duration = (name: string, raw: string) => {
+    const ms = parseIsoDuration(raw);
+    if (ms === undefined || ms <= 0) throw new Error(`${name} must be a positive ISO 8601 duration such as P180D, got "${raw}"`);
+    return ms;
+  };
+  const byBrand: Partial<Record<CardBrand, number>> = {};
+  for (const entry of (env.REFUND_WINDOWS || '').split(',').filter(Boolean)) {
+    const [brand, raw] = entry.split('=').map((part) => part.trim());
+    if (!cardBrands.includes(brand as CardBrand) || raw === undefined)
+      throw new Error(`REFUND_WINDOWS must list brand=duration pairs (brands: ${cardBrands.join(', ')}), got "${entry}"`);
+    byBrand[brand as CardBrand] = duration('REFUND_WINDOWS', raw);
+  }
+  return { default: duration('REFUND_WINDOW', env.REFUND_WINDOW || 'P180D'), byBrand };
 }
 
 function cardSealKey(raw: string | undefined): Buffer {

@@ -56,3 +56,14 @@ export function scenarioFor(amountMinor: number, exponent: number): Scenario {
   const cents = centsOf(amountMinor, exponent);
   return scenarioTable.find((row) => row.cents === cents) ?? defaultScenario;
 }
+
+/**
+ * Refunds in test mode: the refund amount's cents pick the outcome as a payment's do. A refund
+ * whose cents make a payment decline (.21, .22, .23) is refused by the acquirer → failed; every
+ * other refund succeeds.
+ */
+export const refundRefusals: Partial<Record<AcquirerBehaviour, string>> = {
+  card_refused: 'the acquirer refused the refund',
+  insufficient_funds: 'the merchant account cannot fund the refund',
+  fraud_detected: 'the acquirer refused the refund as suspicious',
+};

@@ -6,7 +6,7 @@
 import { randomBase62 } from '../lib/tokens.ts';
 import { findCurrency } from '../ground/amount.ts';
 import type { AcquirerConnector, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult } from './connector.ts';
-import { scenarioFor } from './scenarios.ts';
+import { refundRefusals, scenarioFor } from './scenarios.ts';
 
 const REMEMBERED_KEYS = 10_000;
 
@@ -43,7 +43,11 @@ export class SimulatedAcquirer implements AcquirerConnector {
 
   async refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
     return this.once(`refund:${idempotencyKey}`, () => {
-      if (!findCurrency(request.currency)) return { outcome: 'refused', reason: 'unknown currency' };
+      const currency = findCurrency(request.currency);
+      if (!currency) return { outcome: 'refused', reason: 'unknown currency' };
+      // The refund's own cents pick its outcome, as a payment's do (scenarios.ts).
+      const refusal = refundRefusals[scenarioFor(request.amountMinor, currency.exponent).acquirer];
+      if (refusal) return { outcome: 'refused', reason: refusal };
       return { outcome: 'done', acquirerReference: `sim_${randomBase62(20)}` };
     });
   }

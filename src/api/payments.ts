@@ -14,6 +14,7 @@ import { serializePayment } from '../payments/serialize.ts';
 import { createPayment } from '../payments/operations/create-payment.ts';
 import { capture } from '../payments/operations/capture.ts';
 import { reversal } from '../payments/operations/reversal.ts';
+import { refund } from '../payments/operations/refund.ts';
 import { enrol } from '../payments/operations/enrol.ts';
 import { completeTestPayment } from '../payments/operations/complete-test-payment.ts';
 import { cancel } from '../payments/operations/cancel.ts';
@@ -47,6 +48,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
   app.post('/token', handle(enrol, ports));
   app.post('/capture', handle(capture, ports));
   app.post('/reversal', handle(reversal, ports));
+  app.post('/refund', handle(refund, ports));
   app.post('/test/complete', { preHandler: testModeOnly }, handle(completeTestPayment, ports));
 
   app.get<{ Querystring: Static<typeof TransactionQuery> }>('/transaction', { schema: { querystring: TransactionQuery } }, async (request, reply) => {

@@ -11,7 +11,7 @@ import { findByPageToken } from '../store/transactions.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
 import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
-import { flowOf } from '../payments/flows.ts';
+import { addressesOf } from '../payments/flows.ts';
 import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts';
 import { payWallet } from '../payments/operations/pay-wallet.ts';
 import { run, runLater, settleLaterRuns } from '../payments/operations/run.ts';
@@ -27,7 +27,7 @@ export async function walletApi(app: FastifyInstance, { config, store, keys }: D
   app.post<{ Params: { token: string } }>('/card-data/:token', async (request) => {
     const caller = await authenticate(request, keys, false);
     const row = await findByPageToken(store.read, request.params.token);
-    if (!row || !flowOf(row.flow).answer.cardDataUrl || (caller && (caller.merchantId !== row.merchant_id || caller.mode !== row.mode))) {
+    if (!row || !addressesOf(row).cardDataUrl || (caller && (caller.merchantId !== row.merchant_id || caller.mode !== row.mode))) {
       throw Problem.notFound('No payment has this card data address.');
     }
     const body = objectBody(request.body);

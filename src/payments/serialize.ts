@@ -3,7 +3,7 @@ import type { TransactionRow } from '../store/schema.ts';
 import { amountNumber, findCurrency } from '../ground/amount.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { ThreeDSData } from '../threeds/fields.ts';
-import { flowOf } from './flows.ts';
+import { addressesOf } from './flows.ts';
 
 export interface PaymentLinks {
   publicUrl: string;
@@ -38,7 +38,7 @@ export type SerializableRow = Omit<TransactionRow, 'request'>;
 
 export function serializePayment(row: SerializableRow, publicUrl: string): Record<string, unknown> {
   const currency = findCurrency(row.currency)!;
-  const { answer } = flowOf(row.flow);
+  const answer = addressesOf(row);
   const payment: Record<string, unknown> = {
     reference: row.reference,
     created: row.created,
@@ -52,8 +52,7 @@ export function serializePayment(row: SerializableRow, publicUrl: string): Recor
   };
   if (row.failure_code) payment.failureCode = row.failure_code;
   if (row.return_url) payment.returnUrl = row.return_url;
-  // A refund (type credit, DESIGN §2) has no page, whatever its payment's flow.
-  if (answer.payUrl && row.type !== 'credit') payment.payUrl = payUrlOf(publicUrl, row.page_token);
+  if (answer.payUrl) payment.payUrl = payUrlOf(publicUrl, row.page_token);
   if (answer.cancelUrl) payment.cancelUrl = cancelUrlOf(publicUrl, row.page_token);
   if (answer.cardDataUrl) payment.cardDataUrl = cardDataUrlOf(publicUrl, row.page_token);
   if (row.merchant_order_reference) payment.merchantOrderReference = row.merchant_order_reference;

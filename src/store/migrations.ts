@@ -11,6 +11,7 @@ import { pages } from './migrations/003_pages.ts';
 import { housekeeping } from './migrations/004_housekeeping.ts';
 import { vault } from './migrations/005_vault.ts';
 import { wallet } from './migrations/006_wallet.ts';
+import { refunds } from './migrations/007_refunds.ts';
 
 const migrations = (dialect: Dialect): Record<string, Migration> => ({
   '001_foundation': foundation(dialect),
@@ -19,6 +20,7 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
   '004_housekeeping': housekeeping(),
   '005_vault': vault(),
   '006_wallet': wallet(),
+  '007_refunds': refunds(),
 });
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {

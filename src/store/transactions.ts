@@ -123,6 +123,43 @@ export async function claimDuePayments(db: Db, dialect: Dialect, now: number, li
   return query.execute();
 }
 
+/**
+ * A sale, locked until the unit of work ends (PostgreSQL: FOR UPDATE), so that units
+ * reserving refunds of it run one after another in every process; SQLite runs one unit
+ * at a time anyway.
+ */
+export async function lockTransaction(db: Db, dialect: Dialect, reference: string) {
+  let query = db.selectFrom('transactions').selectAll().where('reference', '=', reference);
+  if (dialect === 'postgres') query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** What a sale's refunds hold: `reserved` counts pending and successful ones (DESIGN §3 "Refunds"), `refunded` the successful. */
+export async function refundTotals(db: Db, saleReference: string): Promise<{ reserved: number; refunded: number }> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select(['status', (eb) => eb.fn.sum<number | string>('amount_minor').as('total')])
+    .where('parent_reference', '=', saleReference)
+    .where('type', '=', 'credit')
+    .where('status', 'in', ['pending', 'success'])
+    .groupBy('status')
+    .execute();
+  const total = (status: string) => Number(rows.find((row) => row.status === status)?.total ?? 0);
+  return { reserved: total('pending') + total('success'), refunded: total('success') };
+}
+
+/**
+ * Replaces a transaction's `details` (what its payment object shows), bumping its version for
+ * the readers' caches. Its status and `lastUpdate` stay: they tell of its own state changes.
+ */
+export async function setTransactionDetails(db: Db, reference: string, details: string): Promise<void> {
+  await db
+    .updateTable('transactions')
+    .set((eb) => ({ details, version: eb('version', '+', 1) }))
+    .where('reference', '=', reference)
+    .execute();
+}
+
 export async function findByPageToken(db: Db, pageToken: string): Promise<TransactionRow | undefined> {
   return (await selectByPageToken(db, { pageToken })).rows[0];
 }

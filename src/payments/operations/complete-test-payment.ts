@@ -10,6 +10,7 @@ import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { serializePayment } from '../serialize.ts';
 import { transition } from '../transition.ts';
+import { settleRefund } from '../refunds.ts';
 import { merchantOperation } from './operation.ts';
 
 const outcomes = ['success', 'failed'] as const;
@@ -54,10 +55,16 @@ export const completeTestPayment = merchantOperation({
   decide: (row, completion) => {
     if (!row) throw Problem.notFound(`No transaction with reference ${completion.reference}.`);
     if (row.status !== 'pending') throw notPending(row.reference, row.status);
-    return completion;
+    return { row, completion };
   },
-  commit: async (tx, completion, { now }) => {
+  commit: async (tx, { row, completion }, { ports, now }) => {
     const { reference, outcome, failureCode } = completion;
+    // A refund's outcome also changes what its sale shows as refunded.
+    if (row.type === 'credit') {
+      const settled = await settleRefund(tx, ports.store.dialect, row, { to: outcome, failureCode, cause: 'test_helper', at: now });
+      if (!settled.moved) throw notPending(reference, settled.row.status);
+      return settled.row;
+    }
     if (!(await transition(tx, { reference, from: 'pending', to: outcome, failureCode, cause: 'test_helper', at: now }))) {
       throw notPending(reference, (await findTransaction(tx, reference))!.status);
     }

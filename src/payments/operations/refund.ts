@@ -1,0 +1,33 @@
+/**
+ * Refund (`POST {base_url}/refund`, DESIGN §3 "Refunds"): `{reference, amount?, description?,
+ * orderLines?, webhookUrl?}`; without an amount, whatever is not refunded yet. The amount is
+ * reserved atomically before the acquirer is asked (payments/refunds.ts), so simultaneous
+ * refunds never add up to more than was paid; the acquirer call carries a key of the refund,
+ * so a retry never refunds twice; the refund's final state is announced by webhook like a payment's.
+ */
+import { findOwnTransaction } from '../../store/transactions.ts';
+import { findPaymentPage } from '../../store/payment-pages.ts';
+import { parseRefundRequest, planRefund, reserveRefund, settleRefund } from '../refunds.ts';
+import { serializePayment } from '../serialize.ts';
+import { merchantOperation } from './operation.ts';
+
+export const refund = merchantOperation({
+  name: 'refund',
+  parse: (body: Record<string, unknown>, { caller }) => parseRefundRequest(body, caller.mode),
+  load: async (request, { ports, caller }) => {
+    const row = await findOwnTransaction(ports.store.read, caller, request.reference);
+    return row && { row, acquirerReference: (await findPaymentPage(ports.store.read, row.reference))?.acquirer_reference };
+  },
+  decide: (sale, request, { ports, now }) => planRefund(sale, request, ports.config.refundWindows, now),
+  reserve: (tx, plan, { ports, now }) => reserveRefund(tx, ports.store.dialect, plan, now),
+  act: async (plan, { ports }) => {
+    const refund = plan.refund!;
+    const request = { reference: refund.reference, acquirerReference: plan.sale.acquirerReference ?? '', amountMinor: refund.amount_minor, currency: refund.currency };
+    return { refund, result: await ports.acquirers.forMode(refund.mode).refund(request, `${refund.reference}:refund`) };
+  },
+  commit: async (tx, { refund, result }, { ports, now }) => {
+    const outcome = result.outcome === 'done' ? ({ to: 'success', cause: 'acquirer_refunded' } as const) : ({ to: 'failed', cause: 'acquirer_refused' } as const);
+    return (await settleRefund(tx, ports.store.dialect, refund, { ...outcome, at: now })).row;
+  },
+  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+});

@@ -1,0 +1,187 @@
+/**
+ * Refunds (spec §1: sale and refund; §3 rule 1; DESIGN §3 "Refunds"). A refund is a
+ * transaction of its own: `type: "credit"`, the sale's method, currency, merchant and mode,
+ * `parentReference` the sale; `pending` → `success` | `failed` through the acquirer. Only a
+ * `success` sale or a captured authorisation has money to give back, within the refund window
+ * of its card network. The sale's pending and successful refunds never exceed what was paid
+ * (captured): the check and the new refund's row are one unit of work that holds the sale.
+ */
+import { Problem, type FieldError } from '../ground/problem.ts';
+import { amountNumber, findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
+import type { CardBrand } from '../ground/card-brand.ts';
+import type { FailureCode } from '../ground/states.ts';
+import type { Db, Dialect } from '../store/store.ts';
+import type { NewTransaction, TransactionRow } from '../store/schema.ts';
+import { findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails } from '../store/transactions.ts';
+import { newPageToken, newTransactionReference } from '../lib/tokens.ts';
+import type { RefundWindows } from '../config.ts';
+import { checkTable, commonFields, compileTable, given, type FieldRun } from './common-fields.ts';
+import { captureStatusOf } from './authorisation.ts';
+import { transition } from './transition.ts';
+
+export interface RefundRequest {
+  reference: string;
+  /** As sent (a number or a numeric string): checked against the sale's currency. Absent: the whole remainder. */
+  amount?: unknown;
+  description?: string;
+  webhookUrl?: string;
+  orderLines?: unknown[];
+}
+
+/** The body the official client sends (`RefundRequest.php`): `{reference, amount?, description?, orderLines?, webhookUrl?}`. */
+const refundTable = compileTable({
+  reference: { type: 'string', required: true, maxLength: 64 },
+  amount: {},
+  description: commonFields.description,
+  webhookUrl: commonFields.webhookUrl,
+  orderLines: { type: 'array of objects', maxItems: 200, items: 'lines' },
+});
+
+export function parseRefundRequest(body: Record<string, unknown>, mode: 'test' | 'live'): RefundRequest {
+  const run: FieldRun = { flow: undefined, settings: undefined, mode, errors: [], values: {} };
+  checkTable(refundTable, body, run, run.values);
+  if (run.errors.length > 0) throw Problem.validation(run.errors);
+  const v = run.values;
+  return {
+    reference: v.reference as string,
+    amount: given(body.amount) ? body.amount : undefined,
+    description: v.description as string | undefined,
+    webhookUrl: v.webhookUrl as string | undefined,
+    orderLines: v.orderLines as unknown[] | undefined,
+  };
+}
+
+/** What a refund is decided on: the sale, and the acquirer's reference of its money. */
+export interface Sale {
+  row: TransactionRow;
+  acquirerReference: string | null | undefined;
+}
+
+export interface RefundPlan {
+  sale: Sale;
+  currency: Currency;
+  /** What the sale's refunds may add up to, in minor units: its amount, or what was captured of it. */
+  refundable: number;
+  /** Undefined: whatever remains when the refund is reserved. */
+  amountMinor: number | undefined;
+  request: RefundRequest;
+  /** Set by the reservation: the refund's own row. */
+  refund?: TransactionRow;
+}
+
+const refusal = (code: string, message: string): Problem => Problem.validation([{ field: '/reference', code, message }]);
+
+/** Decides whether and how much may be refunded (pure); the Problem that says why not otherwise. */
+export function planRefund(found: Sale | undefined, request: RefundRequest, windows: RefundWindows, now: number): RefundPlan {
+  if (!found) throw Problem.notFound(`No transaction with reference ${request.reference}.`);
+  const { row } = found;
+  if (row.type === 'credit') throw refusal('is_refund', 'is a refund; only a payment can be refunded');
+  if (row.type === 'token') throw refusal('not_payment', 'is a vault enrollment; no money was taken');
+  if (row.status !== 'success') throw refusal('not_paid', `is ${row.status}; only a successful payment can be refunded`);
+  const currency = findCurrency(row.currency)!;
+  const captureStatus = captureStatusOf(row);
+  if (row.type === 'authorise' && captureStatus !== 'captured') throw refusal('not_captured', `is an authorisation ${captureStatus}, not captured: reverse it instead`);
+  const window = windows.byBrand[row.brand as CardBrand] ?? windows.default;
+  if (now - row.created > window)
+    throw refusal('refund_window_passed', `was paid more than ${Math.round(window / 86_400_000)} days ago, past the refund window of its card network`);
+  const refundable = row.type === 'authorise' ? capturedMinor(row, currency) : row.amount_minor;
+  let amountMinor: number | undefined;
+  if (request.amount !== undefined) {
+    const parsed = parseAmount(request.amount, currency);
+    const errors: FieldError[] = [];
+    if (!parsed.ok) errors.push({ field: '/amount', code: parsed.code, message: parsed.message });
+    else if (parsed.minor <= 0) errors.push({ field: '/amount', code: 'range', message: 'must be more than 0' });
+    else if (parsed.minor > refundable) errors.push({ field: '/amount', code: 'range', message: `must not be more than the ${amountNumber(refundable, currency)} paid` });
+    if (errors.length > 0) throw Problem.validation(errors);
+    amountMinor = parsed.ok ? parsed.minor : undefined;
+  }
+  return { sale: found, currency, refundable, amountMinor, request };
+}
+
+function capturedMinor(row: TransactionRow, currency: Currency): number {
+  const { capturedAmount } = JSON.parse(row.details) as { capturedAmount?: number };
+  if (capturedAmount === undefined) return row.amount_minor;
+  const parsed = parseAmount(capturedAmount, currency);
+  return parsed.ok ? parsed.minor : row.amount_minor;
+}
+
+/**
+ * In one unit of work holding the sale: what its pending and successful refunds leave, and the
+ * new refund's row if it fits. Two refunds at once, in any processes, take turns here.
+ */
+export async function reserveRefund(tx: Db, dialect: Dialect, plan: RefundPlan, now: number): Promise<RefundPlan> {
+  const sale = (await lockTransaction(tx, dialect, plan.sale.row.reference))!;
+  const { reserved } = await refundTotals(tx, sale.reference);
+  const remaining = plan.refundable - reserved;
+  if (remaining <= 0) throw refusal('fully_refunded', 'has been refunded in full (counting refunds still pending)');
+  const amountMinor = plan.amountMinor ?? remaining;
+  if (amountMinor > remaining) {
+    throw Problem.validation([
+      { field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(remaining, plan.currency)} not yet refunded` },
+    ]);
+  }
+  const row = refundRow(sale, plan, amountMinor, now);
+  await insertTransaction(tx, row, 'created');
+  return { ...plan, amountMinor, refund: { ...row, version: 1 } as TransactionRow };
+}
+
+function refundRow(sale: TransactionRow, plan: RefundPlan, amountMinor: number, now: number): NewTransaction {
+  const { request } = plan;
+  return {
+    reference: newTransactionReference(),
+    merchant_id: sale.merchant_id,
+    mode: sale.mode,
+    method: sale.method,
+    type: 'credit',
+    status: 'pending',
+    failure_code: null,
+    amount_minor: amountMinor,
+    currency: sale.currency,
+    language: sale.language,
+    return_url: null,
+    merchant_order_reference: sale.merchant_order_reference,
+    description: request.description ?? null,
+    metadata: null,
+    brand: sale.brand,
+    webhook_url: request.webhookUrl ?? sale.webhook_url,
+    // Never shown: a refund has no customer page (serialize.ts).
+    page_token: newPageToken(),
+    flow: sale.flow,
+    echo: '{}',
+    request: JSON.stringify({ orderLines: request.orderLines }),
+    details: '{}',
+    authentication: null,
+    parent_reference: sale.reference,
+    created: now,
+    last_update: now,
+    expires_at: null,
+  };
+}
+
+/**
+ * A refund's one state change, with the sale's `details.refundedAmount` (what its successful
+ * refunds add up to) in the same unit of work: the acquirer's answer, the test helper, alike.
+ */
+export async function settleRefund(
+  tx: Db,
+  dialect: Dialect,
+  refund: TransactionRow,
+  outcome: { to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: string; at: number },
+): Promise<{ moved: boolean; row: TransactionRow }> {
+  const moved = await transition(tx, {
+    reference: refund.reference,
+    from: 'pending',
+    to: outcome.to,
+    failureCode: outcome.to === 'failed' ? (outcome.failureCode ?? 'rejected') : null,
+    cause: outcome.cause,
+    at: outcome.at,
+  });
+  if (moved && outcome.to === 'success') {
+    // Held, as when reserving: two refunds settling at once each count the other's success.
+    const sale = (await lockTransaction(tx, dialect, refund.parent_reference!))!;
+    const { refunded } = await refundTotals(tx, sale.reference);
+    const details = { ...(JSON.parse(sale.details) as Record<string, unknown>), refundedAmount: amountNumber(refunded, findCurrency(sale.currency)!) };
+    await setTransactionDetails(tx, sale.reference, JSON.stringify(details));
+  }
+  return { moved, row: (await findTransaction(tx, refund.reference))! };
+}
