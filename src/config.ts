@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseIsoDuration } from './lib/duration.ts';
+import { SCRIPT_SCHEMES, URL_SCHEME } from './lib/urls.ts';
 import { loadWebhookSettings, type WebhookSettings } from './events/settings.ts';
 import { loadWalletSettings, type WalletSettings } from './wallet/settings.ts';
 
@@ -37,6 +38,8 @@ export interface Config {
   rateLimitPerSecond: number;
   /** Shares rate-limit counters between Kassa processes. */
   redisUrl?: string;
+  /** Schemes a returnUrl may have besides http and https (RETURN_URL_SCHEMES): the merchants' app deep links, lower case, no colon. */
+  returnUrlSchemes: string[];
   /** Live acquirer connector (ACQUIRER_CONNECTOR); unset = live card payments are refused. Test mode always uses the simulator. */
   acquirerConnector?: string;
   /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per start when unset (main.ts shares it with the HTTP processes). */
@@ -102,6 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyCacheMs: integer(env, 'API_KEY_CACHE_MS', 5000),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100),
     redisUrl: env.REDIS_URL || undefined,
+    returnUrlSchemes: returnUrlSchemes(env.RETURN_URL_SCHEMES),
     webhooks: loadWebhookSettings(env),
     wallet: loadWalletSettings(env),
     acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
@@ -128,6 +132,21 @@ function cardSealKey(raw: string | undefined): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
   if (key.length !== 32) throw new Error('CARD_SEAL_KEY must be 32 bytes, as 64 hex digits or base64');
   return key;
+}
+
+const commaList = (raw: string | undefined) =>
+  (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+
+function returnUrlSchemes(raw: string | undefined): string[] {
+  const schemes = commaList(raw).map((entry) => entry.toLowerCase().replace(/:$/, ''));
+  for (const scheme of schemes) {
+    if (!URL_SCHEME.test(scheme)) throw new Error(`RETURN_URL_SCHEMES: "${scheme}" is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')`);
+    if (SCRIPT_SCHEMES.includes(scheme)) throw new Error(`RETURN_URL_SCHEMES must not list ${scheme}: a browser sent there runs code or reads local data`);
+  }
+  return schemes;
 }
 
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
