@@ -3,6 +3,7 @@
  * the README; nothing else reads process.env.
  */
 import os from 'node:os';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseIsoDuration } from './lib/duration.ts';
@@ -36,8 +37,15 @@ export interface Config {
   apiKeyCacheMs: number;
   /** Average requests per second per API key (bursts up to twice that); 0 turns the limit off. */
   rateLimitPerSecond: number;
+  /** Requests per client address and minute whose API key turns out not valid; then 429 until the minute is over. 0 turns the limit off. */
+  authFailureLimit: number;
   /** Shares rate-limit counters between Kassa processes. */
   redisUrl?: string;
+  /**
+   * The proxies in front of Kassa whose X-Forwarded-For names the client (TRUST_PROXY): their
+   * addresses or CIDR ranges. Empty: the connection's own address is the client.
+   */
+  trustProxy: string[];
   /** Schemes a returnUrl may have besides http and https (RETURN_URL_SCHEMES): the merchants' app deep links, lower case, no colon. */
   returnUrlSchemes: string[];
   /** Live acquirer connector (ACQUIRER_CONNECTOR); unset = live card payments are refused. Test mode always uses the simulator. */
@@ -104,7 +112,9 @@ export function loadConfig(env: Env = process.env): Config {
     demoMerchant: flag(env, 'DEMO_MERCHANT', true),
     apiKeyCacheMs: integer(env, 'API_KEY_CACHE_MS', 5000),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100),
+    authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20),
     redisUrl: env.REDIS_URL || undefined,
+    trustProxy: trustProxy(env.TRUST_PROXY),
     returnUrlSchemes: returnUrlSchemes(env.RETURN_URL_SCHEMES),
     webhooks: loadWebhookSettings(env),
     wallet: loadWalletSettings(env),
@@ -139,6 +149,18 @@ const commaList = (raw: string | undefined) =>
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
+
+function trustProxy(raw: string | undefined): string[] {
+  const proxies = commaList(raw);
+  // Named proxies only: trusting every sender would let any client name its own address (and so escape the per-address limit).
+  for (const proxy of proxies) {
+    const [address = '', prefix] = proxy.split('/');
+    if (isIP(address) === 0 || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) {
+      throw new Error(`TRUST_PROXY lists the addresses or CIDR ranges of the proxies in front of Kassa, got "${proxy}"`);
+    }
+  }
+  return proxies;
+}
 
 function returnUrlSchemes(raw: string | undefined): string[] {
   const schemes = commaList(raw).map((entry) => entry.toLowerCase().replace(/:$/, ''));

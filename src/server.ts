@@ -6,9 +6,9 @@ import { KeyResolver } from './merchants/merchants.ts';
 import { installErrorHandling } from './api/errors.ts';
 import { installJsonBodyParser } from './api/json-body.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
-import { authenticate } from './api/auth.ts';
+import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
-import { registerRateLimit } from './api/rate-limit.ts';
+import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-limit.ts';
 import { pages } from './pages/routes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -37,22 +37,24 @@ export async function buildServer(config: Config, store: Store, options: ServerO
           },
     bodyLimit: BODY_LIMIT,
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   });
   installErrorHandling(app);
   installJsonBodyParser(app);
-  const keys = new KeyResolver(store, config.apiKeyCacheMs);
-  const deps = { config, store, keys };
+  const redis = openRedis(app, config);
+  const auth = new Authenticator(new KeyResolver(store, config.apiKeyCacheMs), new FailedAuthentications(config.authFailureLimit, redis));
+  const deps = { config, store, auth };
   await app.register(
     async (api) => {
       // Every route in this scope needs an API key; request.caller is its merchant and mode.
       await api.register(async (authenticated) => {
         authenticated.decorateRequest('caller', null as never);
         authenticated.addHook('onRequest', async (request) => {
-          request.caller = (await authenticate(request, keys, true))!;
+          request.caller = (await auth.authenticate(request, true))!;
         });
-        await registerRateLimit(authenticated, config);
+        await registerRateLimit(authenticated, config, redis);
         await authenticated.register(paymentsApi, deps);
       });
       // Capability-token routes: the token authorises; an API key is optional.
