@@ -3,8 +3,9 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Store } from './store/store.ts';
 import { KeyResolver } from './merchants/merchants.ts';
-import { installErrorHandling } from './api/errors.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './api/errors.ts';
 import { installJsonBodyParser } from './api/json-body.ts';
+import { answerHeaders, installAnswerHeaders } from './api/answer-headers.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
@@ -22,6 +23,7 @@ export interface ServerOptions {
 }
 
 export async function buildServer(config: Config, store: Store, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const headers = answerHeaders(config.publicUrl);
   const app = Fastify({
     logger:
       options.logger === false
@@ -29,19 +31,24 @@ export async function buildServer(config: Config, store: Store, options: ServerO
         : {
             level: config.logLevel,
             ...(options.logStream ? { stream: options.logStream } : {}),
-            // Card data and keys never reach the log: headers are not logged, and URLs are logged without query or path tokens.
+            // Card data, keys and capability tokens never reach the log: no headers, and of the address only the
+            // matched route's pattern (`/pay/:token`); a request that matched no route is logged without one.
             serializers: {
-              req: (req) => ({ method: req.method, route: req.routeOptions?.url ?? req.url.split('?')[0], reqId: req.id }),
+              req: (req) => ({ method: req.method, route: req.routeOptions?.url ?? null, reqId: req.id }),
             },
             redact: ['req.headers.authorization', '*.cardNumber', '*.cvc', '*.pan'],
           },
     bodyLimit: BODY_LIMIT,
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
-    return503OnClosing: true,
+    // Fastify's own answers to these are not problems: errors.ts answers them.
+    return503OnClosing: false,
+    frameworkErrors: frameworkErrorHandler(headers),
+    clientErrorHandler: clientErrorHandler(headers),
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   });
   installErrorHandling(app);
+  installAnswerHeaders(app, headers);
   installJsonBodyParser(app);
   const redis = openRedis(app, config);
   const auth = new Authenticator(new KeyResolver(store, config.apiKeyCacheMs), new FailedAuthentications(config.authFailureLimit, redis));
