@@ -3,10 +3,12 @@
  * the README; nothing else reads process.env.
  */
 import os from 'node:os';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseIsoDuration } from './lib/duration.ts';
 import { cardBrands, type CardBrand } from './ground/card-brand.ts';
+import { SCRIPT_SCHEMES, URL_SCHEME } from './lib/urls.ts';
 import { loadWebhookSettings, type WebhookSettings } from './events/settings.ts';
 import { loadWalletSettings, type WalletSettings } from './wallet/settings.ts';
 
@@ -38,8 +40,17 @@ export interface Config {
   apiKeyCacheMs: number;
   /** Average requests per second per API key (bursts up to twice that); 0 turns the limit off. */
   rateLimitPerSecond: number;
+  /** Requests per client address and minute whose API key turns out not valid; then 429 until the minute is over. 0 turns the limit off. */
+  authFailureLimit: number;
   /** Shares rate-limit counters between Kassa processes. */
   redisUrl?: string;
+  /**
+   * The proxies in front of Kassa whose X-Forwarded-For names the client (TRUST_PROXY): their
+   * addresses or CIDR ranges. Empty: the connection's own address is the client.
+   */
+  trustProxy: string[];
+  /** Schemes a returnUrl may have besides http and https (RETURN_URL_SCHEMES): the merchants' app deep links, lower case, no colon. */
+  returnUrlSchemes: string[];
   /** Live acquirer connector (ACQUIRER_CONNECTOR); unset = live card payments are refused. Test mode always uses the simulator. */
   acquirerConnector?: string;
   /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per start when unset (main.ts shares it with the HTTP processes). */
@@ -105,7 +116,10 @@ export function loadConfig(env: Env = process.env): Config {
     demoMerchant: flag(env, 'DEMO_MERCHANT', true),
     apiKeyCacheMs: integer(env, 'API_KEY_CACHE_MS', 5000),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100),
+    authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20),
     redisUrl: env.REDIS_URL || undefined,
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    returnUrlSchemes: returnUrlSchemes(env.RETURN_URL_SCHEMES),
     webhooks: loadWebhookSettings(env),
     wallet: loadWalletSettings(env),
     acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
@@ -155,6 +169,33 @@ function cardSealKey(raw: string | undefined): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
   if (key.length !== 32) throw new Error('CARD_SEAL_KEY must be 32 bytes, as 64 hex digits or base64');
   return key;
+}
+
+const commaList = (raw: string | undefined) =>
+  (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+
+function trustProxy(raw: string | undefined): string[] {
+  const proxies = commaList(raw);
+  // Named proxies only: trusting every sender would let any client name its own address (and so escape the per-address limit).
+  for (const proxy of proxies) {
+    const [address = '', prefix] = proxy.split('/');
+    if (isIP(address) === 0 || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) {
+      throw new Error(`TRUST_PROXY lists the addresses or CIDR ranges of the proxies in front of Kassa, got "${proxy}"`);
+    }
+  }
+  return proxies;
+}
+
+function returnUrlSchemes(raw: string | undefined): string[] {
+  const schemes = commaList(raw).map((entry) => entry.toLowerCase().replace(/:$/, ''));
+  for (const scheme of schemes) {
+    if (!URL_SCHEME.test(scheme)) throw new Error(`RETURN_URL_SCHEMES: "${scheme}" is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')`);
+    if (SCRIPT_SCHEMES.includes(scheme)) throw new Error(`RETURN_URL_SCHEMES must not list ${scheme}: a browser sent there runs code or reads local data`);
+  }
+  return schemes;
 }
 
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;

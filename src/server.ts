@@ -3,12 +3,13 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Store } from './store/store.ts';
 import { KeyResolver } from './merchants/merchants.ts';
-import { installErrorHandling } from './api/errors.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './api/errors.ts';
 import { installJsonBodyParser } from './api/json-body.ts';
+import { answerHeaders, installAnswerHeaders } from './api/answer-headers.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
-import { authenticate } from './api/auth.ts';
+import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
-import { registerRateLimit } from './api/rate-limit.ts';
+import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-limit.ts';
 import { pages } from './pages/routes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -22,6 +23,7 @@ export interface ServerOptions {
 }
 
 export async function buildServer(config: Config, store: Store, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const headers = answerHeaders(config.publicUrl);
   const app = Fastify({
     logger:
       options.logger === false
@@ -29,30 +31,37 @@ export async function buildServer(config: Config, store: Store, options: ServerO
         : {
             level: config.logLevel,
             ...(options.logStream ? { stream: options.logStream } : {}),
-            // Card data and keys never reach the log: headers are not logged, and URLs are logged without query or path tokens.
+            // Card data, keys and capability tokens never reach the log: no headers, and of the address only the
+            // matched route's pattern (`/pay/:token`); a request that matched no route is logged without one.
             serializers: {
-              req: (req) => ({ method: req.method, route: req.routeOptions?.url ?? req.url.split('?')[0], reqId: req.id }),
+              req: (req) => ({ method: req.method, route: req.routeOptions?.url ?? null, reqId: req.id }),
             },
             redact: ['req.headers.authorization', '*.cardNumber', '*.cvc', '*.pan'],
           },
     bodyLimit: BODY_LIMIT,
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
-    return503OnClosing: true,
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    // Fastify's own answers to these are not problems: errors.ts answers them.
+    return503OnClosing: false,
+    frameworkErrors: frameworkErrorHandler(headers),
+    clientErrorHandler: clientErrorHandler(headers),
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   });
   installErrorHandling(app);
+  installAnswerHeaders(app, headers);
   installJsonBodyParser(app);
-  const keys = new KeyResolver(store, config.apiKeyCacheMs);
-  const deps = { config, store, keys };
+  const redis = openRedis(app, config);
+  const auth = new Authenticator(new KeyResolver(store, config.apiKeyCacheMs), new FailedAuthentications(config.authFailureLimit, redis));
+  const deps = { config, store, auth };
   await app.register(
     async (api) => {
       // Every route in this scope needs an API key; request.caller is its merchant and mode.
       await api.register(async (authenticated) => {
         authenticated.decorateRequest('caller', null as never);
         authenticated.addHook('onRequest', async (request) => {
-          request.caller = (await authenticate(request, keys, true))!;
+          request.caller = (await auth.authenticate(request, true))!;
         });
-        await registerRateLimit(authenticated, config);
+        await registerRateLimit(authenticated, config, redis);
         await authenticated.register(paymentsApi, deps);
       });
       // Capability-token routes: the token authorises; an API key is optional.

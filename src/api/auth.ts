@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Problem } from '../ground/problem.ts';
 import type { Caller, KeyResolver } from '../merchants/merchants.ts';
+import type { FailedAuthentications } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,13 +26,45 @@ export function presentedKey(request: FastifyRequest): string | undefined {
   return colon === -1 ? decoded : decoded.slice(0, colon);
 }
 
-export async function authenticate(request: FastifyRequest, keys: KeyResolver, required: boolean): Promise<Caller | undefined> {
-  const key = presentedKey(request);
-  if (key === undefined) {
-    if (required) throw unauthorized('An API key is required: send it as the Basic user name with an empty password.');
-    return undefined;
+export class Authenticator {
+  constructor(
+    private readonly keys: KeyResolver,
+    private readonly failures: FailedAuthentications,
+  ) {}
+
+  /**
+   * The caller of the request's key. A key verified lately passes at once; any other takes one of
+   * its client address's attempts first (rate-limit.ts), so a client sending wrong keys gets 429
+   * once its attempts are used up, and a key already known to be wrong is never looked up again.
+   */
+  async authenticate(request: FastifyRequest, required: boolean): Promise<Caller | undefined> {
+    const key = presentedKey(request);
+    if (key === undefined) {
+      if (required) throw unauthorized('An API key is required: send it as the Basic user name with an empty password.');
+      return undefined;
+    }
+    const known = this.keys.known(key);
+    if (known) return known;
+    const retryAfter = await this.failures.take(request.ip);
+    if (retryAfter !== undefined) {
+      throw new Problem(
+        429,
+        'Too many failed authentications',
+        `More than ${this.failures.limit} requests from this address had an API key that is not valid within a minute. Retry after ${retryAfter} s.`,
+        undefined,
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+    let caller: Caller | undefined;
+    try {
+      caller = known === null ? undefined : await this.keys.lookUp(key);
+    } catch (error) {
+      // Not an answer about the key (the database failed): the attempt is not the client's fault.
+      await this.failures.settle(request.ip, true);
+      throw error;
+    }
+    await this.failures.settle(request.ip, caller !== undefined);
+    if (!caller) throw unauthorized('The API key is not valid.');
+    return caller;
   }
-  const caller = await keys.resolve(key);
-  if (!caller) throw unauthorized('The API key is not valid.');
-  return caller;
 }

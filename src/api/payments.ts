@@ -7,7 +7,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Problem } from '../ground/problem.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
-import type { KeyResolver } from '../merchants/merchants.ts';
 import { PaymentReader } from '../payments/read.ts';
 import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
@@ -19,13 +18,13 @@ import { enrol } from '../payments/operations/enrol.ts';
 import { completeTestPayment } from '../payments/operations/complete-test-payment.ts';
 import { cancel } from '../payments/operations/cancel.ts';
 import { run } from '../payments/operations/run.ts';
-import { authenticate } from './auth.ts';
+import type { Authenticator } from './auth.ts';
 import { handle } from './handle.ts';
 
 export interface Deps {
   config: Config;
   store: Store;
-  keys: KeyResolver;
+  auth: Authenticator;
 }
 
 const TransactionQuery = Type.Object({
@@ -83,10 +82,10 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
 }
 
 /** `POST <cancelUrl>`: the capability token authorises; a Basic key, when sent, must be the payment's merchant. */
-export async function cancelApi(app: FastifyInstance, { config, store, keys }: Deps) {
+export async function cancelApi(app: FastifyInstance, { config, store, auth }: Deps) {
   const ports = paymentPorts(config, store);
   app.post<{ Params: { token: string } }>('/cancel/:token', async (request) => {
-    const caller = await authenticate(request, keys, false);
+    const caller = await auth.authenticate(request, false);
     const row = await run(cancel, { pageToken: request.params.token }, { ports, caller, now: Date.now(), log: request.log });
     return serializePayment(row, config.publicUrl);
   });

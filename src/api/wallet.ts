@@ -16,16 +16,15 @@ import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts
 import { payWallet } from '../payments/operations/pay-wallet.ts';
 import { run, runLater, settleLaterRuns } from '../payments/operations/run.ts';
 import { parseWalletToken } from '../wallet/index.ts';
-import { authenticate } from './auth.ts';
 import { objectBody } from './handle.ts';
 import type { Deps } from './payments.ts';
 
-export async function walletApi(app: FastifyInstance, { config, store, keys }: Deps) {
+export async function walletApi(app: FastifyInstance, { config, store, auth }: Deps) {
   const ports = paymentPorts(config, store);
   // A stopping server finishes the wallet payments it accepted before the store closes.
   app.addHook('onClose', settleLaterRuns);
   app.post<{ Params: { token: string } }>('/card-data/:token', async (request) => {
-    const caller = await authenticate(request, keys, false);
+    const caller = await auth.authenticate(request, false);
     const row = await findByPageToken(store.read, request.params.token);
     if (!row || !addressesOf(row).cardDataUrl || (caller && (caller.merchantId !== row.merchant_id || caller.mode !== row.mode))) {
       throw Problem.notFound('No payment has this card data address.');

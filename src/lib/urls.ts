@@ -1,18 +1,25 @@
 /** URL checks for addresses merchants give us (returnUrl, webhookUrl). */
 
 const MAX_URL_LENGTH = 2048;
-/** Schemes that would run code or read local data in the customer's browser. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
+/** RFC 3986 §3.1, without the colon. */
+export const URL_SCHEME = /^[a-z][a-z0-9+.-]*$/;
+/** Schemes that would run code or read local data in the customer's browser: never a place to send one, whoever allows it. */
+export const SCRIPT_SCHEMES: readonly string[] = ['javascript', 'data', 'vbscript', 'file', 'blob', 'about'];
 
 export type UrlCheck = { ok: true } | { ok: false; message: string };
 
-/** An absolute http(s) URL, or a mobile-application deep link such as `myshop://checkout/done` (spec §2.1). */
-export function checkReturnUrl(value: string): UrlCheck {
+/**
+ * Where a browser is sent: an absolute http(s) URL, or a URL of one of `appSchemes`, the deep
+ * links (`myshop://checkout/done`, spec §2.1) the operator allows. Every other scheme is
+ * refused, not only those known to be dangerous: browsers and phones hand unknown ones to
+ * whatever registered them (`intent:`, `ms-settings:`, …).
+ */
+export function checkReturnUrl(value: string, appSchemes: readonly string[] = []): UrlCheck {
   const url = parse(value);
-  if (!url) return { ok: false, message: 'must be an absolute URL (https://…) or an app deep link (myapp://…)' };
-  if (url.protocol === 'http:' || url.protocol === 'https:') return { ok: true };
-  if (FORBIDDEN_SCHEMES.has(url.protocol)) return { ok: false, message: `must not use the ${url.protocol} scheme` };
-  return { ok: true };
+  const allowed = appSchemes.length > 0 ? `an absolute http(s) URL or a link with the scheme ${appSchemes.map((s) => `${s}:`).join(', ')}` : 'an absolute http(s) URL';
+  if (!url) return { ok: false, message: `must be ${allowed}` };
+  if (url.protocol === 'http:' || url.protocol === 'https:' || appSchemes.includes(url.protocol.slice(0, -1))) return { ok: true };
+  return { ok: false, message: `must be ${allowed}, not ${url.protocol}` };
 }
 
 /** An absolute http(s) URL. */

@@ -89,35 +89,48 @@ export async function paymentMerchant(db: Db, merchantId: string): Promise<Payme
 }
 
 const KEY_SHAPE = /^(test|live)_[0-9A-Za-z]{20,80}$/;
+const MAX_REMEMBERED = 10_000;
 
 /**
- * Resolves API keys to callers, caching hits for `cacheMs` so the hot path needs no
- * query. A revoked key therefore keeps working in a running process for at most
- * that long (documented in the README).
+ * Resolves API keys to callers. A verified key is cached for `cacheMs`, so the hot path needs
+ * no query; a revoked key therefore keeps working in a running process for at most that long
+ * (documented in the README). A key found not valid is remembered as such for good: keys are
+ * random and never issued twice, and a revoked one never comes back, so a client repeating a
+ * wrong key costs no query after the first (api/auth.ts limits how many it may try).
  */
 export class KeyResolver {
   private cache = new Map<string, { caller: Caller; until: number }>();
+  private invalid = new Set<string>();
 
   constructor(
     private readonly store: Store,
     private readonly cacheMs = 5000,
   ) {}
 
-  async resolve(key: string): Promise<Caller | undefined> {
+  /** What this process knows of `key` without asking the database: its caller, `null` for a key known not to be valid, or undefined. */
+  known(key: string, now = Date.now()): Caller | null | undefined {
+    if (!KEY_SHAPE.test(key)) return null;
+    const hash = sha256Hex(key);
+    if (this.invalid.has(hash)) return null;
+    const cached = this.cache.get(hash);
+    return cached && cached.until > now ? cached.caller : undefined;
+  }
+
+  /** Asks the database, and remembers the answer. */
+  async lookUp(key: string, now = Date.now()): Promise<Caller | undefined> {
     if (!KEY_SHAPE.test(key)) return undefined;
     const hash = sha256Hex(key);
-    const now = Date.now();
-    const cached = this.cache.get(hash);
-    if (cached && cached.until > now) return cached.caller;
     const row = await findApiKey(this.store.read, hash);
     // Found by its hash (an index lookup on a hash leaks nothing usable about the key); the
     // stored hash is still compared in constant time so the check has no early exit.
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) {
       this.cache.delete(hash);
+      if (this.invalid.size >= MAX_REMEMBERED) this.invalid.delete(this.invalid.values().next().value!);
+      this.invalid.add(hash);
       return undefined;
     }
     const caller: Caller = { merchantId: row.merchant_id, merchantName: row.name, mode: row.mode, settings: JSON.parse(row.settings) };
-    if (this.cache.size > 10_000) this.cache.clear();
+    if (this.cache.size > MAX_REMEMBERED) this.cache.clear();
     this.cache.set(hash, { caller, until: now + this.cacheMs });
     return caller;
   }

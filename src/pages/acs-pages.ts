@@ -1,7 +1,9 @@
 /**
  * The test-mode issuer pages (the ACS simulator's face): the 3DS2 challenge shown inside
  * Kassa's pop-up, and the 3DS1 page the fallback redirect goes to. They show the test
- * one-time code; the field has autocomplete="one-time-code" like a real bank's.
+ * one-time code; the field has autocomplete="one-time-code" like a real bank's. They answer
+ * only for an ACS transaction of a test-mode payment (AcsSimulator.find): anything else, a
+ * live payment's included, gets the issuer's "unknown transaction" page (404) and changes nothing.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Ports } from '../payments/ports.ts';

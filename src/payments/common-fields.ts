@@ -30,12 +30,18 @@ export interface CommonFields {
 
 // ── The rows ─────────────────────────────────────────────────────────────────────────────
 
+/** What a request is checked against besides its own fields: the caller's mode, and what the operator allows. */
+export interface RequestRules {
+  mode: 'test' | 'live';
+  /** The schemes a returnUrl may have besides http(s) (RETURN_URL_SCHEMES). */
+  returnUrlSchemes: readonly string[];
+}
+
 /** One request checked against its tables. */
-export interface FieldRun {
+export interface FieldRun extends RequestRules {
   /** The request's flow, once recognised: the rules a flow sets apply only then. */
   flow: Flow | undefined;
   settings: MerchantSettings | undefined;
-  mode: 'test' | 'live';
   errors: FieldError[];
   /** The valid top-level fields, normalized, by name: a format may read one checked before it. */
   values: Record<string, unknown>;
@@ -279,7 +285,7 @@ function checkLiveWebhookUrl(value: string): { ok: true } | { ok: false; message
 }
 
 function returnUrl(value: string, field: CompiledField, run: FieldRun): unknown {
-  const check = checkReturnUrl(value);
+  const check = checkReturnUrl(value, run.returnUrlSchemes);
   return check.ok ? value : fail(run, field, 'format', check.message);
 }
 

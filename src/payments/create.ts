@@ -22,8 +22,8 @@ export interface CreateContext {
 }
 
 /** Validates `body`; throws a 422 Problem listing every failing field. */
-export function validatePaymentBody(body: Record<string, unknown>, caller: Caller): PaymentRequest {
-  const { errors, request } = parsePaymentRequest(body, caller.settings, caller.mode);
+export function validatePaymentBody(body: Record<string, unknown>, caller: Caller, returnUrlSchemes: readonly string[]): PaymentRequest {
+  const { errors, request } = parsePaymentRequest(body, { settings: caller.settings, mode: caller.mode, returnUrlSchemes });
   if (!request) throw Problem.validation(errors);
   return request;
 }

@@ -8,7 +8,7 @@ import { Problem, type FieldError } from '../ground/problem.ts';
 import type { NewTransaction } from '../store/schema.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';
 import type { Caller } from '../merchants/merchants.ts';
-import { checkTable, commonFields, commonFieldsOf, compileTable, type CommonFields, type FieldRun } from './common-fields.ts';
+import { checkTable, commonFields, commonFieldsOf, compileTable, type CommonFields, type FieldRun, type RequestRules } from './common-fields.ts';
 import { flows } from './flows.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 
@@ -27,8 +27,8 @@ const enrollmentTable = compileTable({
   ...commonFields,
 });
 
-export function parseEnrollmentRequest(body: Record<string, unknown>, mode: 'test' | 'live'): { errors: FieldError[]; request?: EnrollmentRequest } {
-  const run: FieldRun = { flow: 'enrollment', settings: undefined, mode, errors: [], values: {} };
+export function parseEnrollmentRequest(body: Record<string, unknown>, { mode, returnUrlSchemes }: RequestRules): { errors: FieldError[]; request?: EnrollmentRequest } {
+  const run: FieldRun = { flow: 'enrollment', settings: undefined, mode, returnUrlSchemes, errors: [], values: {} };
   checkTable(enrollmentTable, body, run, run.values);
   const threeDS = validateThreeDS(body, enrollment.threeDS);
   run.errors.push(...threeDS.errors);
@@ -36,8 +36,11 @@ export function parseEnrollmentRequest(body: Record<string, unknown>, mode: 'tes
 }
 
 /** The new enrollment's row, decided without I/O (validation included); stored by the route's unit of work. */
-export function planEnrollment(body: Record<string, unknown>, ctx: { caller: Caller; now: number; expiryMs: number }): NewTransaction {
-  const { errors, request } = parseEnrollmentRequest(body, ctx.caller.mode);
+export function planEnrollment(
+  body: Record<string, unknown>,
+  ctx: { caller: Caller; now: number; expiryMs: number; returnUrlSchemes: readonly string[] },
+): NewTransaction {
+  const { errors, request } = parseEnrollmentRequest(body, { mode: ctx.caller.mode, returnUrlSchemes: ctx.returnUrlSchemes });
   if (!request) throw Problem.validation(errors);
   const row = pendingTransactionRow(request, {
     owner: ctx.caller,

@@ -38,7 +38,8 @@ const refundTable = compileTable({
 });
 
 export function parseRefundRequest(body: Record<string, unknown>, mode: 'test' | 'live'): RefundRequest {
-  const run: FieldRun = { flow: undefined, settings: undefined, mode, errors: [], values: {} };
+  // A refund has no returnUrl: no scheme is allowed beyond the defaults.
+  const run: FieldRun = { flow: undefined, settings: undefined, mode, returnUrlSchemes: [], errors: [], values: {} };
   checkTable(refundTable, body, run, run.values);
   if (run.errors.length > 0) throw Problem.validation(run.errors);
   const v = run.values;

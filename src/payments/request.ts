@@ -17,6 +17,7 @@ import {
   type CommonFields,
   type CompiledField,
   type FieldRun,
+  type RequestRules,
   type FieldSpec,
 } from './common-fields.ts';
 import { parseIsoDuration } from '../lib/duration.ts';
@@ -191,10 +192,9 @@ type ParsedDetails = PaymentRequest['details'] & { expirationDuration?: { durati
 
 export function parsePaymentRequest(
   body: Record<string, unknown>,
-  settings: MerchantSettings,
-  mode: 'test' | 'live' = 'test',
+  { settings, mode, returnUrlSchemes }: RequestRules & { settings: MerchantSettings },
 ): { errors: FieldError[]; request?: PaymentRequest } {
-  const run: FieldRun = { flow: undefined, settings, mode, errors: [], values: {} };
+  const run: FieldRun = { flow: undefined, settings, mode, returnUrlSchemes, errors: [], values: {} };
   checkTable(methodTable, body, run, run.values);
   const method = run.values.method as PaymentMethod | undefined;
   const flow = method === undefined ? undefined : recogniseFlow(method, isObject(body.details) ? body.details : NOTHING_SENT);

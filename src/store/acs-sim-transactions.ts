@@ -7,8 +7,16 @@ export async function insertAcsSimTransaction(db: Db, row: Insertable<AcsSimTran
   await db.insertInto('acs_sim_transactions').values(row).execute();
 }
 
+/** The transaction, if it was opened for a test-mode payment's 3-D Secure session: the simulator never answers for a live one. */
 export async function findAcsSimTransaction(db: Db, acsTransID: string) {
-  return db.selectFrom('acs_sim_transactions').selectAll().where('acs_trans_id', '=', acsTransID).executeTakeFirst();
+  return db
+    .selectFrom('acs_sim_transactions')
+    .innerJoin('threeds_sessions', 'threeds_sessions.id', 'acs_sim_transactions.three_ds_server_trans_id')
+    .innerJoin('transactions', 'transactions.reference', 'threeds_sessions.reference')
+    .selectAll('acs_sim_transactions')
+    .where('acs_sim_transactions.acs_trans_id', '=', acsTransID)
+    .where('transactions.mode', '=', 'test')
+    .executeTakeFirst();
 }
 
 /** Records the cardholder's answer (compare-and-set on `pending`): false when it was answered already. */

@@ -67,6 +67,7 @@ export class AcsSimulator {
     return acsTransID;
   }
 
+  /** A transaction of a test-mode payment; a live payment's is as unknown as any other (DESIGN §3: live keys never use the simulator). */
   find(acsTransID: string) {
     return findAcsSimTransaction(this.store.read, acsTransID);
   }

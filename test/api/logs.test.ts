@@ -1,7 +1,8 @@
 /**
  * Secrets never reach the log (DESIGN §4): run a server logging at trace level, pay by card
  * through the hosted page (with a 3-D Secure challenge), make failing calls, and look for
- * the API key, the card number, the CVC and the page token in every log line.
+ * the API key, the card number, the CVC and the page token in every log line; then call
+ * addresses with a capability token and a query string, matched or not, and look for those.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -53,5 +54,35 @@ describe('logs', () => {
     // A three-digit CVC (or the letters "cvc") could occur inside a timestamp or a random token by chance:
     // look for the value as a JSON string and for the field names as whole words.
     assert.ok(!log.includes('"987"') && !/\b(cvc|cardNumber)\b/i.test(log), 'the log mentions the CVC or card number field');
+  });
+
+  test('no capability token or query string appears in the log, for matched and unmatched routes alike', async () => {
+    const merchant = await createMerchant(store, 'Address Shop');
+    const client = api(app, merchant.testApiKey);
+    const created = (await client.post('/payment', cardPayment())).json();
+    const token = new URL(created.payUrl).pathname.split('/').pop()!;
+    const query = 'qs-secret-9f3a';
+    lines.length = 0;
+    const requests: [string, string][] = [
+      // Matched routes, with a query string each.
+      ['GET', `/pay/${token}?${query}`],
+      ['GET', `/api/v1/transaction?reference=${created.reference}&${query}`],
+      ['POST', `/api/v1/cancel/${token}?${query}`],
+      // Addresses that match no route (a method the route does not take, a path one segment off) …
+      ['GET', `/pay/${token}/card?${query}`],
+      ['GET', `/api/v1/cancel/${token}`],
+      ['POST', `/pay/${token}/nothing?${query}`],
+      ['GET', `/api/v1/card-data/${token}/more?${query}`],
+      // … and one Fastify refuses before routing (a percent-escape that does not decode).
+      ['GET', `/pay/${token}/%E0%A4%A?${query}`],
+    ];
+    for (const [method, url] of requests) {
+      const res = await app.inject({ method: method as 'GET' | 'POST', url, headers: { authorization: basic(merchant.testApiKey) } });
+      assert.ok(res.statusCode < 500, `${method} ${url}: ${res.statusCode}`);
+    }
+    const log = lines.join('');
+    assert.ok(lines.length >= requests.length, 'the requests were logged');
+    for (const secret of [token, query, created.reference]) assert.ok(!log.includes(secret), `the log contains ${secret.slice(0, 6)}…`);
+    assert.match(log, /"route":"\/pay\/:token"/, 'a matched route is logged by its pattern');
   });
 });

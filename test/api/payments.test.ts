@@ -123,20 +123,48 @@ for (const backend of backends) {
       for (const e of body.errors) assert.ok(e.message.length > 3);
     });
 
-    test('returnUrl is required for redirect flows and may be an app deep link', async () => {
+    test('returnUrl is required for redirect flows and is an http(s) URL', async () => {
       const missing = await t.client.post('/payment', cardPayment({ returnUrl: undefined }));
       assert.equal(missing.statusCode, 422);
       assert.equal(missing.json().errors[0].field, '/returnUrl');
       assert.equal(missing.json().errors[0].code, 'required');
-      for (const returnUrl of ['myshop://checkout/done?order=1', 'https://shop.example/r?x=1#y']) {
-        const res = await t.client.post('/payment', cardPayment({ returnUrl }));
-        assert.equal(res.statusCode, 200);
-        assert.equal(res.json().returnUrl, returnUrl, 'returnUrl is kept unchanged');
+      const res = await t.client.post('/payment', cardPayment({ returnUrl: 'https://shop.example/r?x=1#y' }));
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.json().returnUrl, 'https://shop.example/r?x=1#y', 'returnUrl is kept unchanged');
+      const refused = ['/relative', 'data:text/html,x', 'http://', 'not a url', 'myshop://checkout/done'];
+      const schemes = ['javascript:alert(1)', 'intent://scan/#Intent;scheme=zxing;end', 'x-javascript:alert(1)', 'ms-settings:privacy'];
+      for (const returnUrl of [...refused, ...schemes]) {
+        for (const [url, body] of [
+          ['/payment', cardPayment({ returnUrl })],
+          ['/token', { dataType: 'card', returnUrl }],
+        ] as const) {
+          const res = await t.client.post(url, body);
+          assert.equal(res.statusCode, 422, `${url} ${returnUrl}`);
+          assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+          assert.deepEqual(
+            res.json().errors.map((e: { field: string; code: string }) => `${e.field} ${e.code}`),
+            ['/returnUrl format'],
+            `${url} ${returnUrl}`,
+          );
+        }
       }
-      for (const returnUrl of ['/relative', 'data:text/html,x', 'http://', 'not a url']) {
-        const res = await t.client.post('/payment', cardPayment({ returnUrl }));
-        assert.equal(res.statusCode, 422, returnUrl);
-      }
+    });
+
+    describe('with RETURN_URL_SCHEMES', () => {
+      const withApps = suiteApp(backend, { RETURN_URL_SCHEMES: 'myshop, com.shop.app' });
+
+      test('a returnUrl may be a deep link of a scheme the operator allows, and still no other', async () => {
+        for (const returnUrl of ['myshop://checkout/done?order=1', 'com.shop.app:/callback']) {
+          const res = await withApps.client.post('/payment', cardPayment({ returnUrl }));
+          assert.equal(res.statusCode, 200, res.body);
+          assert.equal(res.json().returnUrl, returnUrl, 'returnUrl is kept unchanged');
+        }
+        for (const returnUrl of ['intent://x#Intent;end', 'javascript:alert(1)', 'othershop://done']) {
+          const res = await withApps.client.post('/payment', cardPayment({ returnUrl }));
+          assert.equal(res.statusCode, 422, returnUrl);
+          assert.match(res.json().errors[0].message, /myshop:, com\.shop\.app:/);
+        }
+      });
     });
 
     test('language is an ISO 639-2/T code, case-insensitive, eng by default', async () => {

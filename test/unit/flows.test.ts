@@ -28,7 +28,7 @@ function request(method: string, details: Record<string, unknown> = {}, more: Re
 }
 
 function parsed(body: Record<string, unknown>) {
-  return parsePaymentRequest(body, settings, 'test');
+  return parsePaymentRequest(body, { settings, mode: 'test', returnUrlSchemes: [] });
 }
 
 const errorsOf = (body: Record<string, unknown>) => parsed(body).errors.map((e) => `${e.field} ${e.code} ${e.message}`);
@@ -141,7 +141,7 @@ test('the enrollment reads its entry: dataType card, returnUrl required, 3-D Sec
   ];
   for (const [body, expected] of cases) {
     assert.deepEqual(
-      parseEnrollmentRequest(body, 'test').errors.map((e) => `${e.field} ${e.code} ${e.message}`),
+      parseEnrollmentRequest(body, { mode: 'test', returnUrlSchemes: [] }).errors.map((e) => `${e.field} ${e.code} ${e.message}`),
       expected,
       JSON.stringify(body),
     );
@@ -149,7 +149,7 @@ test('the enrollment reads its entry: dataType card, returnUrl required, 3-D Sec
   // §4.2: the enrollment ignores challengeIndicator.
   const { request: enrollment } = parseEnrollmentRequest(
     { dataType: 'card', returnUrl: 'https://x.example', threeds2RequestInfo: { challengeIndicator: 'NO_CHALLENGE' } },
-    'test',
+    { mode: 'test', returnUrlSchemes: [] },
   );
   assert.equal(enrollment?.threeDS.threeds2RequestInfo, undefined);
 });

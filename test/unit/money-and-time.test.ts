@@ -1,4 +1,4 @@
-/** Pure domain logic: amounts, durations, the state machine, languages. */
+/** Pure domain logic: amounts, durations, the state machine, languages, return URLs. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findCurrency, formatAmount, parseAmount } from '../../src/ground/amount.ts';
@@ -6,6 +6,7 @@ import { parseIsoDuration } from '../../src/lib/duration.ts';
 import { canTransition, isFinal, statuses, transitions } from '../../src/ground/states.ts';
 import { checkLanguage } from '../../src/ground/language.ts';
 import { checkReturnUrl } from '../../src/lib/urls.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const eur = findCurrency('EUR')!;
 const jpy = findCurrency('jpy')!;
@@ -99,9 +100,29 @@ test('languages: ISO 639-2/T codes only', () => {
   for (const code of ['en', 'dut', 'ger', 'xxx', 'english']) assert.equal(checkLanguage(code).ok, false, code);
 });
 
-test('return URLs: absolute web links and app deep links', () => {
-  for (const url of ['https://a.example/x', 'http://localhost:3000/r', 'myapp://done', 'com.shop.app:/callback']) assert.equal(checkReturnUrl(url).ok, true, url);
-  for (const url of ['javascript:alert(1)', 'data:text/html,hi', 'file:///etc/passwd', '/relative', 'https://', 'x'.repeat(3000)]) {
-    assert.equal(checkReturnUrl(url).ok, false, url);
+test('return URLs: absolute web links, and app deep links only with a scheme the operator allows', () => {
+  for (const url of ['https://a.example/x', 'http://localhost:3000/r']) assert.equal(checkReturnUrl(url).ok, true, url);
+  const apps = ['myapp', 'com.shop.app'];
+  for (const url of ['myapp://done', 'com.shop.app:/callback', 'MyApp://done']) {
+    assert.equal(checkReturnUrl(url, apps).ok, true, url);
+    assert.equal(checkReturnUrl(url).ok, false, `${url} without the operator allowing it`);
   }
+  const refused = [
+    'javascript:alert(1)',
+    'data:text/html,hi',
+    'file:///etc/passwd',
+    'intent://x#Intent;end',
+    'x-javascript:alert(1)',
+    'ms-settings:',
+    '/relative',
+    'https://',
+    'x'.repeat(3000),
+  ];
+  for (const url of refused) assert.equal(checkReturnUrl(url, apps).ok, false, url);
+});
+
+test('RETURN_URL_SCHEMES: app schemes, lower case and without colon; never one that runs code or reads local data', () => {
+  assert.deepEqual(loadConfig({}).returnUrlSchemes, []);
+  assert.deepEqual(loadConfig({ RETURN_URL_SCHEMES: ' MyShop:, com.shop.app ,' }).returnUrlSchemes, ['myshop', 'com.shop.app']);
+  for (const raw of ['javascript', 'data', 'my shop', '1app', 'file:']) assert.throws(() => loadConfig({ RETURN_URL_SCHEMES: raw }), /RETURN_URL_SCHEMES/, raw);
 });

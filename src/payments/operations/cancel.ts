@@ -7,7 +7,6 @@
 import { Problem } from '../../ground/problem.ts';
 import { findByPageToken, findTransaction } from '../../store/transactions.ts';
 import { transition } from '../transition.ts';
-import { addressesOf } from '../flows.ts';
 import { operationFor } from './operation.ts';
 
 /** Who cancels: the merchant (its key sent with the request) or, without one, the customer. */
@@ -18,7 +17,8 @@ export const cancel = operationFor<CancellingParty>()({
   parse: (body: { pageToken: string }) => body.pageToken,
   load: (pageToken, { ports }) => findByPageToken(ports.store.read, pageToken),
   decide: (row, _pageToken, { caller }) => {
-    if (!row || !addressesOf(row).cancelUrl || (caller && caller.merchantId !== row.merchant_id)) throw Problem.notFound('No payment has this cancel address.');
+    // A refund is the merchant's own: no customer cancels it.
+    if (!row || row.type === 'credit' || (caller && caller.merchantId !== row.merchant_id)) throw Problem.notFound('No payment has this cancel address.');
     return row;
   },
   commit: async (tx, row, { caller, now }) => {

@@ -21,7 +21,7 @@ import { flowOf } from '../flows.ts';
 export const createPayment = merchantOperation({
   name: 'createPayment',
   scope: 'payment',
-  parse: (body: Record<string, unknown>, { caller }) => validatePaymentBody(body, caller),
+  parse: (body: Record<string, unknown>, { caller, ports }) => validatePaymentBody(body, caller, ports.config.returnUrlSchemes),
   load: async (request, { ports, caller }) => {
     if (request.storeInVault) ports.vault.keys();
     // A token paid or a session handed out must be payable: not with a live key and no acquirer.

@@ -1,0 +1,99 @@
+/**
+ * The simulated issuer's pages (pages/acs-pages.ts) serve test-mode payments only: an ACS
+ * transaction of a live payment gets the "unknown transaction" page on every simulator
+ * route and is never answered, while the same for a test payment shows the bank's page.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { backends, cardPayment, suiteApp } from '../support/app.ts';
+import { paymentPorts } from '../../src/payments/ports.ts';
+import { insertThreeDSSession } from '../../src/store/payment-pages.ts';
+import { ACS_SIMULATOR_PATH } from '../../src/threeds/ds-simulator.ts';
+import { postForm } from './flow.ts';
+
+const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+for (const backend of backends) {
+  describe(`ACS simulator routes (${backend})`, () => {
+    const t = suiteApp(backend);
+
+    /** A payment of `key`'s mode with a 3-D Secure session in challenge and an open ACS transaction of `protocol`, as the simulated DS leaves them. */
+    async function challengeOf(key: string, protocol: '2.2.0' | '1.0.2') {
+      const created = await t.client.post('/payment', cardPayment({ amount: '20.11' }), { key });
+      assert.equal(created.statusCode, 200, created.body);
+      const { reference, payUrl } = created.json();
+      const sessionId = randomUUID();
+      const now = Date.now();
+      await t.store.transact((db) =>
+        insertThreeDSSession(db, {
+          id: sessionId,
+          reference,
+          protocol,
+          state: 'challenge',
+          session_secret: 'secret',
+          acs_trans_id: null,
+          ds_trans_id: null,
+          acs_url: null,
+          window_size: 'FULL_SCREEN',
+          brand: 'visa',
+          result: null,
+          created: now,
+          expires_at: now + 600_000,
+        }),
+      );
+      const acsTransID = await paymentPorts(t.config, t.store).acs.open({
+        threeDSServerTransID: sessionId,
+        dsTransID: sessionId,
+        protocol,
+        brand: 'visa',
+        language: 'eng',
+        merchantName: 'Test Shop',
+        amountText: '20.11 EUR',
+        notificationUrl: `${new URL(payUrl).origin}${new URL(payUrl).pathname}/3ds/notify`,
+      });
+      const row = await t.store.read.selectFrom('acs_sim_transactions').selectAll().where('acs_trans_id', '=', acsTransID).executeTakeFirstOrThrow();
+      return { sessionId, acsTransID, formToken: row.form_token, termUrl: `${t.config.publicUrl}${new URL(payUrl).pathname}/3ds1` };
+    }
+
+    const acsState = async (acsTransID: string) =>
+      (await t.store.read.selectFrom('acs_sim_transactions').select('state').where('acs_trans_id', '=', acsTransID).executeTakeFirstOrThrow()).state;
+
+    /** The four simulator routes, each with what a browser would post for this transaction. */
+    async function visit(key: string) {
+      const two = await challengeOf(key, '2.2.0');
+      const one = await challengeOf(key, '1.0.2');
+      const answers = {
+        challenge: await postForm(t.app, `${ACS_SIMULATOR_PATH}/challenge`, {
+          creq: encode({ acsTransID: two.acsTransID, threeDSServerTransID: two.sessionId }),
+          threeDSSessionData: 'data',
+        }),
+        challengeAnswer: await postForm(t.app, `${ACS_SIMULATOR_PATH}/challenge/answer`, { acsTransID: two.acsTransID, token: two.formToken, code: '1234' }),
+        redirect3ds1: await postForm(t.app, `${ACS_SIMULATOR_PATH}/3ds1`, {
+          PaReq: encode({ acsTransID: one.acsTransID, xid: one.sessionId }),
+          TermUrl: one.termUrl,
+          MD: 'md',
+        }),
+        answer3ds1: await postForm(t.app, `${ACS_SIMULATOR_PATH}/3ds1/answer`, { acsTransID: one.acsTransID, token: one.formToken, TermUrl: one.termUrl, code: '1234' }),
+      };
+      return { answers, states: [await acsState(two.acsTransID), await acsState(one.acsTransID)] };
+    }
+
+    test('a test payment’s ACS transaction is served on every simulator route', async () => {
+      const { answers, states } = await visit(t.merchant.testApiKey);
+      for (const [route, res] of Object.entries(answers)) assert.equal(res.statusCode, 200, `${route}: ${res.body}`);
+      assert.match(answers.challenge.body, /autocomplete="one-time-code"/);
+      assert.match(answers.redirect3ds1.body, /autocomplete="one-time-code"/);
+      assert.deepEqual(states, ['done', 'done']);
+    });
+
+    test('a live payment’s ACS transaction is refused on every simulator route and never answered', async () => {
+      const { answers, states } = await visit(t.merchant.liveApiKey);
+      for (const [route, res] of Object.entries(answers)) {
+        assert.equal(res.statusCode, 404, `${route}: ${res.body}`);
+        assert.doesNotMatch(res.body, /one-time-code|name="cres"|name="PaRes"/, route);
+      }
+      assert.deepEqual(states, ['pending', 'pending']);
+    });
+  });
+}
