@@ -50,7 +50,8 @@ export interface PaymentRequest extends CommonFields {
 }
 
 const MIN_EXPIRATION_MS = 60_000;
-const MAX_EXPIRATION_MS = 30 * 24 * 3600_000;
+/** P60D: pay-by-link plugins of the real API send up to sixty days (docs/interop.md). */
+const MAX_EXPIRATION_MS = 60 * 24 * 3600_000;
 
 // ── Formats ──────────────────────────────────────────────────────────────────────────────
 
@@ -89,7 +90,7 @@ function walletToken(value: unknown, field: CompiledField, run: FieldRun): unkno
 function expiration(value: string, field: CompiledField, run: FieldRun): unknown {
   const ms = parseIsoDuration(value);
   if (ms === undefined) return fail(run, field, 'format', 'must be an ISO 8601 duration such as PT15M');
-  if (ms < MIN_EXPIRATION_MS || ms > MAX_EXPIRATION_MS) return fail(run, field, 'range', 'must be between PT1M and P30D');
+  if (ms < MIN_EXPIRATION_MS || ms > MAX_EXPIRATION_MS) return fail(run, field, 'range', 'must be between PT1M and P60D');
   return { duration: value, ms };
 }
 

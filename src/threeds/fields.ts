@@ -9,6 +9,13 @@
 // ── Allowed values, spelled exactly as the spec gives them ────────────────────────────
 
 export const scaReadyValues = ['yes', 'no'] as const;
+/** Older plugins send `scaReady` as `"1"`/`"0"` or a JSON boolean (docs/interop.md): read as yes/no. */
+export const scaReadyAliases: ReadonlyMap<unknown, string> = new Map<unknown, string>([
+  [true, 'yes'],
+  [false, 'no'],
+  ['1', 'yes'],
+  ['0', 'no'],
+]);
 
 /** §2.5 */
 export const sequenceTypes = ['EXPRESS_CHECKOUT', 'RECURRING', 'INSTALMENT', 'UNSCHEDULED'] as const;
@@ -206,6 +213,14 @@ export interface FieldSpec {
   countryField?: string;
   /** Only validated and kept for this operation (§4.2: enrollment ignores challengeIndicator). */
   onlyFor?: 'payment';
+  /** Other spellings real clients send, read as the value they stand for before any check. */
+  aliases?: ReadonlyMap<unknown, string>;
+  /** The value is a raw request header of the customer's browser: the one value is taken from it before any check. */
+  fromHeader?: 'acceptLanguage' | 'forwardedFor';
+  /** A longer value is cut to `max` characters, not refused. */
+  cutToMax?: true;
+  /** For `subdivision`: a value that is not a subdivision of the country is kept as given (for the merchant), not refused. */
+  keepUnknown?: true;
 }
 
 /** A `…PhoneNumber` / `…PhoneCountry` pair that the phone adaptation of §2.4 may fill from one combined number. */
@@ -229,8 +244,21 @@ const text = (max: number, required?: FieldSpec['required']): FieldSpec => ({ ty
 const oneOf = (values: readonly string[]): FieldSpec => ({ type: 'string', enum: values });
 const date: FieldSpec = { type: 'string', max: 8, format: 'date' };
 const count = (min: number, max: number): FieldSpec => ({ type: 'string', min, max, format: 'digits' });
-const country = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 2, format: 'country', required });
-const state = (countryField: string, required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 3, format: 'subdivision', countryField, required });
+/** ISO 3166-1 alpha-2 or alpha-3, any case, stored as alpha-2 (docs/interop.md: the official client sends `NLD`). */
+const country = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 3, format: 'country', required });
+/**
+ * DESIGN §5: the ISO 3166-2 subdivision part; a shop's own region code (up to the 50 characters of
+ * an address line) is kept for the merchant and left out of the AReq (docs/interop.md).
+ */
+const state = (countryField: string, required?: FieldSpec['required']): FieldSpec => ({
+  type: 'string',
+  min: 1,
+  max: 50,
+  format: 'subdivision',
+  countryField,
+  keepUnknown: true,
+  required,
+});
 const email: FieldSpec = { type: 'string', min: 1, max: 254, format: 'email' };
 /** DESIGN §5: a subscriber section is 1 to 15 digits, whatever the field's printed size. */
 const phoneNumber = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 15, format: 'digits', required });
@@ -240,7 +268,7 @@ const integer3: FieldSpec = { type: 'integer', max: 3, minValue: 1 };
 
 /** §2.4 plus the compatibility fields. Names of existing clients are limited to 100 characters. */
 export const topLevelFields = {
-  scaReady: oneOf(scaReadyValues),
+  scaReady: { ...oneOf(scaReadyValues), aliases: scaReadyAliases },
   billingAddress: text(50, 'sca'),
   billingCity: text(50, 'sca'),
   billingState: state('billingCountry', 'sca'),
@@ -339,6 +367,19 @@ export const browserInfoFields = {
   challengeWindowSize: oneOf(challengeWindowSizes),
 } as const satisfies Table<BrowserInfo>;
 
+/**
+ * The older partial `browser` object (DESIGN §2) as the official client's `setBrowserFromServer()`
+ * fills it from the shop's own request: the raw Accept-Language header, REMOTE_ADDR or a proxy
+ * list, the raw Accept and User-Agent headers. `browserInfo` (§2.9) stays strict.
+ */
+export const legacyBrowserFields = {
+  ...browserInfoFields,
+  acceptHeaders: { ...browserInfoFields.acceptHeaders, cutToMax: true },
+  ipAddress: { ...browserInfoFields.ipAddress, fromHeader: 'forwardedFor' },
+  language: { ...browserInfoFields.language, fromHeader: 'acceptLanguage' },
+  userAgent: { ...browserInfoFields.userAgent, cutToMax: true },
+} as const satisfies Table<BrowserInfo>;
+
 /** The objects this module validates, keyed by their top-level request field (in spec order). */
 export const objectSpecs = {
   sequenceInfo: { pointer: '/sequenceInfo', fields: sequenceInfoFields },
@@ -354,7 +395,7 @@ export const objectSpecs = {
   threeds2RequestInfo: { pointer: '/threeds2RequestInfo', fields: threeds2RequestInfoFields },
   merchantRiskIndicator: { pointer: '/merchantRiskIndicator', fields: merchantRiskIndicatorFields },
   browserInfo: { pointer: '/browserInfo', fields: browserInfoFields, allOrNothing: true },
-  browser: { pointer: '/browser', fields: browserInfoFields },
+  browser: { pointer: '/browser', fields: legacyBrowserFields },
 } as const satisfies Record<string, ObjectSpec>;
 
 export const topLevelSpec: ObjectSpec = {

@@ -145,3 +145,34 @@ export function currencyNumeric(alpha: string): { numeric: string; exponent: num
 export function isMinutesOffset(value: string): boolean {
   return /^[+-]?[0-9]+$/.test(value);
 }
+
+/**
+ * The first well-formed language tag of an Accept-Language header (RFC 9110 §12.5.4:
+ * `nl-NL,nl;q=0.9,en-US;q=0.8` → `nl-NL`), skipping `*` and tags longer than `max`; a plain
+ * tag is its own first tag. Undefined when the header names none.
+ */
+export function firstLanguageTag(header: string, max: number): string | undefined {
+  for (const item of header.split(',')) {
+    const tag = item.split(';', 1)[0].trim();
+    if (tag !== '' && tag !== '*' && tag.length <= max && isLanguageTag(tag)) return tag;
+  }
+  return undefined;
+}
+
+/** The first address of a proxy list (`203.0.113.7, 10.0.0.1`, as X-Forwarded-For carries it): the customer's. */
+export function firstListedAddress(list: string): string {
+  return list.split(',', 1)[0].trim();
+}
+
+/**
+ * A PHP DateTimeImmutable as PHP's json_encode writes it (`{"date":"2020-01-02 00:00:00.000000",
+ * "timezone_type":3,"timezone":"UTC"}`): the official client sends its account dates so
+ * (docs/interop.md). Its calendar date as `YYYYMMDD`, or undefined for anything else.
+ */
+export function phpDateAsYmd(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { date, timezone } = value as Record<string, unknown>;
+  if (typeof date !== 'string' || typeof timezone !== 'string') return undefined;
+  const match = /^(\d{4})-(\d{2})-(\d{2}) \d{2}:\d{2}:\d{2}(?:\.\d+)?$/.exec(date);
+  return match ? `${match[1]}${match[2]}${match[3]}` : undefined;
+}

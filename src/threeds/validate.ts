@@ -7,6 +7,7 @@
 import type { FieldError } from '../ground/problem.ts';
 import {
   objectSpecs,
+  scaReadyAliases,
   topLevelFields,
   topLevelSpec,
   type BillingAndShipping,
@@ -17,8 +18,21 @@ import {
   type PhonePair,
   type ThreeDSData,
 } from './fields.ts';
-import { isCalendarDate, isCallingCode, isCurrencyNumeric, isDigits, isEmailAddress, isIpAddress, isLanguageTag, isMinutesOffset, isTimestamp } from './formats.ts';
-import { isCountryAlpha2, isSubdivisionOf, isSubdivisionShape } from '../ground/country.ts';
+import {
+  firstLanguageTag,
+  firstListedAddress,
+  isCalendarDate,
+  isCallingCode,
+  isCurrencyNumeric,
+  isDigits,
+  isEmailAddress,
+  isIpAddress,
+  isLanguageTag,
+  isMinutesOffset,
+  isTimestamp,
+  phpDateAsYmd,
+} from './formats.ts';
+import { countryAlpha2, isSubdivisionOf, isSubdivisionShape } from '../ground/country.ts';
 import { splitInternationalNumber } from './phone.ts';
 
 export type { ThreeDSData } from './fields.ts';
@@ -62,7 +76,7 @@ const formatMessages: Record<Format, string> = {
   digits: 'must contain digits only',
   date: 'must be a real calendar date in the form YYYYMMDD',
   timestamp: 'must be a real UTC date and time in the form YYYYMMDDHHMM',
-  country: 'must be an ISO 3166-1 alpha-2 country code (e.g. NL)',
+  country: 'must be an ISO 3166-1 alpha-2 or alpha-3 country code (e.g. NL or NLD)',
   subdivision: 'must be an ISO 3166-2 subdivision code, the part after the country (e.g. NH for NL-NH)',
   callingCode: 'must be an ITU-T E.164 country calling code, digits only (e.g. 31, 1, 44)',
   email: 'must be an RFC 5322 e-mail address (addr-spec, e.g. name@example.com)',
@@ -151,7 +165,7 @@ const formatChecks: Record<Format, (value: string) => boolean> = {
   digits: isDigits,
   date: isCalendarDate,
   timestamp: isTimestamp,
-  country: isCountryAlpha2,
+  country: (value) => countryAlpha2(value) !== undefined,
   subdivision: isSubdivisionShape,
   callingCode: isCallingCode,
   email: isEmailAddress,
@@ -162,8 +176,9 @@ const formatChecks: Record<Format, (value: string) => boolean> = {
 };
 
 /** Checks one given value against its row: the first rule it breaks is its one error. Returns the normalized value. */
-function checkValue(field: CompiledField, value: unknown, object: Record<string, unknown>, errors: FieldError[]): unknown {
+function checkValue(field: CompiledField, given: unknown, object: Record<string, unknown>, errors: FieldError[]): unknown {
   const spec = field.spec;
+  const value = spec.format === 'date' ? (phpDateAsYmd(given) ?? given) : (spec.aliases?.get(given) ?? given);
   if (spec.type === 'boolean') return typeof value === 'boolean' ? value : fail(errors, field, 'type', field.typeMessage);
 
   if (spec.type === 'integer') {
@@ -185,25 +200,32 @@ function checkValue(field: CompiledField, value: unknown, object: Record<string,
   }
 
   if (typeof value !== 'string') return fail(errors, field, 'type', field.typeMessage);
+  if (spec.fromHeader !== undefined) return checkHeaderValue(field, value, object, errors);
+  if (spec.cutToMax && spec.max !== undefined && value.length > spec.max) return checkValue(field, value.slice(0, spec.max), object, errors);
   if (spec.max !== undefined && value.length > spec.max) return fail(errors, field, 'max_length', field.maxMessage);
   if (spec.min !== undefined && value.length < spec.min) return fail(errors, field, 'min_length', field.minMessage);
   if (field.enumValues && !field.enumValues.has(value)) return fail(errors, field, 'enum', field.enumMessage);
   const format = spec.format;
   if (format === undefined) return value;
-  if (format === 'country') {
-    const upper = value.toUpperCase();
-    return isCountryAlpha2(upper) ? upper : fail(errors, field, 'format', field.formatMessage);
-  }
+  if (format === 'country') return countryAlpha2(value) ?? fail(errors, field, 'format', field.formatMessage);
   if (format === 'subdivision') {
     const upper = value.toUpperCase();
     const country = object[spec.countryField as string];
-    const countryUpper = typeof country === 'string' ? country.toUpperCase() : '';
-    if (isCountryAlpha2(countryUpper)) {
-      return isSubdivisionOf(countryUpper, upper) ? upper : fail(errors, field, 'format', field.formatMessageForCountry);
-    }
+    const alpha2 = typeof country === 'string' ? countryAlpha2(country) : undefined;
+    if (alpha2 !== undefined && isSubdivisionOf(alpha2, upper)) return upper;
+    if (spec.keepUnknown) return alpha2 === undefined && isSubdivisionShape(upper) ? upper : value;
+    if (alpha2 !== undefined) return fail(errors, field, 'format', field.formatMessageForCountry);
     return isSubdivisionShape(upper) ? upper : fail(errors, field, 'format', field.formatMessage);
   }
   return formatChecks[format](value) ? value : fail(errors, field, field.formatCode, field.formatMessage);
+}
+
+/** A raw header of the customer's browser (legacy `browser`): its one value first, then the row's checks. */
+function checkHeaderValue(field: CompiledField, header: string, object: Record<string, unknown>, errors: FieldError[]): unknown {
+  const spec = field.spec;
+  const value = spec.fromHeader === 'acceptLanguage' ? firstLanguageTag(header, spec.max ?? Infinity) : firstListedAddress(header);
+  if (value === undefined) return fail(errors, field, 'format', `${field.formatMessage}, or an Accept-Language header naming one`);
+  return checkValue({ ...field, spec: { ...spec, fromHeader: undefined } }, value, object, errors);
 }
 
 /** §2.4 phone adaptation: a combined international number without its country is split before validation. */
@@ -265,7 +287,7 @@ function validateObject(compiled: CompiledObject, given: Record<string, unknown>
 }
 
 export function validateThreeDS(body: Record<string, unknown>, ctx: ThreeDSContext): { errors: FieldError[]; data: ThreeDSData } {
-  const run: Run = { ctx, scaReady: body.scaReady === 'yes', errors: [] };
+  const run: Run = { ctx, scaReady: (scaReadyAliases.get(body.scaReady) ?? body.scaReady) === 'yes', errors: [] };
   const data: Record<string, unknown> = {};
   validateObject(compiledTopLevel, body, run, data);
   data.scaReady ??= 'no';

@@ -108,6 +108,72 @@ for (const backend of backends) {
       assert.equal(res.json().billingPhoneCountry, '31');
     });
 
+    // docs/interop.md: the body the official PHP client builds for a Dutch order, as its shop plugins fill it.
+    const officialClientPayment = {
+      amount: '25.00',
+      currency: 'eur',
+      method: 'landingpage',
+      returnUrl: 'https://shop.example/return',
+      language: 'nld',
+      metadata: 'PHP:8.2;OS:Linux',
+      scaReady: '1',
+      billingAddress: 'Damrak',
+      billingCity: 'Amsterdam',
+      billingState: 'Noord-Holland',
+      billingPostalCode: '1012 LG',
+      billingCountry: 'NLD',
+      billingHouseNumber: '1',
+      billingPhoneNumber: '201234567',
+      billingPhoneCountry: '31',
+      shippingCountry: 'nld',
+      shippingState: 'zh',
+      transactionType: 'sale',
+      accountInfo: { accountCreationDate: { date: '2020-01-02 00:00:00.000000', timezone_type: 3, timezone: 'Europe/Amsterdam' } },
+      browser: {
+        acceptHeaders: `text/html,application/xhtml+xml;q=0.9,${'x'.repeat(3000)}`,
+        language: 'nl-NL,nl;q=0.9,en-US;q=0.8,en;q=0.7',
+        ipAddress: '203.0.113.7, 10.0.0.1',
+        userAgent: 'Mozilla/5.0 (X11; Linux x86_64)',
+      },
+      details: { expirationDuration: 'P60D' },
+      orderLines: [{ type: 'PHYSICAL', name: 'Mug', quantity: 2, unitPrice: 12.5, totalPrice: 25, vatRate: 21, vat: 4.34 }],
+    };
+
+    test('what the official client sends for a Dutch order is accepted; countries echo as alpha-2, a region code as given', async () => {
+      const res = await t.client.post('/payment', officialClientPayment);
+      assert.equal(res.statusCode, 200, res.body);
+      const p = res.json();
+      assert.deepEqual([p.billingCountry, p.shippingCountry, p.billingState, p.shippingState, p.details.expirationDuration], ['NL', 'NL', 'Noord-Holland', 'ZH', 'P60D']);
+      const read = await t.client.get(`/transaction?reference=${p.reference}`);
+      assert.deepEqual(read.json(), p);
+    });
+
+    test('what is really wrong in a client spelling is still refused, each field named', async () => {
+      const res = await t.client.post('/payment', {
+        ...officialClientPayment,
+        scaReady: 'ja',
+        billingCountry: 'XXX',
+        billingState: 'x'.repeat(51),
+        browser: { language: '*', ipAddress: 'unknown, 10.0.0.1' },
+        details: { expirationDuration: 'P61D' },
+      });
+      assert.equal(res.statusCode, 422);
+      assert.deepEqual(
+        res
+          .json()
+          .errors.map((e: { field: string; code: string }) => `${e.field} ${e.code}`)
+          .sort(),
+        [
+          '/billingCountry format',
+          '/billingState max_length',
+          '/browser/ipAddress format',
+          '/browser/language format',
+          '/details/expirationDuration range',
+          '/scaReady enum',
+        ],
+      );
+    });
+
     test('an enrollment needs dataType card and a returnUrl', async () => {
       const res = await t.client.post('/token', { dataType: 'iban' });
       assert.equal(res.statusCode, 422);

@@ -268,9 +268,10 @@ function mutationsFor(kind: Kind): unknown[] {
     case 'phoneCountry':
       return ['1234', '999'];
     case 'country':
-      return ['NLD', 'XX'];
+      return ['NLDX', 'XX', 'XXX'];
     case 'state':
-      return ['ABCD', '#'];
+      // A shop's own region code is kept, not refused (docs/interop.md): only type and size are wrong.
+      return ['x'.repeat(51), 5];
     case 'boolean':
       return ['true'];
     case 'ip':

@@ -149,36 +149,39 @@ const rows: Row[] = [
   // §2.4
   [
     '/scaReady',
-    ['yes', 'no'],
+    // older plugins send "1"/"0" or booleans (docs/interop.md)
+    ['yes', 'no', '1', '0', true, false],
     [
       ['YES', 'enum'],
       ['true', 'enum'],
       ['y', 'enum'],
-      [true, 'type'],
+      ['2', 'enum'],
+      [1, 'type'],
     ],
   ],
   text('/billingAddress', 50),
   text('/billingCity', 50),
   [
     '/billingState',
-    ['NH', 'nh', 'ZH', 'FL'],
+    // a shop's own region code is kept for the merchant, left out of the AReq (docs/interop.md)
+    ['NH', 'nh', 'ZH', 'FL', 'CA', 'XYZ', 'N-', 'NL-NH', 'Noord-Holland', 'x'.repeat(50)],
     [
-      ['CA', 'format'],
-      ['XYZ', 'format'],
-      ['N-', 'format'],
-      ['NL-NH', 'max_length'],
+      ['x'.repeat(51), 'max_length'],
       [1, 'type'],
     ],
   ],
   text('/billingPostalCode', 16),
   [
     '/billingCountry',
-    ['NL', 'nl'],
+    // alpha-2 or alpha-3, any case: the official client sends NLD (docs/interop.md)
+    ['NL', 'nl', 'NLD', 'nld', 'Bel'],
     [
       ['XX', 'format'],
       ['N', 'format'],
       ['12', 'format'],
-      ['NLD', 'max_length'],
+      ['528', 'format'],
+      ['XXX', 'format'],
+      ['NLDX', 'max_length'],
       ['AC', 'format'],
       [528, 'type'],
     ],
@@ -191,21 +194,20 @@ const rows: Row[] = [
   text('/shippingCity', 50),
   [
     '/shippingState',
-    ['ZH', 'zh', 'NH'],
+    ['ZH', 'zh', 'NH', 'TX', 'ZZ9', 'NL-ZH'],
     [
-      ['TX', 'format'],
-      ['ZZ9', 'format'],
-      ['NL-ZH', 'max_length'],
+      ['x'.repeat(51), 'max_length'],
       [false, 'type'],
     ],
   ],
   text('/shippingPostalCode', 16),
   [
     '/shippingCountry',
-    ['NL', 'nl'],
+    ['NL', 'nl', 'NLD', 'usa'],
     [
       ['QQ', 'format'],
-      ['NLD', 'max_length'],
+      ['QQQ', 'format'],
+      ['NLDX', 'max_length'],
       [1, 'type'],
     ],
   ],
@@ -392,9 +394,26 @@ const rows: Row[] = [
       [5, 'type'],
     ],
   ],
-  // older partial `browser` form: same formats
-  ['/browser/ipAddress', ['192.0.2.1', '::1'], [['999.1.1.1', 'format']]],
-  ['/browser/language', ['de-DE'], [['de_DE', 'format']]],
+  // older partial `browser` form: same formats, read from the raw headers setBrowserFromServer() sends (docs/interop.md)
+  [
+    '/browser/ipAddress',
+    ['192.0.2.1', '::1', '203.0.113.7, 10.0.0.1', '2001:db8::1,192.0.2.1'],
+    [
+      ['999.1.1.1', 'format'],
+      ['unknown, 192.0.2.1', 'format'],
+    ],
+  ],
+  [
+    '/browser/language',
+    ['de-DE', 'nl-NL,nl;q=0.9,en-US;q=0.8', '*, en;q=0.5', 'de_DE, fr'],
+    [
+      ['de_DE', 'format'],
+      ['*', 'format'],
+      ['zh-Hans-CN', 'format'],
+    ],
+  ],
+  ['/browser/acceptHeaders', ['text/html', 'x'.repeat(5000)], [[5, 'type']]],
+  ['/browser/userAgent', ['Mozilla/5.0', 'x'.repeat(5000)], [[5, 'type']]],
   ['/browser/screenColorDepth', ['64'], [['2', 'enum']]],
   ['/browser/javaEnabled', [true], [['false', 'type']]],
   ['/browser/challengeWindowSize', ['FULL_SCREEN'], [['FULL', 'enum']]],
@@ -435,9 +454,8 @@ test('messages name the rule that was broken', () => {
   ]);
   assert.deepEqual(messages(withField('/sequenceInfo/recurringExpiry', '20230229')), ['must be a real calendar date in the form YYYYMMDD']);
   assert.deepEqual(messages(withField('/sequenceInfo/recurringFrequency', '1000')), ['must be at most 3 digits']);
-  assert.deepEqual(messages(withField('/billingState', 'CA')), [
-    'must be an ISO 3166-2 subdivision code of the country in billingCountry, the part after the country (e.g. NH for NL)',
-  ]);
+  assert.deepEqual(messages(withField('/billingCountry', 'XXX')), ['must be an ISO 3166-1 alpha-2 or alpha-3 country code (e.g. NL or NLD)']);
+  assert.deepEqual(messages(withField('/browser/language', '*')), ['must be an IETF BCP 47 language tag (e.g. en-US), or an Accept-Language header naming one']);
   assert.deepEqual(messages(withField('/billingAddress', 5)), ['must be a string']);
   assert.deepEqual(messages(withField('/browserInfo/javaEnabled', 'yes')), ['must be true or false']);
 });

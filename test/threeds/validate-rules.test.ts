@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { echoedFields, threeDSTopLevelFields, validateThreeDS, type ThreeDSContext } from '../../src/threeds/validate.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
+import { buildAReq } from '../../src/threeds/areq.ts';
 
 const payment: ThreeDSContext = { operation: 'payment', usesVaultToken: false, merchantCapturesCardData: false };
 const enrollment: ThreeDSContext = { operation: 'enrollment', usesVaultToken: false, merchantCapturesCardData: false };
@@ -253,37 +254,134 @@ test('countries and subdivisions are accepted in any case and stored in upper ca
   assert.deepEqual([data.billingCountry, data.billingState, data.shippingCountry, data.shippingState], ['NL', 'NH', 'US', 'CA']);
 });
 
-const subdivisionCases: [country: string | undefined, state: string, valid: boolean][] = [
-  ['NL', 'NH', true],
-  ['NL', 'ZH', true],
-  ['NL', 'CA', false],
-  ['US', 'CA', true],
-  ['US', 'NH', true],
-  ['US', 'ZZ', false],
-  ['BE', 'VAN', true], // nested under BE-VLG
-  ['BE', 'VLG', true],
-  ['GB', 'BFS', true],
-  ['DE', 'BY', true],
-  ['DE', 'NH', false],
-  ['CH', 'ZH', true],
-  [undefined, 'NH', true], // no country: format only
-  [undefined, 'ZZ9', true],
-  [undefined, 'N-H', false],
-  [undefined, 'ÄB', false],
-  ['XX', 'NH', true], // invalid country: reported there, the state is checked for format only
+/**
+ * [country, state, stored and echoed, sent as billAddrState]: an ISO 3166-2 subdivision of the
+ * country is stored in upper case and reaches the AReq; anything else (a shop's own region
+ * code) is kept as given for the merchant and left out of the AReq (docs/interop.md).
+ */
+const subdivisionCases: [country: string | undefined, state: string, stored: string, inAReq: boolean][] = [
+  ['NL', 'NH', 'NH', true],
+  ['NL', 'zh', 'ZH', true],
+  ['NLD', 'nh', 'NH', true], // alpha-3 country
+  ['NL', 'CA', 'CA', false],
+  ['NL', 'Noord-Holland', 'Noord-Holland', false],
+  ['NL', 'NL-NH', 'NL-NH', false],
+  ['US', 'CA', 'CA', true],
+  ['usa', 'ca', 'CA', true],
+  ['US', 'ZZ', 'ZZ', false],
+  ['BE', 'VAN', 'VAN', true], // nested under BE-VLG
+  ['BE', 'VLG', 'VLG', true],
+  ['GB', 'BFS', 'BFS', true],
+  ['DE', 'BY', 'BY', true],
+  ['DE', 'NH', 'NH', false],
+  ['CH', 'ZH', 'ZH', true],
+  [undefined, 'nh', 'NH', true], // no country: the shape of a subdivision part is all that can be told
+  [undefined, 'N-H', 'N-H', false],
+  [undefined, 'ÄB', 'ÄB', false],
 ];
 
-for (const [country, state, valid] of subdivisionCases) {
-  test(`billingState ${state} with billingCountry ${country ?? '(absent)'} is ${valid ? 'valid' : 'invalid'}`, () => {
-    const expected = [...(country === 'XX' ? ['/billingCountry format'] : []), ...(valid ? [] : ['/billingState format'])];
-    assert.deepEqual(failures({ billingCountry: country, billingState: state }), expected);
+for (const [country, state, stored, inAReq] of subdivisionCases) {
+  test(`billingState ${state} with billingCountry ${country ?? '(absent)'} is stored as ${stored}${inAReq ? ' and sent to the issuer' : ', not sent to the issuer'}`, () => {
+    const { errors, data } = validateThreeDS({ billingCountry: country, billingState: state }, payment);
+    assert.deepEqual(errors, []);
+    assert.equal(data.billingState, stored);
+    assert.equal(echoedFields(data).billingState, stored);
+    const areq = buildAReq({
+      amountMinor: 1000,
+      currency: 'eur',
+      kind: 'payment',
+      usesVaultToken: false,
+      storeInVault: false,
+      data,
+      purchaseDate: new Date(0),
+      merchantName: 'Shop',
+    });
+    assert.equal(areq.billAddrState, inAReq ? stored : undefined);
   });
 }
 
-test('shippingState is checked against shippingCountry, not billingCountry', () => {
-  assert.deepEqual(failures({ billingCountry: 'NL', shippingCountry: 'US', shippingState: 'TX' }), []);
-  assert.deepEqual(failures({ billingCountry: 'US', shippingCountry: 'NL', shippingState: 'TX' }), ['/shippingState format']);
+test('shippingState is read against shippingCountry, not billingCountry', () => {
+  const tx = validateThreeDS({ billingCountry: 'NL', shippingCountry: 'US', shippingState: 'TX' }, payment).data;
+  const zh = validateThreeDS({ billingCountry: 'US', shippingCountry: 'NL', shippingState: 'zh' }, payment).data;
+  assert.deepEqual([tx.shippingState, zh.shippingState], ['TX', 'ZH']);
 });
+
+/** [field, as sent, as stored, echoed and mapped]: the spellings real clients send (docs/interop.md). */
+const clientSpellings: [field: string, sent: unknown, stored: unknown][] = [
+  ['billingCountry', 'NLD', 'NL'],
+  ['billingCountry', 'nld', 'NL'],
+  ['billingCountry', 'be', 'BE'],
+  ['shippingCountry', 'DEU', 'DE'],
+  ['scaReady', '1', 'yes'],
+  ['scaReady', '0', 'no'],
+  ['scaReady', true, 'yes'],
+  ['scaReady', false, 'no'],
+];
+
+for (const [field, sent, stored] of clientSpellings) {
+  test(`${field} ${JSON.stringify(sent)} is stored as ${JSON.stringify(stored)}`, () => {
+    const body: Record<string, unknown> = { [field]: sent };
+    const { data } = validateThreeDS(body, payment);
+    assert.equal((data as unknown as Record<string, unknown>)[field], stored);
+  });
+}
+
+test('scaReady "1" makes the "S" fields required, as yes does', () => {
+  assert.deepEqual(failures({ scaReady: '1' }), failures({ scaReady: 'yes' }));
+  assert.ok(failures({ scaReady: true }).includes('/billingCountry required'));
+  assert.deepEqual(failures({ scaReady: '0' }), []);
+});
+
+/** [browser field, raw header as setBrowserFromServer() sends it, value kept]. */
+const legacyBrowserHeaders: [field: string, sent: string, kept: string][] = [
+  ['language', 'nl-NL,nl;q=0.9,en-US;q=0.8,en;q=0.7', 'nl-NL'],
+  ['language', 'en', 'en'],
+  ['language', '*;q=0.1, de', 'de'],
+  ['language', 'x_bad, fr-BE;q=0.9', 'fr-BE'],
+  ['language', 'zh-Hans-CN, zh', 'zh'], // EMVCo browserLanguage is at most 8 characters
+  ['ipAddress', '203.0.113.7, 10.0.0.1, 10.0.0.2', '203.0.113.7'],
+  ['ipAddress', ' 2001:db8::1 ', '2001:db8::1'],
+  ['ipAddress', '192.0.2.1', '192.0.2.1'],
+  ['acceptHeaders', `text/html,${'x'.repeat(3000)}`, `text/html,${'x'.repeat(2038)}`],
+  ['userAgent', 'M'.repeat(2049), 'M'.repeat(2048)],
+];
+
+for (const [field, sent, kept] of legacyBrowserHeaders) {
+  test(`browser.${field} ${JSON.stringify(sent.slice(0, 40))} is kept as ${JSON.stringify(kept.slice(0, 40))}`, () => {
+    const { errors, data } = validateThreeDS({ browser: { [field]: sent } }, payment);
+    assert.deepEqual(errors, []);
+    assert.equal((data.browser as Record<string, unknown>)[field], kept);
+  });
+}
+
+test('browserInfo stays strict: a header list or an over-long value is refused there', () => {
+  const body = exampleThreeDSRequest();
+  const info = body.browserInfo as Record<string, unknown>;
+  info.language = 'nl-NL,nl;q=0.9';
+  info.ipAddress = '203.0.113.7, 10.0.0.1';
+  info.userAgent = 'M'.repeat(2049);
+  assert.deepEqual(failures(body), ['/browserInfo/ipAddress format', '/browserInfo/language max_length', '/browserInfo/userAgent max_length']);
+});
+
+/** [as PHP's json_encode writes a DateTimeImmutable, kept]: the official client's account dates (docs/interop.md). */
+const phpDates: [sent: unknown, kept: string | undefined, failure?: string][] = [
+  [{ date: '2020-01-02 00:00:00.000000', timezone_type: 3, timezone: 'UTC' }, '20200102'],
+  [{ date: '2019-12-31 23:59:59.000000', timezone_type: 3, timezone: 'Europe/Amsterdam' }, '20191231'],
+  ['20200102', '20200102'],
+  [{ date: '2023-02-29 00:00:00.000000', timezone_type: 3, timezone: 'UTC' }, undefined, '/accountInfo/accountCreationDate date'],
+  [{ date: 'yesterday', timezone: 'UTC' }, undefined, '/accountInfo/accountCreationDate type'],
+];
+
+for (const [sent, kept, failure] of phpDates) {
+  test(`accountInfo.accountCreationDate ${JSON.stringify(sent).slice(0, 50)} is ${kept ?? 'refused'}`, () => {
+    const { errors, data } = validateThreeDS({ accountInfo: { accountCreationDate: sent } }, payment);
+    assert.deepEqual(
+      errors.map((e) => `${e.field} ${e.code}`),
+      failure ? [failure] : [],
+    );
+    assert.equal(data.accountInfo?.accountCreationDate, kept);
+  });
+}
 
 // ── e-mail defaults (§2.4, §2.6, §2.8) ──────────────────────────────────────────────
 

@@ -199,3 +199,25 @@ test('the table holds together', () => {
     assert.ok(spec.answer.payUrl, `${flow} has a payUrl`);
   }
 });
+
+/** [details.expirationDuration, the error or the kept duration]: up to P60D, as pay-by-link plugins send (docs/interop.md). */
+const expirationCases: [duration: string, outcome: string][] = [
+  ['PT1M', 'PT1M'],
+  ['PT15M', 'PT15M'],
+  ['P30D', 'P30D'],
+  ['P31D', 'P31D'],
+  ['P60D', 'P60D'],
+  ['P8W', 'P8W'],
+  ['P60DT1S', '/details/expirationDuration range must be between PT1M and P60D'],
+  ['P61D', '/details/expirationDuration range must be between PT1M and P60D'],
+  ['P9W', '/details/expirationDuration range must be between PT1M and P60D'],
+  ['PT59S', '/details/expirationDuration range must be between PT1M and P60D'],
+  ['P1M', '/details/expirationDuration format must be an ISO 8601 duration such as PT15M'],
+];
+
+for (const [duration, outcome] of expirationCases) {
+  test(`a landing page payment with expirationDuration ${duration} gives ${outcome}`, () => {
+    const result = parsed(request('landingpage', { expirationDuration: duration }));
+    assert.equal(result.request?.expirationDuration ?? result.errors.map((e) => `${e.field} ${e.code} ${e.message}`).join(), outcome);
+  });
+}
