@@ -11,6 +11,7 @@ import type { Caller } from '../merchants/merchants.ts';
 import { checkTable, commonFields, commonFieldsOf, compileTable, type CommonFields, type FieldRun } from './common-fields.ts';
 import { flows } from './flows.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 
 export interface EnrollmentRequest extends CommonFields {
   threeDS: ThreeDSData;
@@ -36,7 +37,7 @@ export function parseEnrollmentRequest(body: Record<string, unknown>, mode: 'tes
 }
 
 /** The new enrollment's row, decided without I/O (validation included); stored by the route's unit of work. */
-export function planEnrollment(body: Record<string, unknown>, ctx: { caller: Caller; now: number; expiryMs: number }): NewTransaction {
+export function planEnrollment(body: Record<string, unknown>, ctx: { caller: Caller; now: number; expiryMs: number; secrets: SecretBox }): NewTransaction {
   const { errors, request } = parseEnrollmentRequest(body, ctx.caller.mode);
   if (!request) throw Problem.validation(errors);
   const row = pendingTransactionRow(request, {
@@ -50,6 +51,7 @@ export function planEnrollment(body: Record<string, unknown>, ctx: { caller: Cal
     details: {},
     now: ctx.now,
     expiresAt: ctx.now + ctx.expiryMs,
+    secrets: ctx.secrets,
   });
   return row;
 }

@@ -63,5 +63,5 @@ export const completeTestPayment = merchantOperation({
     }
     return (await findTransaction(tx, reference))!;
   },
-  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+  answer: (row, { ports }) => serializePayment(row, ports.links),
 });
