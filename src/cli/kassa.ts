@@ -95,7 +95,7 @@ merchant
 const key = program.command('key').description('manage API keys');
 key
   .command('rotate')
-  .description('revoke the active key of a mode and print a new one (shown once)')
+  .description('revoke the active key of a mode, if any, and print a new one (shown once); how the demo merchant gets a live key')
   .requiredOption('--merchant <id>', 'merchant id')
   .requiredOption('--mode <mode>', 'test or live', parseMode)
   .option('--json', 'print JSON')

@@ -41,10 +41,16 @@ export interface CreatedMerchant {
 
 const keyPrefix = (key: string) => key.slice(0, 12);
 
-/** A merchant with a test and a live API key, each shown only now. */
+/** A merchant with a test and a live API key, each shown only now (`kassa merchant create`). */
 export async function createMerchant(store: Store, name: string, now = Date.now()): Promise<CreatedMerchant> {
   const { merchantId, keys } = await insertNewMerchant(store, name, ['test', 'live'], now);
   return { merchantId, testApiKey: keys.test!, liveApiKey: keys.live! };
+}
+
+/** A merchant with a test API key only (the demo merchant): a live key it gets from `kassa key rotate --mode live`, shown once. */
+export async function createTestMerchant(store: Store, name: string, now = Date.now()): Promise<{ merchantId: string; testApiKey: string }> {
+  const { merchantId, keys } = await insertNewMerchant(store, name, ['test'], now);
+  return { merchantId, testApiKey: keys.test! };
 }
 
 /** The merchant, an API key per mode of `modes`, and its webhook signing secret (sealed), in one unit of work. */
