@@ -8,8 +8,8 @@
  * out round-robin). Everything they share lives in the database, already safe with
  * several processes (every state change is a compare-and-set); the card-sealing key,
  * which they must agree on, the primary hands to all of them. The secrets key and the vault
- * key they share through SECRETS_KEY and VAULT_KEY or the key files in KEY_DIR the primary
- * makes on first start (store/secrets.ts, vault/keys.ts). The primary
+ * key they share through SECRETS_KEY and VAULT_KEY or else the key files in KEY_DIR, made
+ * once by the first process that needs one (store/secrets.ts, vault/keys.ts). The primary
  * replaces an HTTP process that dies; an HTTP process exits when its primary is gone.
  *
  * SIGTERM/SIGINT stop cleanly: no new requests, in-flight ones finish, workers stop,
