@@ -39,7 +39,8 @@ parentPort.on('message', () => { parentPort.postMessage({ received }); server.cl
 export async function measureWebhookThroughput(): Promise<{ deliveredPerSecond: number; events: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-bench-webhooks-'));
   const receiver = new Worker(RECEIVER, { eval: true });
-  const store = await openStore(loadConfig({ DATA_DIR: dir }));
+  const env = { DATA_DIR: path.join(dir, 'data'), KEY_DIR: path.join(dir, 'keys') };
+  const store = await openStore(loadConfig(env));
   try {
     const { port } = await new Promise<{ port: number }>((resolve) => receiver.once('message', resolve));
     await store.migrate();
@@ -47,7 +48,7 @@ export async function measureWebhookThroughput(): Promise<{ deliveredPerSecond: 
     await setWebhookUrl(store, merchantId, `http://127.0.0.1:${port}/webhooks`);
     await fillOutbox(store, merchantId, EVENTS);
 
-    const config = loadConfig({ DATA_DIR: dir });
+    const config = loadConfig(env);
     const worker = new WebhookWorker(store, { ...config.webhooks, onError: (error) => console.error(error) });
     const started = performance.now();
     worker.start();
@@ -78,7 +79,7 @@ async function fillOutbox(store: Awaited<ReturnType<typeof openStore>>, merchant
     await Promise.all(
       Array.from({ length: Math.min(500, count - done) }, () =>
         store.transact(async (db) => {
-          const row = { ...pendingPaymentRow(merchantId), created: now, last_update: now };
+          const row = { ...pendingPaymentRow(store.secrets, merchantId), created: now, last_update: now };
           const { reference } = row;
           await insertTransaction(db, row, 'created');
           await transition(db, { reference, from: 'pending', to: 'success', cause: 'bench', at: now });

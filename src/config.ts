@@ -20,6 +20,13 @@ export interface Config {
   /** `postgres://…` switches storage to PostgreSQL; unset = SQLite at `$DATA_DIR/kassa.db`. */
   databaseUrl?: string;
   dataDir: string;
+  /** Where Kassa keeps the key files it makes (secrets key, vault key): KEY_DIR, default `./keys`, never inside DATA_DIR by default. */
+  keyDir: string;
+  /**
+   * 32-byte key sealing the secrets the database keeps (webhook signing secrets, …) and deriving the
+   * capability tokens (SECRETS_KEY, base64 or hex). Unset: a key file in KEY_DIR (store/secrets.ts).
+   */
+  secretsKey?: Buffer;
   logLevel: string;
   /** Log one line per HTTP request (method, route, status, time). */
   logRequests: boolean;
@@ -57,7 +64,7 @@ export interface Config {
   cardSealKey: Buffer;
   /**
    * Vault key (VAULT_KEY, base64 of 32 bytes) and its id (VAULT_KEY_ID) for the card numbers in the vault.
-   * Unset: on SQLite a key file in DATA_DIR (vault/keys.ts); with DATABASE_URL the vault is unavailable (503).
+   * Unset: on SQLite a key file in KEY_DIR (vault/keys.ts); with DATABASE_URL the vault is unavailable (503).
    */
   vaultKey?: VaultKey;
   /** Earlier vault keys (VAULT_OLD_KEYS, `id:base64,…`), still used to decrypt cards stored before a rotation. */
@@ -105,6 +112,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
+    keyDir: path.resolve(env.KEY_DIR || 'keys'),
+    secretsKey: env.SECRETS_KEY ? key32('SECRETS_KEY', env.SECRETS_KEY) : undefined,
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: flag(env, 'LOG_REQUESTS', true),
     sqliteSynchronous: synchronous,
@@ -123,7 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: loadWebhookSettings(env),
     wallet: loadWalletSettings(env),
     acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
-    cardSealKey: cardSealKey(env.CARD_SEAL_KEY),
+    cardSealKey: env.CARD_SEAL_KEY ? key32('CARD_SEAL_KEY', env.CARD_SEAL_KEY) : randomBytes(32),
     vaultKey: env.VAULT_KEY ? vaultKey('VAULT_KEY', env.VAULT_KEY_ID || 'vault-1', env.VAULT_KEY) : undefined,
     vaultOldKeys: (env.VAULT_OLD_KEYS || '')
       .split(',')
@@ -164,10 +173,9 @@ function refundWindows(env: Env): RefundWindows {
   return { default: duration('REFUND_WINDOW', env.REFUND_WINDOW || 'P180D'), byBrand };
 }
 
-function cardSealKey(raw: string | undefined): Buffer {
-  if (!raw) return randomBytes(32);
+function key32(name: string, raw: string): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new Error('CARD_SEAL_KEY must be 32 bytes, as 64 hex digits or base64');
+  if (key.length !== 32) throw new Error(`${name} must be 32 bytes, as 64 hex digits or base64`);
   return key;
 }
 

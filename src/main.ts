@@ -7,14 +7,17 @@
  * and forks the HTTP processes, which share the port (Node's cluster deals connections
  * out round-robin). Everything they share lives in the database, already safe with
  * several processes (every state change is a compare-and-set); the card-sealing key,
- * which they must agree on, the primary hands to all of them. The vault key they share
- * through VAULT_KEY or, on SQLite, the key file in DATA_DIR (vault/keys.ts). The primary
+ * which they must agree on, the primary hands to all of them. The secrets key and the vault
+ * key they share through SECRETS_KEY and VAULT_KEY or else the key files in KEY_DIR, made
+ * once by the first process that needs one (store/secrets.ts, vault/keys.ts). The primary
  * replaces an HTTP process that dies; an HTTP process exits when its primary is gone.
  *
  * SIGTERM/SIGINT stop cleanly: no new requests, in-flight ones finish, workers stop,
  * storage closes, exit 0.
  */
 import cluster, { type Worker } from 'node:cluster';
+import fs from 'node:fs';
+import path from 'node:path';
 import pino from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import type { FastifyInstance } from 'fastify';
@@ -22,12 +25,27 @@ import { openStore, type Store } from './store/store.ts';
 import { buildServer } from './server.ts';
 import { startWorkers } from './workers.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
+import { SECRETS_KEY_FILE } from './store/secrets.ts';
+import { vaultKeyFile } from './vault/keys.ts';
 
 async function openMigrated(config: Config, poolSize?: number) {
   const store = await openStore({ ...config, databasePoolSize: poolSize ?? config.databasePoolSize });
   await store.migrate();
   const demo = config.demoMerchant ? await ensureDemoMerchant(store, config) : undefined;
-  return { store, demo };
+  return { store, demo, notices: [...store.notices, ...keyFilesBesideTheDatabase(config)] };
+}
+
+/**
+ * Key files that lie in DATA_DIR, where a copy of the database folder would carry them with
+ * what they protect (docs/operations.md "Files and keys"): KEY_DIR set inside it, or a vault
+ * key file an earlier version made there and not moved yet. Said at every start until moved.
+ */
+function keyFilesBesideTheDatabase(config: Config): string[] {
+  if (config.databaseUrl) return [];
+  const keyFiles = [config.secretsKey ? undefined : path.join(config.keyDir, SECRETS_KEY_FILE), vaultKeyFile(config)];
+  return keyFiles
+    .filter((file) => file !== undefined && fs.existsSync(file) && !path.relative(config.dataDir, file).startsWith('..'))
+    .map((file) => `the key file ${file} lies in DATA_DIR beside the database: move it to a KEY_DIR apart from DATA_DIR (docs/operations.md "Files and keys")`);
 }
 
 /** Runs `stop` once, on the first of `signals` or when the returned trigger is called, then exits 0. */
@@ -44,8 +62,9 @@ function stopOn(signals: NodeJS.Signals[], stop: (cause: string) => Promise<void
 }
 
 async function runSingleProcess(config: Config) {
-  const { store, demo } = await openMigrated(config);
+  const { store, demo, notices } = await openMigrated(config);
   const app = await buildServer(config, store);
+  for (const notice of notices) app.log.warn(notice);
   await app.listen({ port: config.port, host: config.host });
   if (demo) process.stdout.write(demo);
   const stopWorkers = config.runWorkers ? startWorkers(config, store, app.log) : async () => {};
@@ -64,7 +83,8 @@ const RESTART_DELAY_MS = 1000;
 
 async function runPrimary(config: Config) {
   const log = pino({ level: config.logLevel });
-  const { store, demo } = await openMigrated(config, PRIMARY_POOL_SIZE);
+  const { store, demo, notices } = await openMigrated(config, PRIMARY_POOL_SIZE);
+  for (const notice of notices) log.warn(notice);
   // Every HTTP process must seal and unseal card data with the same key (a 3-D Secure step may end on another one).
   const env = { CARD_SEAL_KEY: config.cardSealKey.toString('hex') };
   const fork = () => cluster.fork(env);

@@ -42,7 +42,7 @@ async function testModeOnly(request: FastifyRequest) {
 /** Routes of the merchant API that need its key; registered inside the authenticated scope (server.ts). */
 export async function paymentsApi(app: FastifyInstance, { config, store }: Deps) {
   const ports = paymentPorts(config, store);
-  const payments = new PaymentReader(store, config.publicUrl);
+  const payments = new PaymentReader(store, ports.links);
   app.post('/payment', handle(createPayment, ports));
   app.post('/token', handle(enrol, ports));
   app.post('/capture', handle(capture, ports));
@@ -87,6 +87,6 @@ export async function cancelApi(app: FastifyInstance, { config, store, auth }: D
   app.post<{ Params: { token: string } }>('/cancel/:token', async (request) => {
     const caller = await auth.authenticate(request, false);
     const row = await run(cancel, { pageToken: request.params.token }, { ports, caller, now: Date.now(), log: request.log });
-    return serializePayment(row, config.publicUrl);
+    return serializePayment(row, ports.links);
   });
 }

@@ -40,6 +40,6 @@ export async function walletApi(app: FastifyInstance, { config, store, auth }: D
     const ctx = { ports, caller: payment, now: Date.now(), log: request.log };
     const accepted = await run(acceptWalletToken, { token: parsed.token, field: '/encryptedToken' }, ctx);
     runLater(payWallet, accepted, ctx, row.reference);
-    return serializePayment(row, config.publicUrl);
+    return serializePayment(row, ports.links);
   });
 }

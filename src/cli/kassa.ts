@@ -4,7 +4,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
-import { openStore, type Store } from '../store/store.ts';
+import { withStore } from './store.ts';
 import { createMerchant, rotateApiKey, setVaultPaymentPath } from '../merchants/merchants.ts';
 import { listMerchants } from '../store/merchants.ts';
 import type { Mode } from '../store/schema.ts';
@@ -18,16 +18,6 @@ import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { run } from '../payments/operations/run.ts';
 import { resolve } from '../payments/operations/resolve.ts';
-
-async function withStore<T>(work: (store: Store) => Promise<T>, { migrate = true } = {}): Promise<T> {
-  const store = await openStore(loadConfig());
-  try {
-    if (migrate) await store.migrate();
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
 
 const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 
@@ -105,7 +95,7 @@ merchant
 const key = program.command('key').description('manage API keys');
 key
   .command('rotate')
-  .description('revoke the active key of a mode and print a new one (shown once)')
+  .description('revoke the active key of a mode, if any, and print a new one (shown once); how the demo merchant gets a live key')
   .requiredOption('--merchant <id>', 'merchant id')
   .requiredOption('--mode <mode>', 'test or live', parseMode)
   .option('--json', 'print JSON')
@@ -133,7 +123,7 @@ program
       const ctx = { ports: paymentPorts(config, store), caller: undefined, now: Date.now(), log: { error: () => {} } };
       try {
         const row = await run(resolve, { reference, outcome, failureCode }, ctx);
-        print(json ? JSON.stringify(serializePayment(row, config.publicUrl)) : `${reference} is now ${row.status}${row.failure_code ? `/${row.failure_code}` : ''}`);
+        print(json ? JSON.stringify(serializePayment(row, ctx.ports.links)) : `${reference} is now ${row.status}${row.failure_code ? `/${row.failure_code}` : ''}`);
       } catch (error) {
         if (error instanceof Problem) throw new Error(error.errors?.map((e) => `${e.field} ${e.message}`).join('; ') || error.detail);
         throw error;

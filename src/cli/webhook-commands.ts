@@ -3,21 +3,8 @@
  * deliveries with their attempts, and redelivery. Registered by kassa.ts.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../config.ts';
-import { openStore, type Store } from '../store/store.ts';
-import { AdminError, deliveriesOf, redeliver, rotateWebhookSecret, setWebhookUrl, showWebhook, type DeliveryView, type WebhookEndpoint } from '../events/admin.ts';
-
-async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(loadConfig());
-  try {
-    await store.migrate();
-    return await work(store);
-  } catch (error) {
-    throw error instanceof AdminError ? new InvalidArgumentError(error.message) : error;
-  } finally {
-    await store.close();
-  }
-}
+import { withStore } from './store.ts';
+import { deliveriesOf, redeliver, rotateWebhookSecret, setWebhookUrl, showWebhook, type DeliveryView, type WebhookEndpoint } from '../events/admin.ts';
 
 const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
@@ -48,7 +35,7 @@ export function registerWebhookCommands(program: Command): void {
 
   webhook
     .command('set')
-    .description("set a merchant's webhook URL (creates its signing secret on first use)")
+    .description("set a merchant's webhook URL (its signing secret stays)")
     .requiredOption('--merchant <id>', 'merchant id')
     .requiredOption('--url <url>', 'absolute http(s) URL; an empty string removes it')
     .option('--json', 'print JSON')

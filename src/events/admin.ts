@@ -2,11 +2,12 @@
  * Operator side of webhooks (DESIGN §3 "Webhooks"; docs/webhooks.md): a merchant's URL and signing secret,
  * the list of deliveries with their attempts, and redelivery. Used by the admin CLI.
  */
-import type { Store } from '../store/store.ts';
+import type { Db, Store } from '../store/store.ts';
 import { findMerchant } from '../store/merchants.ts';
 import { attemptsOf, findDelivery, findMerchantWebhook, listDeliveries, requeueDelivery, upsertMerchantWebhook } from '../store/webhooks.ts';
+import { bindings } from '../store/secrets.ts';
 import { checkHttpUrl } from '../lib/urls.ts';
-import { newWebhookSecret } from './signing.ts';
+import { newWebhookSecret } from '../lib/tokens.ts';
 
 export interface WebhookEndpoint {
   merchantId: string;
@@ -16,42 +17,42 @@ export interface WebhookEndpoint {
 
 export class AdminError extends Error {}
 
-/** Sets (or with `null` removes) the merchant's webhook URL; a secret is created on first use and kept after. */
+/** Sets (or with `null` removes) the merchant's webhook URL; its secret stays. */
 export async function setWebhookUrl(store: Store, merchantId: string, url: string | null, now = Date.now()): Promise<WebhookEndpoint> {
   if (url !== null) {
     const check = checkHttpUrl(url);
     if (!check.ok) throw new AdminError(`--url ${check.message}`);
   }
   return store.transact(async (db) => {
-    await requireMerchant(db, merchantId);
-    const secret = (await findMerchantWebhook(db, merchantId))?.secret ?? newWebhookSecret();
-    await upsertMerchantWebhook(db, { merchantId, url, secret, updated: now });
+    const { secret } = await endpointOf(store, db, merchantId);
+    await upsertMerchantWebhook(db, { merchantId, url, secret: sealed(store, merchantId, secret), updated: now });
     return { merchantId, url, secret };
   });
 }
 
-/** The merchant's endpoint; a merchant that never had one gets its secret now, so it can verify per-payment webhooks. */
-export async function showWebhook(store: Store, merchantId: string, now = Date.now()): Promise<WebhookEndpoint> {
-  return store.transact(async (db) => {
-    await requireMerchant(db, merchantId);
-    const existing = await findMerchantWebhook(db, merchantId);
-    if (existing) return { merchantId, url: existing.url, secret: existing.secret };
-    const secret = newWebhookSecret();
-    await upsertMerchantWebhook(db, { merchantId, url: null, secret, updated: now });
-    return { merchantId, url: null, secret };
-  });
+/** The merchant's URL and signing secret. */
+export async function showWebhook(store: Store, merchantId: string): Promise<WebhookEndpoint> {
+  return endpointOf(store, store.read, merchantId);
 }
 
 /** A new secret, used for every attempt from now on (retries of earlier events included). */
 export async function rotateWebhookSecret(store: Store, merchantId: string, now = Date.now()): Promise<WebhookEndpoint> {
   return store.transact(async (db) => {
-    await requireMerchant(db, merchantId);
-    const url = (await findMerchantWebhook(db, merchantId))?.url ?? null;
+    const { url } = await endpointOf(store, db, merchantId);
     const secret = newWebhookSecret();
-    await upsertMerchantWebhook(db, { merchantId, url, secret, updated: now });
+    await upsertMerchantWebhook(db, { merchantId, url, secret: sealed(store, merchantId, secret), updated: now });
     return { merchantId, url, secret };
   });
 }
+
+/** Every merchant has an endpoint row with its secret from its creation on (merchants.ts; 007_sealed_secrets for earlier ones). */
+async function endpointOf(store: Store, db: Db, merchantId: string): Promise<WebhookEndpoint> {
+  await requireMerchant(db, merchantId);
+  const row = (await findMerchantWebhook(db, merchantId))!;
+  return { merchantId, url: row.url, secret: store.secrets.open(row.secret, bindings.webhookSecret(merchantId)) };
+}
+
+const sealed = (store: Store, merchantId: string, secret: string) => store.secrets.seal(secret, bindings.webhookSecret(merchantId));
 
 export interface AttemptView {
   at: number;
@@ -108,6 +109,6 @@ export async function redeliver(store: Store, deliveryId: string, now = Date.now
   });
 }
 
-async function requireMerchant(db: Store['read'], merchantId: string) {
+async function requireMerchant(db: Db, merchantId: string) {
   if (!(await findMerchant(db, merchantId))) throw new AdminError(`no merchant with id ${merchantId}`);
 }

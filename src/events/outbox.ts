@@ -4,9 +4,8 @@
  * not at all. Delivery happens later, outside any unit (worker.ts).
  */
 import type { Db } from '../store/store.ts';
-import { ensureWebhookSecret, insertDelivery, webhookTargetOf } from '../store/webhooks.ts';
+import { insertDelivery, webhookTargetOf } from '../store/webhooks.ts';
 import { randomBase62 } from '../lib/tokens.ts';
-import { newWebhookSecret } from './signing.ts';
 
 /** Statuses the merchant is told about (spec §6.1): the final ones, and a hold for review. */
 export const notifiedStatuses: ReadonlySet<string> = new Set(['success', 'failed', 'manualintervention']);
@@ -31,8 +30,6 @@ export async function enqueueWebhook(db: Db, event: OutcomeEvent): Promise<strin
   if (!notifiedStatuses.has(event.to)) return undefined;
   const target = await webhookTargetOf(db, event.reference);
   if (!target?.url) return undefined;
-  // Only a payment's own webhookUrl can get here without a merchant secret; it is shown by `kassa webhook show`.
-  if (!target.secret) await ensureWebhookSecret(db, { merchantId: target.merchant_id, secret: newWebhookSecret(), updated: event.at });
   const id = newWebhookId();
   await insertDelivery(db, {
     id,

@@ -5,14 +5,11 @@
  * `Webhook.sign` produces (the tests verify with it); node:crypto's HMAC is used here
  * because it is native and the delivery worker signs thousands of messages a second.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { WEBHOOK_SECRET_PREFIX } from '../lib/tokens.ts';
 
-const SECRET_PREFIX = 'whsec_';
-
-/** `whsec_` + base64 of 32 random bytes (Standard Webhooks asks for 24 to 64). */
-export const newWebhookSecret = () => SECRET_PREFIX + randomBytes(32).toString('base64');
-
-export const secretKey = (secret: string) => Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+/** The HMAC key of a `whsec_` secret (lib/tokens.ts `newWebhookSecret`). */
+export const secretKey = (secret: string) => Buffer.from(secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret, 'base64');
 
 /** The body of every webhook (spec §6.2): the reference and nothing else. */
 export const webhookBody = (reference: string) => JSON.stringify({ id: reference });

@@ -1,5 +1,9 @@
-/** Random identifiers and secrets. All come from the CSPRNG; none is derived from a counter or a time. */
+/**
+ * Random identifiers and secrets, all from the CSPRNG (none is derived from a counter or a
+ * time), and the capability tokens the secrets key derives from a random reference.
+ */
 import { hash, randomBytes } from 'node:crypto';
+import type { SecretBox } from './secret-box.ts';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -15,16 +19,18 @@ function randomByte(): number {
   return pool[poolOffset++];
 }
 
+/** The base62 character of a uniformly random byte; 248 = 4 × 62: discarding larger bytes keeps every character equally likely. */
+const base62Char = (byte: number) => (byte < 248 ? ALPHABET[byte % 62] : '');
+
 /** `length` characters of base62; each carries log2(62) ≈ 5.95 bits. */
 export function randomBase62(length: number): string {
   let out = '';
-  while (out.length < length) {
-    const byte = randomByte();
-    // 248 = 4 × 62: discarding larger bytes keeps every character equally likely.
-    if (byte < 248) out += ALPHABET[byte % 62];
-  }
+  while (out.length < length) out += base62Char(randomByte());
   return out;
 }
+
+const TIME_PREFIX_LENGTH = 8;
+const PAGE_TOKEN_RANDOM_LENGTH = 43;
 
 /**
  * Milliseconds since the epoch in base62, fixed width (8 characters last until the year
@@ -35,7 +41,7 @@ export function randomBase62(length: number): string {
 function timePrefix(): string {
   let n = Date.now();
   let out = '';
-  for (let i = 0; i < 8; i++) {
+  for (let i = 0; i < TIME_PREFIX_LENGTH; i++) {
     out = ALPHABET[n % 62] + out;
     n = Math.floor(n / 62);
   }
@@ -45,12 +51,37 @@ function timePrefix(): string {
 /** Time-ordered, then 16 random characters (≈ 95 bits): unique and not enumerable. */
 export const newTransactionReference = () => `tr_${timePrefix()}${randomBase62(16)}`;
 export const newMerchantId = () => `mer_${randomBase62(16)}`;
-/** A customer-facing capability: 43 random base62 characters (≈ 256 bits, never guessable) after the time prefix. */
-export const newPageToken = () => `${timePrefix()}${randomBase62(43)}`;
 export const newApiKey = (mode: 'test' | 'live') => `${mode}_${randomBase62(40)}`;
 
 /** One-shot hashing (no Hash object): the cheapest form for a string hashed once. */
 export const sha256Hex = (text: string) => hash('sha256', text);
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/** A merchant's webhook signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks asks for 24 to 64). */
+export const newWebhookSecret = () => WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
 /** A `vaultAccessToken`: 43 random base62 characters (≈ 256 bits); only its SHA-256 is kept by the vault. */
 export const newVaultAccessToken = () => `vat_${randomBase62(43)}`;
 export const newVaultCardId = () => `vc_${timePrefix()}${randomBase62(16)}`;
+
+/**
+ * A payment's capability token (the last part of payUrl, cancelUrl, cardDataUrl): its
+ * reference's time prefix, then 43 base62 characters (≈ 256 bits) the secrets key derives
+ * from the reference. Only its hash is stored (`pageTokenHash`), and every read rebuilds
+ * the same addresses from the reference; without the key a copy of the database gives
+ * neither the token nor a way to it (docs/decisions.md "Capability tokens at rest").
+ */
+export function pageTokenOf(secrets: SecretBox, reference: string): string {
+  // The reference is `tr_` + its time prefix + random characters (newTransactionReference).
+  const timePrefixOfReference = reference.slice(3, 3 + TIME_PREFIX_LENGTH);
+  let derived = '';
+  for (let block = 0; derived.length < PAGE_TOKEN_RANDOM_LENGTH; block++) {
+    for (const byte of secrets.mac(`page-token\u0000${reference}\u0000${block}`)) derived += base62Char(byte);
+  }
+  return timePrefixOfReference + derived.slice(0, PAGE_TOKEN_RANDOM_LENGTH);
+}
+
+/**
+ * What the database keeps of a page token, its look-up key: the token's time prefix (the
+ * creation time, no secret) keeps new keys at the right edge of their index, as for the
+ * references; the SHA-256 after it gives nothing back.
+ */
+export const pageTokenHash = (token: string) => token.slice(0, TIME_PREFIX_LENGTH) + sha256Hex(token);

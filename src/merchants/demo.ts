@@ -1,17 +1,22 @@
-/** First start on an empty database: a demo merchant, with its test key and a working curl line printed once. */
+/**
+ * First start on an empty database: a demo merchant, with its test key and a working curl line
+ * printed once. Test mode only: the start-up output lands in terminals, container logs and CI
+ * transcripts, and a key printed there must not move money. A live key comes from the CLI,
+ * shown once to the operator who asks for it.
+ */
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import { countMerchants } from '../store/merchants.ts';
-import { createMerchant } from './merchants.ts';
+import { createTestMerchant } from './merchants.ts';
 
 export async function ensureDemoMerchant(store: Store, config: Config): Promise<string | undefined> {
   if ((await countMerchants(store.read)) > 0) return undefined;
-  const demo = await createMerchant(store, 'Demo Shop');
+  const demo = await createTestMerchant(store, 'Demo Shop');
   const api = `${config.publicUrl}/api/v1`;
   return `
-Kassa created a demo merchant (${demo.merchantId}). Its API keys are shown only now:
+Kassa created a demo merchant (${demo.merchantId}) with a test API key, shown only now:
   test key: ${demo.testApiKey}
-  live key: ${demo.liveApiKey}
+It has no live key: \`npx kassa key rotate --merchant ${demo.merchantId} --mode live\` makes one and shows it once.
 
 Try it:
   curl -s -u ${demo.testApiKey}: -H 'Content-Type: application/json' \\

@@ -1,12 +1,15 @@
 /**
- * Merchants and their API keys: creation, key rotation, and resolving a presented key
- * to its merchant and mode. Owns `MerchantSettings` (enabled methods and card brands).
+ * Merchants and their API keys: creation (with the webhook signing secret every merchant
+ * has), key rotation, and resolving a presented key to its merchant and mode. Owns
+ * `MerchantSettings` (enabled methods and card brands).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Db, Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
 import { findApiKey, findMerchant, insertApiKey, insertMerchant, revokeApiKeys, updateMerchantSettings } from '../store/merchants.ts';
-import { newApiKey, newMerchantId, sha256Hex } from '../lib/tokens.ts';
+import { insertMerchantWebhook } from '../store/webhooks.ts';
+import { bindings } from '../store/secrets.ts';
+import { newApiKey, newMerchantId, newWebhookSecret, sha256Hex } from '../lib/tokens.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
 
@@ -38,20 +41,32 @@ export interface CreatedMerchant {
 
 const keyPrefix = (key: string) => key.slice(0, 12);
 
+/** A merchant with a test and a live API key, each shown only now (`kassa merchant create`). */
 export async function createMerchant(store: Store, name: string, now = Date.now()): Promise<CreatedMerchant> {
+  const { merchantId, keys } = await insertNewMerchant(store, name, ['test', 'live'], now);
+  return { merchantId, testApiKey: keys.test!, liveApiKey: keys.live! };
+}
+
+/** A merchant with a test API key only (the demo merchant): a live key it gets from `kassa key rotate --mode live`, shown once. */
+export async function createTestMerchant(store: Store, name: string, now = Date.now()): Promise<{ merchantId: string; testApiKey: string }> {
+  const { merchantId, keys } = await insertNewMerchant(store, name, ['test'], now);
+  return { merchantId, testApiKey: keys.test! };
+}
+
+/** The merchant, an API key per mode of `modes`, and its webhook signing secret (sealed), in one unit of work. */
+async function insertNewMerchant(store: Store, name: string, modes: Mode[], now: number) {
   const merchantId = newMerchantId();
-  const testApiKey = newApiKey('test');
-  const liveApiKey = newApiKey('live');
+  const keys: Partial<Record<Mode, string>> = Object.fromEntries(modes.map((mode) => [mode, newApiKey(mode)]));
+  const secret = store.secrets.seal(newWebhookSecret(), bindings.webhookSecret(merchantId));
   await store.transact(async (db) => {
     await insertMerchant(db, { id: merchantId, name, settings: JSON.stringify(defaultSettings()), created: now });
-    for (const [mode, key] of [
-      ['test', testApiKey],
-      ['live', liveApiKey],
-    ] as const) {
+    for (const mode of modes) {
+      const key = keys[mode]!;
       await insertApiKey(db, { keyHash: sha256Hex(key), merchantId, mode, keyPrefix: keyPrefix(key), created: now });
     }
+    await insertMerchantWebhook(db, { merchantId, secret, updated: now });
   });
-  return { merchantId, testApiKey, liveApiKey };
+  return { merchantId, keys };
 }
 
 /** Revokes the merchant's active keys of `mode` and issues a new one, shown once. */

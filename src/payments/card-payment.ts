@@ -36,7 +36,7 @@ import type { CardBrand } from '../ground/card-brand.ts';
 import type { FailureCode, Status } from '../ground/states.ts';
 import type { PreparedCard } from '../vault/vault.ts';
 import { shownOfStoredCard } from '../vault/vault.ts';
-import { storedRequestOf } from './serialize.ts';
+import { pageTokenOfPayment, payUrlOf, storedRequestOf } from './serialize.ts';
 import { flowOf } from './flows.ts';
 import type { PaymentContext } from './payment-context.ts';
 import type { CardError, CardField } from './card-input.ts';
@@ -134,7 +134,7 @@ export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext)
     storeInVault: stored.storeInVault ?? false,
     collectedBrowser: plan.browser.collected,
     javascriptEnabled: plan.browser.javascriptEnabled,
-    notificationUrl: `${ports.config.publicUrl}/pay/${row.page_token}/3ds/notify`,
+    notificationUrl: `${payUrlOf(ports.config.publicUrl, pageTokenOfPayment(row, ports.links.secrets))}/3ds/notify`,
     now: new Date(now),
   });
   switch (started.kind) {

@@ -11,6 +11,7 @@ import { parsePaymentRequest, type PaymentRequest } from './request.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';
 import { cardView } from '../vault/vault.ts';
 import { flowOf } from './flows.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 
 export interface CreateContext {
   caller: Caller;
@@ -19,6 +20,7 @@ export interface CreateContext {
   now: number;
   /** Vault payments: the caller's card found by `details.vaultAccessToken` (a read before the unit of work), if any. */
   vaultCard?: VaultCardRow;
+  secrets: SecretBox;
 }
 
 /** Validates `body`; throws a 422 Problem listing every failing field. */
@@ -43,6 +45,7 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTra
     details: flow.expiryInDetails ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : {},
     now: ctx.now,
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
+    secrets: ctx.secrets,
   });
   return row;
 }
@@ -80,6 +83,7 @@ function planVaultPayment(request: PaymentRequest, ctx: CreateContext): NewTrans
     details: cardView(card),
     now: ctx.now,
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
+    secrets: ctx.secrets,
   });
   return { ...row, brand: card.brand };
 }

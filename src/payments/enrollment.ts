@@ -11,6 +11,7 @@ import type { Caller } from '../merchants/merchants.ts';
 import { checkTable, commonFields, commonFieldsOf, compileTable, type CommonFields, type FieldRun, type RequestRules } from './common-fields.ts';
 import { flows } from './flows.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 
 export interface EnrollmentRequest extends CommonFields {
   threeDS: ThreeDSData;
@@ -38,7 +39,7 @@ export function parseEnrollmentRequest(body: Record<string, unknown>, { mode, re
 /** The new enrollment's row, decided without I/O (validation included); stored by the route's unit of work. */
 export function planEnrollment(
   body: Record<string, unknown>,
-  ctx: { caller: Caller; now: number; expiryMs: number; returnUrlSchemes: readonly string[] },
+  ctx: { caller: Caller; now: number; expiryMs: number; returnUrlSchemes: readonly string[]; secrets: SecretBox },
 ): NewTransaction {
   const { errors, request } = parseEnrollmentRequest(body, { mode: ctx.caller.mode, returnUrlSchemes: ctx.returnUrlSchemes });
   if (!request) throw Problem.validation(errors);
@@ -53,6 +54,7 @@ export function planEnrollment(
     details: {},
     now: ctx.now,
     expiresAt: ctx.now + ctx.expiryMs,
+    secrets: ctx.secrets,
   });
   return row;
 }

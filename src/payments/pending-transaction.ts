@@ -2,7 +2,8 @@
 import type { NewTransaction } from '../store/schema.ts';
 import type { Db } from '../store/store.ts';
 import { insertTransaction } from '../store/transactions.ts';
-import { newPageToken, newTransactionReference } from '../lib/tokens.ts';
+import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 import { echoedFields, type ThreeDSData } from '../threeds/validate.ts';
 import type { CommonFields } from './common-fields.ts';
 
@@ -21,12 +22,15 @@ export interface PendingTransaction {
   details: Record<string, unknown>;
   now: number;
   expiresAt: number;
+  /** The secrets key the payment's capability token is derived with (only its hash is stored). */
+  secrets: SecretBox;
 }
 
 /** The request is passed as it is, not spread into `t`: copying its many fields cost more than building the row (measured). */
 export function pendingTransactionRow(requested: RequestedFields, t: PendingTransaction): NewTransaction {
+  const reference = newTransactionReference();
   return {
-    reference: newTransactionReference(),
+    reference,
     merchant_id: t.owner.merchantId,
     mode: t.owner.mode,
     method: t.method,
@@ -42,7 +46,7 @@ export function pendingTransactionRow(requested: RequestedFields, t: PendingTran
     metadata: requested.metadata ?? null,
     brand: null,
     webhook_url: requested.webhookUrl ?? null,
-    page_token: newPageToken(),
+    page_token_hash: pageTokenHash(pageTokenOf(t.secrets, reference)),
     flow: t.flow,
     echo: JSON.stringify(echoedFields(requested.threeDS)),
     request: JSON.stringify({ threeDS: requested.threeDS, ...t.storedRequest }),
@@ -52,6 +56,7 @@ export function pendingTransactionRow(requested: RequestedFields, t: PendingTran
     created: t.now,
     last_update: t.now,
     expires_at: t.expiresAt,
+    page_token_sealed: null,
   };
 }
 

@@ -14,6 +14,7 @@ import { ThreeDSServer } from '../threeds/server.ts';
 import type { DirectoryServer } from '../threeds/directory.ts';
 import { Problem } from '../ground/problem.ts';
 import { CardSealer } from './card-seal.ts';
+import type { PaymentLinks } from './serialize.ts';
 import { Vault } from '../vault/vault.ts';
 import { loadVaultKeyring } from '../vault/keys.ts';
 
@@ -25,6 +26,8 @@ export interface Ports {
   acs: AcsSimulator;
   sealer: CardSealer;
   vault: Vault;
+  /** What the payment object's addresses are built from (serialize.ts). */
+  links: PaymentLinks;
 }
 
 const built = new WeakMap<Store, Ports>();
@@ -49,6 +52,7 @@ export function paymentPorts(config: Config, store: Store): Ports {
     acs,
     sealer: new CardSealer(config.cardSealKey),
     vault: new Vault(store, loadVaultKeyring(config)),
+    links: { publicUrl: config.publicUrl, secrets: store.secrets },
   };
   built.set(store, processing);
   return processing;

@@ -7,7 +7,7 @@
 import type { Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
 import { findOwnPayment, findOwnTransactions, ownPaymentVersion } from '../store/transactions.ts';
-import { serializePayment } from './serialize.ts';
+import { serializePayment, type PaymentLinks } from './serialize.ts';
 
 const CACHED_PAYMENTS = 10_000;
 
@@ -16,7 +16,7 @@ export class PaymentReader {
 
   constructor(
     private readonly store: Store,
-    private readonly publicUrl: string,
+    private readonly links: PaymentLinks,
   ) {}
 
   /** The payment object as JSON text, or undefined when the owner has no such transaction. */
@@ -27,7 +27,7 @@ export class PaymentReader {
     if (cached?.version === version) return cached.json;
     const row = await findOwnPayment(this.store.read, owner, reference);
     if (!row) return undefined;
-    const json = JSON.stringify(serializePayment(row, this.publicUrl));
+    const json = JSON.stringify(serializePayment(row, this.links));
     if (this.cache.size >= CACHED_PAYMENTS) this.cache.delete(this.cache.keys().next().value!);
     // A row read after the version check may be newer; it is then cached under its own, later version.
     this.cache.set(reference, { version: row.version, json });
@@ -39,7 +39,7 @@ export class PaymentReader {
     const rows = new Map((await findOwnTransactions(this.store.read, owner, references)).map((row) => [row.reference, row]));
     return references.flatMap((reference) => {
       const row = rows.get(reference);
-      return row ? [serializePayment(row, this.publicUrl)] : [];
+      return row ? [serializePayment(row, this.links)] : [];
     });
   }
 }

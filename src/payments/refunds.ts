@@ -13,7 +13,8 @@ import type { FailureCode } from '../ground/states.ts';
 import type { Db, Dialect } from '../store/store.ts';
 import type { NewTransaction, TransactionRow } from '../store/schema.ts';
 import { findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails } from '../store/transactions.ts';
-import { newPageToken, newTransactionReference } from '../lib/tokens.ts';
+import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 import type { RefundWindows } from '../config.ts';
 import { checkTable, commonFields, compileTable, given, type FieldRun } from './common-fields.ts';
 import { captureStatusOf } from './authorisation.ts';
@@ -110,7 +111,8 @@ function capturedMinor(row: TransactionRow, currency: Currency): number {
  * In one unit of work holding the sale: what its pending and successful refunds leave, and the
  * new refund's row if it fits. Two refunds at once, in any processes, take turns here.
  */
-export async function reserveRefund(tx: Db, dialect: Dialect, plan: RefundPlan, now: number): Promise<RefundPlan> {
+export async function reserveRefund(tx: Db, plan: RefundPlan, at: { dialect: Dialect; secrets: SecretBox; now: number }): Promise<RefundPlan> {
+  const { dialect } = at;
   const sale = (await lockTransaction(tx, dialect, plan.sale.row.reference))!;
   const { reserved } = await refundTotals(tx, sale.reference);
   const remaining = plan.refundable - reserved;
@@ -121,15 +123,16 @@ export async function reserveRefund(tx: Db, dialect: Dialect, plan: RefundPlan, 
       { field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(remaining, plan.currency)} not yet refunded` },
     ]);
   }
-  const row = refundRow(sale, plan, amountMinor, now);
+  const row = refundRow(sale, plan, amountMinor, at);
   await insertTransaction(tx, row, 'created');
   return { ...plan, amountMinor, refund: { ...row, version: 1 } as TransactionRow };
 }
 
-function refundRow(sale: TransactionRow, plan: RefundPlan, amountMinor: number, now: number): NewTransaction {
+function refundRow(sale: TransactionRow, plan: RefundPlan, amountMinor: number, { secrets, now }: { secrets: SecretBox; now: number }): NewTransaction {
   const { request } = plan;
+  const reference = newTransactionReference();
   return {
-    reference: newTransactionReference(),
+    reference,
     merchant_id: sale.merchant_id,
     mode: sale.mode,
     method: sale.method,
@@ -145,8 +148,8 @@ function refundRow(sale: TransactionRow, plan: RefundPlan, amountMinor: number, 
     metadata: null,
     brand: sale.brand,
     webhook_url: request.webhookUrl ?? sale.webhook_url,
-    // Never shown: a refund has no customer page (serialize.ts).
-    page_token: newPageToken(),
+    // Derived as every transaction's, never shown: a refund has no customer page (flows.ts addressesOf).
+    page_token_hash: pageTokenHash(pageTokenOf(secrets, reference)),
     flow: sale.flow,
     echo: '{}',
     request: JSON.stringify({ orderLines: request.orderLines }),

@@ -4,9 +4,23 @@ import { amountNumber, findCurrency } from '../ground/amount.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { ThreeDSData } from '../threeds/fields.ts';
 import { addressesOf } from './flows.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
+import { pageTokenOf } from '../lib/tokens.ts';
+import { bindings } from '../store/secrets.ts';
 
+/** What a payment's addresses are made of: the public root, and the secrets key that gives each payment's capability token. */
 export interface PaymentLinks {
   publicUrl: string;
+  secrets: SecretBox;
+}
+
+/**
+ * The capability token in a payment's addresses: derived from its reference with the secrets
+ * key, or for a payment created before tokens were derived, its own token, kept sealed
+ * (store/migrations/007_sealed_secrets.ts). The same on every read and every process.
+ */
+export function pageTokenOfPayment(row: Pick<TransactionRow, 'reference' | 'page_token_sealed'>, secrets: SecretBox): string {
+  return row.page_token_sealed === null ? pageTokenOf(secrets, row.reference) : secrets.open(row.page_token_sealed, bindings.pageToken(row.reference));
 }
 
 export const payUrlOf = (publicUrl: string, pageToken: string) => `${publicUrl}/pay/${pageToken}`;
@@ -36,9 +50,10 @@ export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) 
 /** The columns the payment object is built from (the large `request` column is not needed). */
 export type SerializableRow = Omit<TransactionRow, 'request'>;
 
-export function serializePayment(row: SerializableRow, publicUrl: string): Record<string, unknown> {
+export function serializePayment(row: SerializableRow, { publicUrl, secrets }: PaymentLinks): Record<string, unknown> {
   const currency = findCurrency(row.currency)!;
   const answer = addressesOf(row);
+  const pageToken = pageTokenOfPayment(row, secrets);
   const payment: Record<string, unknown> = {
     reference: row.reference,
     created: row.created,
@@ -52,9 +67,9 @@ export function serializePayment(row: SerializableRow, publicUrl: string): Recor
   };
   if (row.failure_code) payment.failureCode = row.failure_code;
   if (row.return_url) payment.returnUrl = row.return_url;
-  if (answer.payUrl) payment.payUrl = payUrlOf(publicUrl, row.page_token);
-  if (answer.cancelUrl) payment.cancelUrl = cancelUrlOf(publicUrl, row.page_token);
-  if (answer.cardDataUrl) payment.cardDataUrl = cardDataUrlOf(publicUrl, row.page_token);
+  if (answer.payUrl) payment.payUrl = payUrlOf(publicUrl, pageToken);
+  if (answer.cancelUrl) payment.cancelUrl = cancelUrlOf(publicUrl, pageToken);
+  if (answer.cardDataUrl) payment.cardDataUrl = cardDataUrlOf(publicUrl, pageToken);
   if (row.merchant_order_reference) payment.merchantOrderReference = row.merchant_order_reference;
   if (row.description) payment.description = row.description;
   if (row.metadata) payment.metadata = row.metadata;

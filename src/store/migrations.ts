@@ -11,20 +11,31 @@ import { pages } from './migrations/003_pages.ts';
 import { housekeeping } from './migrations/004_housekeeping.ts';
 import { vault } from './migrations/005_vault.ts';
 import { wallet } from './migrations/006_wallet.ts';
-import { refunds } from './migrations/007_refunds.ts';
+import { SEALED_SECRETS, sealedSecrets } from './migrations/007_sealed_secrets.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
+import { refunds } from './migrations/008_refunds.ts';
 
-const migrations = (dialect: Dialect): Record<string, Migration> => ({
+/** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
+export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
   '001_foundation': foundation(dialect),
   '002_webhooks': webhooks(dialect),
   '003_pages': pages(dialect),
   '004_housekeeping': housekeeping(),
   '005_vault': vault(),
   '006_wallet': wallet(),
-  '007_refunds': refunds(),
+  [SEALED_SECRETS]: sealedSecrets(dialect, secrets),
+  '008_refunds': refunds(),
 });
 
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+/**
+ * Whether this run sealed secrets a database held in clear until now (007 on a database that
+ * existed before): the adapters then rewrite its files, where the old values may linger. A
+ * database this run created never held any.
+ */
+export const sealedSecretsHeldInClear = (applied: string[]) => applied.includes(SEALED_SECRETS) && !applied.includes('001_foundation');
+
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, secrets: SecretBox): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect, secrets) };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -46,8 +46,11 @@ export interface TransactionTable {
   metadata: string | null;
   brand: string | null;
   webhook_url: string | null;
-  /** Capability token in payUrl/cancelUrl (≥ 256 bits, unguessable). */
-  page_token: string;
+  /**
+   * Look-up key of the capability token in payUrl/cancelUrl/cardDataUrl (lib/tokens.ts `pageTokenHash`):
+   * the token is derived from the reference with the secrets key, never stored.
+   */
+  page_token_hash: string;
   /** How the customer pays (payments/flows.ts): decides the request's rules, the answer's addresses and the pages. */
   flow: string;
   /** JSON: billing/shipping fields echoed in the payment object (spec §2.1). */
@@ -64,6 +67,11 @@ export interface TransactionTable {
   /** Incremented by every update of the row (a cached payment object is valid for one version). */
   version: Generated<number>;
   expires_at: number | null;
+  /**
+   * The token of a payment created before 007_sealed_secrets (random then, so no key derives it),
+   * sealed with the secrets key; null for every later payment.
+   */
+  page_token_sealed: string | null;
 }
 
 export interface TransactionEventTable {
@@ -85,6 +93,7 @@ export interface IdempotencyRecordTable {
   fingerprint: string;
   /** null while the first request is still executing. */
   status_code: number | null;
+  /** The answer replayed (it carries the payment's addresses), sealed with the secrets key (store/secrets.ts). */
   response_body: string | null;
   created: number;
 }
@@ -94,7 +103,7 @@ export interface MerchantWebhookTable {
   merchant_id: string;
   /** null: no merchant-level URL (a payment's own `webhookUrl` still applies). */
   url: string | null;
-  /** `whsec_` + base64 of 32 random bytes; kept in clear because it signs (HMAC) every delivery. */
+  /** `whsec_` + base64 of 32 random bytes, sealed with the secrets key (store/secrets.ts): it signs (HMAC) every delivery. Made with the merchant. */
   secret: string;
   updated: number;
 }
@@ -182,6 +191,7 @@ export interface AcsSimTransactionTable {
   language: string;
   merchant_name: string;
   amount_text: string;
+  /** Sealed with the secrets key (store/secrets.ts): it carries the payment's capability token. */
   notification_url: string | null;
   form_token: string;
   state: 'pending' | 'done';
@@ -222,6 +232,12 @@ export interface VaultCardTable {
   created: number;
 }
 
+/** The check value of the secrets key this database's secrets are sealed with (store/secrets.ts): one row. */
+export interface SecretsKeyTable {
+  check_value: string;
+  created: number;
+}
+
 export interface Database {
   merchants: MerchantTable;
   api_keys: ApiKeyTable;
@@ -236,6 +252,7 @@ export interface Database {
   acs_sim_transactions: AcsSimTransactionTable;
   vault_cards: VaultCardTable;
   wallet_token_uses: WalletTokenUseTable;
+  secrets_key: SecretsKeyTable;
 }
 
 export type TransactionRow = Selectable<TransactionTable>;

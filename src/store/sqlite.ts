@@ -14,7 +14,9 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema.ts';
-import { migrateToLatest } from './migrations.ts';
+import { migrateToLatest, sealedSecretsHeldInClear } from './migrations.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
+import { ensurePrivateDirectory, ensurePrivateFile, tightenIfPresent } from '../lib/private-files.ts';
 import { runDirectly, sqliteRunner } from './prepared.ts';
 import { GroupCommit, WAL_RESET_BYTES } from './group-commit.ts';
 import { startCheckpointer } from './checkpointer.ts';
@@ -25,9 +27,9 @@ export interface SqliteOptions {
 }
 
 export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOptions, checkpoints: boolean) {
-  fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'kassa.db');
   const walFile = `${file}-wal`;
+  const notices = privateFiles(dataDir, file);
   preallocateWal(walFile);
   const connect = (readonly: boolean) => {
     const raw = new BetterSqlite3(file, { readonly: false });
@@ -70,11 +72,20 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
     dialect: 'sqlite' as const,
     read: reader,
     transact: <T>(unit: (db: Kysely<Database>) => Promise<T>) => groupCommit.run(unit),
-    migrate: async () => {
+    notices,
+    migrate: async (secrets: SecretBox) => {
       // Migrations run through Kysely, not the group commit: let SQLite wait for a busy lock here.
       writerStatements.statement('PRAGMA busy_timeout = 5000').all();
       try {
-        return await migrateToLatest(writer, 'sqlite');
+        const applied = await migrateToLatest(writer, 'sqlite', secrets);
+        // What 007 sealed may still be in freed pages of the file and in older frames of the WAL:
+        // rebuilt without free space (VACUUM), the file holds only what is live, and the emptied
+        // WAL nothing. Once, at the upgrade; the WAL grows back to its working size by itself.
+        if (sealedSecretsHeldInClear(applied)) {
+          writerStatements.statement('VACUUM').run();
+          writerStatements.statement('PRAGMA wal_checkpoint(TRUNCATE)').all();
+        }
+        return applied;
       } finally {
         writerStatements.statement('PRAGMA busy_timeout = 0').all();
       }
@@ -90,6 +101,19 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
 }
 
 /**
+ * The database is readable by its owner only (docs/operations.md "Files and keys"): DATA_DIR
+ * 0700, the database file 0600 before SQLite opens it, so the -wal and -shm files SQLite makes
+ * take the same mode (it gives them the database file's). Files from an earlier start with
+ * wider permissions lose them; the notice says which.
+ */
+function privateFiles(dataDir: string, file: string): string[] {
+  const tightened = [ensurePrivateDirectory(dataDir) ? dataDir : undefined, ensurePrivateFile(file) ? file : undefined];
+  for (const sibling of [`${file}-wal`, `${file}-shm`]) tightened.push(tightenIfPresent(sibling) ? sibling : undefined);
+  const changed = tightened.filter((name) => name !== undefined);
+  return changed.length > 0 ? [`took group and other permissions off ${changed.join(', ')}: the database is for Kassa's user only`] : [];
+}
+
+/**
  * A WAL that grows makes every commit's fdatasync also write file metadata, which costs
  * several times a plain data sync (measured: create p99 68 ms while the WAL grew, 28 ms
  * once it had reached its size). So before SQLite opens the database, a missing WAL is
@@ -100,7 +124,7 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
 function preallocateWal(walFile: string) {
   let descriptor: number;
   try {
-    descriptor = fs.openSync(walFile, 'wx');
+    descriptor = fs.openSync(walFile, 'wx', 0o600);
   } catch {
     return; // it exists
   }

@@ -6,8 +6,10 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, Dialect } from './schema.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 import { openSqlite, type SqliteOptions } from './sqlite.ts';
 import { openPostgres } from './postgres.ts';
+import { checkSecretsKey, openSecretsKey, type SecretsKeyOptions } from './secrets.ts';
 
 export type { Dialect };
 export type Db = Kysely<Database>;
@@ -18,11 +20,16 @@ export interface Store {
   read: Db;
   /** Runs `unit` atomically. Units do database work only: no network calls inside. */
   transact<T>(unit: (db: Db) => Promise<T>): Promise<T>;
+  /** Applies the migrations, then checks that the database's secrets are sealed with this store's key (store/secrets.ts). */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
+  /** The secrets key: seals what the database must not hold readable, derives the capability tokens. */
+  secrets: SecretBox;
+  /** What opening changed or made, for the log to say once (permissions taken off the database files, a key file made). */
+  notices: string[];
 }
 
-export interface StoreOptions extends SqliteOptions {
+export interface StoreOptions extends SqliteOptions, SecretsKeyOptions {
   databaseUrl?: string;
   /** PostgreSQL connections of this process (default 10). */
   databasePoolSize?: number;
@@ -34,5 +41,16 @@ export interface OpenOptions {
 }
 
 export async function openStore(options: StoreOptions, { checkpoints = true }: OpenOptions = {}): Promise<Store> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.databasePoolSize ?? 10) : openSqlite(options, checkpoints);
+  const { secrets, notices } = openSecretsKey(options);
+  const adapter = options.databaseUrl ? openPostgres(options.databaseUrl, options.databasePoolSize ?? 10) : openSqlite(options, checkpoints);
+  return {
+    ...adapter,
+    secrets,
+    notices: [...adapter.notices, ...notices],
+    migrate: async () => {
+      const applied = await adapter.migrate(secrets);
+      await checkSecretsKey(adapter.read, secrets);
+      return applied;
+    },
+  };
 }

@@ -2,6 +2,7 @@
 import type { Db, Dialect } from './store.ts';
 import type { Mode, NewTransaction, TransactionRow } from './schema.ts';
 import { prepare, standInRow } from './prepared.ts';
+import { pageTokenHash } from '../lib/tokens.ts';
 
 const transactionColumns = [
   'reference',
@@ -20,7 +21,7 @@ const transactionColumns = [
   'metadata',
   'brand',
   'webhook_url',
-  'page_token',
+  'page_token_hash',
   'flow',
   'echo',
   'request',
@@ -30,6 +31,7 @@ const transactionColumns = [
   'created',
   'last_update',
   'expires_at',
+  'page_token_sealed',
 ] as const satisfies readonly (keyof TransactionRow)[];
 
 const insertTransactionRow = prepare((db, row: Record<string, unknown>) => db.insertInto('transactions').values(standInRow(transactionColumns, row)), {
@@ -51,7 +53,7 @@ const selectOwnPayment = prepare((db, p: { reference: string; merchantId: string
 const selectOwnPaymentVersion = prepare((db, p: { reference: string; merchantId: string; mode: Mode }) =>
   db.selectFrom('transactions').select('version').where('reference', '=', p.reference).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode),
 );
-const selectByPageToken = prepare((db, p: { pageToken: string }) => db.selectFrom('transactions').selectAll().where('page_token', '=', p.pageToken));
+const selectByPageTokenHash = prepare((db, p: { hash: string }) => db.selectFrom('transactions').selectAll().where('page_token_hash', '=', p.hash));
 
 export interface StatusChange {
   reference: string;
@@ -160,8 +162,9 @@ export async function setTransactionDetails(db: Db, reference: string, details: 
     .execute();
 }
 
+/** The payment whose capability token this is: found by the token's hash, the only form stored. */
 export async function findByPageToken(db: Db, pageToken: string): Promise<TransactionRow | undefined> {
-  return (await selectByPageToken(db, { pageToken })).rows[0];
+  return (await selectByPageTokenHash(db, { hash: pageTokenHash(pageToken) })).rows[0];
 }
 
 export async function findTransaction(db: Db, reference: string) {

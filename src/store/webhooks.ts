@@ -14,13 +14,9 @@ export async function upsertMerchantWebhook(db: Db, row: { merchantId: string; u
     .execute();
 }
 
-/** Gives the merchant a signing secret (and no URL) unless it has one. */
-export async function ensureWebhookSecret(db: Db, row: { merchantId: string; secret: string; updated: number }) {
-  await db
-    .insertInto('merchant_webhooks')
-    .values({ merchant_id: row.merchantId, url: null, secret: row.secret, updated: row.updated })
-    .onConflict((oc) => oc.column('merchant_id').doNothing())
-    .execute();
+/** A new merchant's endpoint: its signing secret (sealed), no URL yet. */
+export async function insertMerchantWebhook(db: Db, row: { merchantId: string; secret: string; updated: number }) {
+  await db.insertInto('merchant_webhooks').values({ merchant_id: row.merchantId, url: null, secret: row.secret, updated: row.updated }).execute();
 }
 
 /** Where the webhook of `reference` goes: its own `webhookUrl`, else its merchant's URL. */
@@ -28,7 +24,7 @@ export async function webhookTargetOf(db: Db, reference: string) {
   return db
     .selectFrom('transactions as t')
     .leftJoin('merchant_webhooks as w', 'w.merchant_id', 't.merchant_id')
-    .select((eb) => ['t.merchant_id', 't.mode', eb.fn.coalesce('t.webhook_url', 'w.url').as('url'), 'w.secret'])
+    .select((eb) => ['t.merchant_id', 't.mode', eb.fn.coalesce('t.webhook_url', 'w.url').as('url')])
     .where('t.reference', '=', reference)
     .executeTakeFirst();
 }
@@ -56,10 +52,12 @@ export async function insertDelivery(db: Db, row: { id: string; merchantId: stri
 
 export interface ClaimedDelivery {
   id: string;
+  merchant_id: string;
   reference: string;
   mode: Mode;
   failures: number;
   url: string | null;
+  /** The merchant's signing secret, sealed (store/secrets.ts). */
   secret: string | null;
 }
 
@@ -78,7 +76,7 @@ export async function claimDueDeliveries(
     .selectFrom('webhook_deliveries as d')
     .innerJoin('transactions as t', 't.reference', 'd.reference')
     .leftJoin('merchant_webhooks as w', 'w.merchant_id', 'd.merchant_id')
-    .select((eb) => ['d.id', 'd.reference', 'd.mode', 'd.failures', eb.fn.coalesce('t.webhook_url', 'w.url').as('url'), 'w.secret'])
+    .select((eb) => ['d.id', 'd.merchant_id', 'd.reference', 'd.mode', 'd.failures', eb.fn.coalesce('t.webhook_url', 'w.url').as('url'), 'w.secret'])
     .where('d.state', '=', 'pending')
     .where('d.next_attempt_at', '<=', options.now)
     .orderBy('d.next_attempt_at')

@@ -8,6 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.ts';
 import { findAcsSimTransaction, finishAcsSimTransaction, insertAcsSimTransaction } from '../store/acs-sim-transactions.ts';
+import { bindings } from '../store/secrets.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { eciByBrand, type RReq, type TransStatus } from './directory.ts';
@@ -57,7 +58,8 @@ export class AcsSimulator {
         language: challenge.language,
         merchant_name: challenge.merchantName,
         amount_text: challenge.amountText,
-        notification_url: challenge.notificationUrl ?? null,
+        // It carries the payment's capability token: sealed, as everything of the kind the database keeps.
+        notification_url: challenge.notificationUrl === undefined ? null : this.store.secrets.seal(challenge.notificationUrl, bindings.acsNotificationUrl(acsTransID)),
         form_token: randomBase62(32),
         state: 'pending',
         outcome: null,
@@ -68,8 +70,10 @@ export class AcsSimulator {
   }
 
   /** A transaction of a test-mode payment; a live payment's is as unknown as any other (DESIGN §3: live keys never use the simulator). */
-  find(acsTransID: string) {
-    return findAcsSimTransaction(this.store.read, acsTransID);
+  async find(acsTransID: string) {
+    const row = await findAcsSimTransaction(this.store.read, acsTransID);
+    if (!row?.notification_url) return row;
+    return { ...row, notification_url: this.store.secrets.open(row.notification_url, bindings.acsNotificationUrl(acsTransID)) };
   }
 
   /**

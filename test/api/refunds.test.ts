@@ -163,7 +163,7 @@ for (const backend of backends) {
     test('the test helper completes a pending refund, and the sale shows it', async () => {
       const sale = await paid();
       // A refund the acquirer has not answered yet: reserved but not settled.
-      const pending = { ...pendingPaymentRow(t.merchant.merchantId), type: 'credit', amount_minor: 200, parent_reference: sale, expires_at: null };
+      const pending = { ...pendingPaymentRow(t.store.secrets, t.merchant.merchantId), type: 'credit', amount_minor: 200, parent_reference: sale, expires_at: null };
       await t.store.transact((db) => insertTransaction(db, pending, 'created'));
       const completed = await t.client.post('/test/complete', { reference: pending.reference, outcome: 'success' });
       assert.equal(completed.statusCode, 200, completed.body);

@@ -15,9 +15,9 @@ for (const backend of backends) {
     const t = suiteApp(backend);
 
     test('of units finishing together, only the one with a duplicate key fails', async () => {
-      const existing = pendingPaymentRow(t.merchant.merchantId);
+      const existing = pendingPaymentRow(t.store.secrets, t.merchant.merchantId);
       await t.store.transact((db) => insertTransaction(db, existing, 'created'));
-      const rows = Array.from({ length: 12 }, (_, i) => pendingPaymentRow(t.merchant.merchantId, i === 5 ? { reference: existing.reference } : {}));
+      const rows = Array.from({ length: 12 }, (_, i) => pendingPaymentRow(t.store.secrets, t.merchant.merchantId, i === 5 ? { reference: existing.reference } : {}));
       const outcomes = await Promise.allSettled(rows.map((row) => t.store.transact((db) => insertTransaction(db, row, 'created'))));
       assert.deepEqual(
         outcomes.map((o) => o.status),
@@ -34,14 +34,14 @@ for (const backend of backends) {
     });
 
     test('a unit reads its own held inserts, and a unit that throws leaves nothing', async () => {
-      const row = pendingPaymentRow(t.merchant.merchantId);
+      const row = pendingPaymentRow(t.store.secrets, t.merchant.merchantId);
       const seen = await t.store.transact(async (db) => {
         await insertTransaction(db, row, 'created');
         return findTransaction(db, row.reference);
       });
       assert.equal(seen?.reference, row.reference);
 
-      const doomed = pendingPaymentRow(t.merchant.merchantId);
+      const doomed = pendingPaymentRow(t.store.secrets, t.merchant.merchantId);
       await assert.rejects(
         t.store.transact(async (db) => {
           await insertTransaction(db, doomed, 'created');

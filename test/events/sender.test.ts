@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookSender } from '../../src/events/sender.ts';
-import { newWebhookSecret, secretKey, signWebhook } from '../../src/events/signing.ts';
+import { secretKey, signWebhook } from '../../src/events/signing.ts';
+import { newWebhookSecret } from '../../src/lib/tokens.ts';
 
 describe('webhook sender', () => {
   let server: http.Server;

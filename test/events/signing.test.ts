@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
-import { newWebhookSecret, secretKey, signWebhook, webhookBody } from '../../src/events/signing.ts';
+import { secretKey, signWebhook, webhookBody } from '../../src/events/signing.ts';
+import { newWebhookSecret } from '../../src/lib/tokens.ts';
 import { defaultRetrySchedule, nextRetryAt } from '../../src/events/schedule.ts';
 import { loadWebhookSettings } from '../../src/events/settings.ts';
 import { loadConfig } from '../../src/config.ts';

@@ -11,7 +11,8 @@ import type dns from 'node:dns';
 import type { AddressInfo } from 'node:net';
 import { checkLiveUrl, forbiddenAddress, guardedLookup, type Resolver } from '../../src/events/ssrf.ts';
 import { WebhookSender } from '../../src/events/sender.ts';
-import { signWebhook, secretKey, newWebhookSecret } from '../../src/events/signing.ts';
+import { signWebhook, secretKey } from '../../src/events/signing.ts';
+import { newWebhookSecret } from '../../src/lib/tokens.ts';
 
 const addressCases: [address: string, why: string | undefined][] = [
   ['127.0.0.1', 'loopback'],

@@ -9,7 +9,8 @@ import { Webhook } from 'standardwebhooks';
 import type { Store } from '../../src/store/store.ts';
 import type { Mode, NewTransaction } from '../../src/store/schema.ts';
 import { insertTransaction } from '../../src/store/transactions.ts';
-import { newPageToken, newTransactionReference } from '../../src/lib/tokens.ts';
+import { newTransactionReference, pageTokenHash, pageTokenOf } from '../../src/lib/tokens.ts';
+import type { SecretBox } from '../../src/lib/secret-box.ts';
 import { transition } from '../../src/payments/transition.ts';
 import { defaultRetrySchedule } from '../../src/events/schedule.ts';
 import { loadWebhookSettings } from '../../src/events/settings.ts';
@@ -117,10 +118,11 @@ export function fastWorkerOptions(overrides: Partial<WorkerOptions> = {}): Worke
 
 /** A pending card payment inserted directly (the API path is tested elsewhere). */
 /** A pending card payment's row, as a create stores it (no 3-D Secure data). */
-export function pendingPaymentRow(merchantId: string, options: { mode?: Mode; webhookUrl?: string; reference?: string } = {}): NewTransaction {
+export function pendingPaymentRow(secrets: SecretBox, merchantId: string, options: { mode?: Mode; webhookUrl?: string; reference?: string } = {}): NewTransaction {
   const now = Date.now();
+  const reference = options.reference ?? newTransactionReference();
   return {
-    reference: options.reference ?? newTransactionReference(),
+    reference,
     merchant_id: merchantId,
     mode: options.mode ?? 'test',
     method: 'card',
@@ -136,7 +138,7 @@ export function pendingPaymentRow(merchantId: string, options: { mode?: Mode; we
     metadata: null,
     brand: null,
     webhook_url: options.webhookUrl ?? null,
-    page_token: newPageToken(),
+    page_token_hash: pageTokenHash(pageTokenOf(secrets, reference)),
     flow: 'card',
     echo: '{}',
     request: JSON.stringify({ flow: 'card' }),
@@ -146,11 +148,12 @@ export function pendingPaymentRow(merchantId: string, options: { mode?: Mode; we
     created: now,
     last_update: now,
     expires_at: now + 15 * 60_000,
+    page_token_sealed: null,
   };
 }
 
 export async function insertPendingPayment(store: Store, merchantId: string, options: { mode?: Mode; webhookUrl?: string } = {}): Promise<string> {
-  const row = pendingPaymentRow(merchantId, options);
+  const row = pendingPaymentRow(store.secrets, merchantId, options);
   await store.transact((db) => insertTransaction(db, row, 'created'));
   return row.reference;
 }

@@ -29,11 +29,16 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new, empty database: its settings as environment variables (DATA_DIR or DATABASE_URL). */
+/**
+ * A new, empty database: its settings as environment variables (DATA_DIR or DATABASE_URL), with
+ * a KEY_DIR of its own for the key files Kassa makes (beside DATA_DIR, as in a deployment).
+ */
 export async function createTestDatabase(backend: Backend): Promise<TestDatabase> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-test-'));
+  const removeDir = () => fs.rmSync(dir, { recursive: true, force: true });
+  const keyDir = path.join(dir, 'keys');
   if (backend === 'sqlite') {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-test-'));
-    return { env: { DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    return { env: { DATA_DIR: path.join(dir, 'data'), KEY_DIR: keyDir }, drop: async () => removeDir() };
   }
   const name = `kassa_test_${randomBase62(12).toLowerCase()}`;
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
@@ -43,8 +48,9 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: url.toString(), KEY_DIR: keyDir },
     drop: async () => {
+      removeDir();
       const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
       await client.connect();
       // pg's Pool.end() resolves before its clients have finished closing, and a client still
@@ -74,7 +80,7 @@ export interface TestApp {
 
 /**
  * PostgreSQL deployments configure VAULT_KEY (without it the vault is refused), so the tests do
- * too; SQLite tests use the key file Kassa makes in DATA_DIR. `VAULT_KEY: ''` turns it off.
+ * too; SQLite tests use the key file Kassa makes in KEY_DIR. `VAULT_KEY: ''` turns it off.
  */
 const vaultEnv = (backend: Backend) => (backend === 'postgres' ? { VAULT_KEY: randomBytes(32).toString('base64'), VAULT_KEY_ID: 'test-1' } : {});
 

@@ -1,6 +1,7 @@
 /** The flows table (payments/flows.ts) as the request validation, the enrollment and the payment object read it. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { flowNames, flowOf, flows, type Flow } from '../../src/payments/flows.ts';
 import { parsePaymentRequest } from '../../src/payments/request.ts';
 import { parseEnrollmentRequest } from '../../src/payments/enrollment.ts';
@@ -9,6 +10,8 @@ import { defaultSettings } from '../../src/merchants/merchants.ts';
 import { paymentMethods } from '../../src/ground/payment-method.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
 import { pendingPaymentRow } from '../events/support.ts';
+import { SecretBox } from '../../src/lib/secret-box.ts';
+import { pageTokenOf } from '../../src/lib/tokens.ts';
 
 const settings = defaultSettings();
 const validationUrl = 'https://apple-pay-gateway.apple.com/paymentservices/startSession';
@@ -154,8 +157,11 @@ test('the enrollment reads its entry: dataType card, returnUrl required, 3-D Sec
   assert.equal(enrollment?.threeDS.threeds2RequestInfo, undefined);
 });
 
+const addresses = { publicUrl: 'https://kassa.example', secrets: new SecretBox(randomBytes(32)) };
+const reference = 'tr_0000000000000000000000001';
+
 function row(flow: string, type = 'sale'): SerializableRow {
-  return { ...(pendingPaymentRow('m1', { reference: 'r1' }) as Omit<SerializableRow, 'version'>), page_token: 'tok', flow, type, version: 1 };
+  return { ...(pendingPaymentRow(addresses.secrets, 'm1', { reference }) as Omit<SerializableRow, 'version'>), flow, type, version: 1 };
 }
 
 test('the payment object carries the addresses its flow answers with (§2.1)', () => {
@@ -170,15 +176,16 @@ test('the payment object carries the addresses its flow answers with (§2.1)', (
   ];
   assert.deepEqual(cases.map(([flow]) => flow).sort(), [...flowNames].sort());
   for (const [flow, links] of cases) {
-    const payment = serializePayment(row(flow), 'https://kassa.example');
+    const payment = serializePayment(row(flow), addresses);
     assert.deepEqual(
       ['payUrl', 'cancelUrl', 'cardDataUrl'].filter((link) => link in payment),
       links,
       flow,
     );
   }
-  assert.equal(serializePayment(row('walletpay-hybrid'), 'https://kassa.example').cardDataUrl, 'https://kassa.example/api/v1/card-data/tok');
-  assert.equal('payUrl' in serializePayment(row('card', 'credit'), 'https://kassa.example'), false);
+  const token = pageTokenOf(addresses.secrets, reference);
+  assert.equal(serializePayment(row('walletpay-hybrid'), addresses).cardDataUrl, `https://kassa.example/api/v1/card-data/${token}`);
+  assert.equal('payUrl' in serializePayment(row('card', 'credit'), addresses), false);
   assert.throws(() => flowOf('cheque'), /Unknown flow cheque/);
 });
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { VaultKeyring } from '../../src/vault/cipher.ts';
-import { loadVaultKeyring, VAULT_KEY_FILE } from '../../src/vault/keys.ts';
+import { loadVaultKeyring, VAULT_KEY_FILE, vaultKeyFile } from '../../src/vault/keys.ts';
 import { maskPan, splitHolderName } from '../../src/vault/vault.ts';
 import { loadConfig } from '../../src/config.ts';
 
@@ -60,24 +60,49 @@ test('VAULT_KEY, VAULT_KEY_ID and VAULT_OLD_KEYS are read and checked', () => {
   assert.throws(() => loadConfig({ VAULT_OLD_KEYS: 'no-colon' }), /id:base64/);
 });
 
-test('on SQLite without VAULT_KEY a key file (0600) is made in DATA_DIR once and reused; with DATABASE_URL there is no key', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-vault-'));
+test('on SQLite without VAULT_KEY a key file (0600, in a 0700 folder) is made in KEY_DIR once and reused; with DATABASE_URL there is no key', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-vault-'));
+  const dirs = { dataDir: path.join(root, 'data'), keyDir: path.join(root, 'keys') };
   try {
-    const first = loadVaultKeyring({ dataDir, vaultOldKeys: [] })!;
-    const file = path.join(dataDir, VAULT_KEY_FILE);
+    const first = loadVaultKeyring({ ...dirs, vaultOldKeys: [] })!;
+    const file = path.join(dirs.keyDir, VAULT_KEY_FILE);
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(dirs.keyDir).mode & 0o777, 0o700);
+    assert.equal(fs.existsSync(dirs.dataDir), false, 'nothing of the key in DATA_DIR');
     const sealed = first.encrypt(PAN, 'b');
-    const second = loadVaultKeyring({ dataDir, vaultOldKeys: [] })!;
+    const second = loadVaultKeyring({ ...dirs, vaultOldKeys: [] })!;
     assert.equal(second.current.id, first.current.id);
     assert.equal(second.decrypt(sealed.keyId, sealed.ciphertext, 'b'), PAN, 'a restart reads the same key');
-    assert.deepEqual(fs.readdirSync(dataDir), [VAULT_KEY_FILE], 'no temporary file is left');
+    assert.deepEqual(fs.readdirSync(dirs.keyDir), [VAULT_KEY_FILE], 'no temporary file is left');
     // Setting VAULT_KEY later: new cards use it, cards sealed with the file key still open.
-    const configured = loadVaultKeyring({ dataDir, vaultOldKeys: [], vaultKey: key('prod-1') })!;
+    const configured = loadVaultKeyring({ ...dirs, vaultOldKeys: [], vaultKey: key('prod-1') })!;
     assert.equal(configured.current.id, 'prod-1');
     assert.equal(configured.decrypt(sealed.keyId, sealed.ciphertext, 'b'), PAN);
-    assert.equal(loadVaultKeyring({ dataDir, vaultOldKeys: [], databaseUrl: 'postgres://x/y' }), undefined);
+    assert.equal(loadVaultKeyring({ ...dirs, vaultOldKeys: [], databaseUrl: 'postgres://x/y' }), undefined);
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a key file an earlier version made in DATA_DIR is still read, and no second key is made in KEY_DIR; moved to KEY_DIR, it is read there', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-vault-'));
+  const dirs = { dataDir: path.join(root, 'data'), keyDir: path.join(root, 'keys') };
+  try {
+    // What the earlier version did: the key file in DATA_DIR.
+    const earlier = loadVaultKeyring({ dataDir: dirs.dataDir, keyDir: dirs.dataDir, vaultOldKeys: [] })!;
+    const sealed = earlier.encrypt(PAN, 'b');
+    const legacy = path.join(dirs.dataDir, VAULT_KEY_FILE);
+    assert.equal(vaultKeyFile(dirs), legacy);
+    const upgraded = loadVaultKeyring({ ...dirs, vaultOldKeys: [] })!;
+    assert.equal(upgraded.current.id, earlier.current.id);
+    assert.equal(upgraded.decrypt(sealed.keyId, sealed.ciphertext, 'b'), PAN);
+    assert.equal(fs.existsSync(dirs.keyDir), false, 'no second key beside the first');
+    fs.mkdirSync(dirs.keyDir, { mode: 0o700 });
+    fs.renameSync(legacy, path.join(dirs.keyDir, VAULT_KEY_FILE));
+    assert.equal(vaultKeyFile(dirs), path.join(dirs.keyDir, VAULT_KEY_FILE));
+    assert.equal(loadVaultKeyring({ ...dirs, vaultOldKeys: [] })!.decrypt(sealed.keyId, sealed.ciphertext, 'b'), PAN, 'moved, the same key');
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
   }
 });
 

@@ -33,5 +33,5 @@ export const capture = merchantOperation({
     return { reference: row.reference, kind: 'capture', to: 'captured', result, extra: { capturedAmount: amountNumber(plan.amountMinor, currency) } } as const;
   },
   commit: (tx, completion, { now }) => recordCompletion(tx, completion, now),
-  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+  answer: (row, { ports }) => serializePayment(row, ports.links),
 });

@@ -70,5 +70,5 @@ export const completeTestPayment = merchantOperation({
     }
     return (await findTransaction(tx, reference))!;
   },
-  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+  answer: (row, { ports }) => serializePayment(row, ports.links),
 });

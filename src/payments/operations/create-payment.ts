@@ -32,7 +32,14 @@ export const createPayment = merchantOperation({
   },
   decide: (vaultCard, request, { caller, now, ports }) => ({
     request,
-    row: planPayment(request, { caller, defaultExpiry: ports.config.paymentExpiry, defaultExpiryMs: ports.config.paymentExpiryMs, now, vaultCard }),
+    row: planPayment(request, {
+      caller,
+      defaultExpiry: ports.config.paymentExpiry,
+      defaultExpiryMs: ports.config.paymentExpiryMs,
+      now,
+      vaultCard,
+      secrets: ports.links.secrets,
+    }),
   }),
   act: async ({ request, row }, { ports, caller }) => {
     const { creation } = flowOf(request.flow);
@@ -45,7 +52,7 @@ export const createPayment = merchantOperation({
     if (accepted) await recordWalletTokenUse(tx, accepted, row.reference, TOKEN_FIELD);
     return row as TransactionRow;
   },
-  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+  answer: (row, { ports }) => serializePayment(row, ports.links),
   // The direct wallet flow pays after answering: the creation response is the pending payment (spec §4.1).
   after: (row, { accepted }, { ports, caller, now, log }) => {
     if (!accepted) return;

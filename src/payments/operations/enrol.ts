@@ -16,10 +16,10 @@ export const enrol = merchantOperation({
   // No enrollment that could never store its card (no vault key): 503 up front.
   load: (_body, { ports }) => void ports.vault.keys(),
   decide: (_nothing, body, { caller, now, ports }) =>
-    planEnrollment(body, { caller, now, expiryMs: ports.config.paymentExpiryMs, returnUrlSchemes: ports.config.returnUrlSchemes }),
+    planEnrollment(body, { caller, now, expiryMs: ports.config.paymentExpiryMs, returnUrlSchemes: ports.config.returnUrlSchemes, secrets: ports.links.secrets }),
   commit: async (tx, row) => {
     await storePendingTransaction(tx, row);
     return row as TransactionRow;
   },
-  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+  answer: (row, { ports }) => serializePayment(row, ports.links),
 });

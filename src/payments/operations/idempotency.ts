@@ -20,6 +20,8 @@ import {
   type IdempotencyKey,
 } from '../../store/idempotency-records.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
+import { bindings } from '../../store/secrets.ts';
 
 export interface Outcome {
   status: number;
@@ -48,7 +50,7 @@ export async function runIdempotent(
   body: unknown,
   operation: (db: Db) => Promise<Outcome>,
 ): Promise<Outcome> {
-  const record = IdempotencyRecord.of(scope, idempotencyReference, body);
+  const record = IdempotencyRecord.of(scope, idempotencyReference, body, store.secrets);
   if (!record) return store.transact(operation);
   try {
     // The unique key decides: a duplicate's record insert fails, its unit rolls back whole (payment
@@ -72,16 +74,18 @@ export class IdempotencyRecord {
   private constructor(
     private readonly key: IdempotencyKey,
     private readonly fingerprint: string,
+    /** The recorded answer carries the payment's addresses: it is kept sealed (store/secrets.ts). */
+    private readonly secrets: SecretBox,
   ) {}
 
   /** The request's record, or undefined without an Idempotency-Reference. */
-  static of(scope: Scope, idempotencyReference: string | undefined, body: unknown): IdempotencyRecord | undefined {
+  static of(scope: Scope, idempotencyReference: string | undefined, body: unknown, secrets: SecretBox): IdempotencyRecord | undefined {
     if (idempotencyReference === undefined) return undefined;
     if (idempotencyReference.length === 0 || idempotencyReference.length > MAX_REFERENCE_LENGTH) {
       throw new Problem(400, 'Invalid Idempotency-Reference', `The Idempotency-Reference header must be 1 to ${MAX_REFERENCE_LENGTH} characters.`);
     }
     // Keys sorted at every level (RFC 8785's order; JSON numbers and strings as JSON.stringify writes them, as RFC 8785 does).
-    return new IdempotencyRecord({ ...scope, idempotencyReference }, sha256Hex(sortedJson(body ?? null) ?? ''));
+    return new IdempotencyRecord({ ...scope, idempotencyReference }, sha256Hex(sortedJson(body ?? null) ?? ''), secrets);
   }
 
   /** Runs the reservation's unit of work with the record in it, in flight. A duplicate fails here on the unique key. */
@@ -97,8 +101,9 @@ export class IdempotencyRecord {
   /** In the committing unit of work: the outcome, replayed to every later request with the reference. */
   async record(db: Db, outcome: Outcome): Promise<Outcome> {
     const json = JSON.stringify(outcome.body);
-    if (this.held) await completeIdempotencyRecord(db, this.key, { status: outcome.status, body: json });
-    else await insertIdempotencyRecord(db, { ...this.key, fingerprint: this.fingerprint, status: outcome.status, body: json, created: Date.now() });
+    const body = this.secrets.seal(json, bindings.idempotencyAnswer(this.key));
+    if (this.held) await completeIdempotencyRecord(db, this.key, { status: outcome.status, body });
+    else await insertIdempotencyRecord(db, { ...this.key, fingerprint: this.fingerprint, status: outcome.status, body, created: Date.now() });
     return { ...outcome, json };
   }
 
@@ -133,19 +138,21 @@ export class IdempotencyRecord {
   private async replayStored(store: Store, otherwise: unknown): Promise<Outcome> {
     const existing = await findIdempotencyRecord(store.read, this.key);
     if (!existing) throw otherwise;
-    return replay(existing, this.fingerprint);
+    const { status, sealedBody } = replay(existing, this.fingerprint);
+    return { status, body: undefined, json: this.secrets.open(sealedBody, bindings.idempotencyAnswer(this.key)), replayed: true };
   }
 }
 
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
 const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);
 
-function replay(record: { fingerprint: string; status_code: number | null; response_body: string | null }, fingerprint: string): Outcome {
+/** The recorded answer, once checked to be this request's and complete. */
+function replay(record: { fingerprint: string; status_code: number | null; response_body: string | null }, fingerprint: string) {
   if (record.fingerprint !== fingerprint) {
     throw new RecordProblem(422, 'Idempotency-Reference reused', 'This Idempotency-Reference was already used with a different request body.');
   }
   if (record.status_code === null) {
     throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });
   }
-  return { status: record.status_code, body: undefined, json: record.response_body ?? 'null', replayed: true };
+  return { status: record.status_code, sealedBody: record.response_body! };
 }

@@ -19,7 +19,7 @@ export const refund = merchantOperation({
     return row && { row, acquirerReference: (await findPaymentPage(ports.store.read, row.reference))?.acquirer_reference };
   },
   decide: (sale, request, { ports, now }) => planRefund(sale, request, ports.config.refundWindows, now),
-  reserve: (tx, plan, { ports, now }) => reserveRefund(tx, ports.store.dialect, plan, now),
+  reserve: (tx, plan, { ports, now }) => reserveRefund(tx, plan, { dialect: ports.store.dialect, secrets: ports.links.secrets, now }),
   act: async (plan, { ports }) => {
     const refund = plan.refund!;
     const request = { reference: refund.reference, acquirerReference: plan.sale.acquirerReference ?? '', amountMinor: refund.amount_minor, currency: refund.currency };
@@ -29,5 +29,5 @@ export const refund = merchantOperation({
     const outcome = result.outcome === 'done' ? ({ to: 'success', cause: 'acquirer_refunded' } as const) : ({ to: 'failed', cause: 'acquirer_refused' } as const);
     return (await settleRefund(tx, ports.store.dialect, refund, { ...outcome, at: now })).row;
   },
-  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+  answer: (row, { ports }) => serializePayment(row, ports.links),
 });

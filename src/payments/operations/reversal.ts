@@ -20,5 +20,5 @@ export const reversal = merchantOperation({
     return { reference: row.reference, kind: 'reversal', to: 'reversed', result, extra: {} } as const;
   },
   commit: (tx, completion, { now }) => recordCompletion(tx, completion, now),
-  answer: (row, { ports }) => serializePayment(row, ports.config.publicUrl),
+  answer: (row, { ports }) => serializePayment(row, ports.links),
 });

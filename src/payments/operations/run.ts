@@ -54,7 +54,7 @@ export async function runForMerchant<Caller extends Merchant, Body>(
   idempotencyReference: string | undefined,
 ): Promise<Outcome> {
   const scope = { merchantId: ctx.caller.merchantId, mode: ctx.caller.mode, route: op.scope ?? op.name };
-  const held = op.reserve && IdempotencyRecord.of(scope, idempotencyReference, body);
+  const held = op.reserve && IdempotencyRecord.of(scope, idempotencyReference, body, ctx.ports.store.secrets);
   if (held) return runHeld(op, body, ctx, held);
   let acted: unknown;
   let failure: { error: unknown } | undefined;
