@@ -144,6 +144,25 @@ async function earlierDatabase(backend: Backend, database: TestDatabase) {
 
   const acsTransId = 'acs-earlier';
   const notificationUrl = `${PUBLIC_URL}/pay/${pageToken}/3ds/notify`;
+  // The simulator answers only for a test-mode payment's 3-D Secure session (DESIGN §3).
+  await db
+    .insertInto('threeds_sessions')
+    .values({
+      id: 'tds-earlier',
+      reference,
+      protocol: '2.2.0',
+      state: 'challenge',
+      session_secret: randomBase62(32),
+      acs_trans_id: acsTransId,
+      ds_trans_id: 'ds-earlier',
+      acs_url: `${PUBLIC_URL}/acs-simulator/challenge`,
+      window_size: null,
+      brand: 'visa',
+      result: null,
+      created: now,
+      expires_at: now + 600_000,
+    })
+    .execute();
   await db
     .insertInto('acs_sim_transactions')
     .values({
