@@ -3,7 +3,7 @@
  * operations that pay by card — the card form, a stored card, the end of a 3-D Secure
  * step — and, from `authorise` on, by wallet payments:
  *
- *   reserve  count the attempt and take the processing lease (one unit of work)
+ *   reserve  take the processing lease and count the attempt (one compare-and-set)
  *   act      3-D Secure (frictionless, challenge pop-up, or the 3DS1 redirect), then
  *            authorise at the acquirer — or, for a vault enrollment, nothing moves: the
  *            card is prepared for the vault
@@ -21,7 +21,7 @@ import type { BrowserInfo } from '../threeds/fields.ts';
 import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction } from '../store/transactions.ts';
 import {
-  countAttempt,
+  countAttemptUnlessBusy,
   ensurePaymentPage,
   findThreeDSSession,
   releaseProcessingLease,
@@ -93,18 +93,25 @@ export function cardPaymentAvailable({ ports, caller }: CardContext): boolean {
   return ports.vault.available || !storesCard(row);
 }
 
-/** reserve: the payment is still payable, the attempt is counted and the lease taken — or the step that ends it here. */
+/**
+ * reserve: the payment is still payable and no other request is processing a card for it; the
+ * attempt is counted, and for a card going on to the acquirer the lease taken, in one
+ * compare-and-set — or the step that ends it here. A submit turned away as busy (a double
+ * click, a retry on a slow network) is no attempt: only cards really checked count toward
+ * the limit, so the customer is never declined for clicking twice.
+ */
 export async function reserveCardAttempt(tx: Db, plan: CardPlan, { ports, caller, now }: CardContext): Promise<CardPlan | Stop<CardStep>> {
   const { check } = plan;
   if (plan.unavailable || !cardPaymentAvailable({ ports, caller, now } as CardContext)) return stop({ step: 'unavailable' });
   const current = await openForPaying(tx, caller.row.reference, now);
   if ('step' in current) return stop(current);
-  const attempts = await countAttempt(tx, current.reference);
+  const attempts = await countAttemptUnlessBusy(tx, current.reference, { now, leaseUntil: check.ok ? now + PROCESSING_LEASE_MS : null });
+  if (attempts === undefined) return stop({ step: 'busy' });
   if (attempts > MAX_CARD_ATTEMPTS || (!check.ok && attempts >= MAX_CARD_ATTEMPTS)) {
+    if (check.ok) await releaseProcessingLease(tx, current.reference);
     return stop(await failNow(tx, current, 'fraud_detected', 'card_attempts_exceeded', now));
   }
   if (!check.ok) return stop({ step: 'invalid', errors: check.errors, attemptsLeft: MAX_CARD_ATTEMPTS - attempts });
-  if (!(await takeProcessingLease(tx, current.reference, now, now + PROCESSING_LEASE_MS))) return stop({ step: 'busy' });
   return { ...plan, attempt: attempts };
 }
 

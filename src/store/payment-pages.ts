@@ -20,12 +20,21 @@ export async function ensurePaymentPage(db: Db, reference: string, csrfToken: st
   return (await findPaymentPage(db, reference))!;
 }
 
-export async function countAttempt(db: Db, reference: string): Promise<number> {
-  await db
+/**
+ * Counts a card attempt unless another request of the same payment is processing a card
+ * right now (compare-and-set on the processing lease, in the same statement): the attempt's
+ * number, or undefined when the payment is busy. `leaseUntil` takes the lease with the
+ * attempt (a card on its way to the acquirer); null leaves the payment free (a card refused
+ * on the form). A submit turned away as busy is never counted.
+ */
+export async function countAttemptUnlessBusy(db: Db, reference: string, { now, leaseUntil }: { now: number; leaseUntil: number | null }): Promise<number | undefined> {
+  const result = await db
     .updateTable('payment_pages')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), processing_until: leaseUntil }))
     .where('reference', '=', reference)
-    .execute();
+    .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', now)]))
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) return undefined;
   return (await findPaymentPage(db, reference))!.attempts;
 }
 

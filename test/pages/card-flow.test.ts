@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { MAX_CARD_ATTEMPTS } from '../../src/payments/card-payment.ts';
+import { paymentPorts } from '../../src/payments/ports.ts';
+import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
+import { httpInjector } from '../support/process.ts';
 import { card, hiddenValue, openPage, playChallenge, postForm } from './flow.ts';
 
 const RETURN_URL = 'https://shop.example/return?order=42&x=%20y';
@@ -209,6 +212,69 @@ for (const backend of backends) {
       assert.ok([a.statusCode, b.statusCode].includes(303));
       const events = await eventsOf(t.store.read, payment.reference);
       assert.equal(events.filter((e) => e.to_status === 'success').length, 1);
+    });
+
+    test('8 simultaneous submits on each of 20 payments over HTTP: each pays once, with one authorisation, the others see it in progress', async (context) => {
+      const SUBMITS = 8;
+      const payments = await Promise.all(Array.from({ length: 20 }, () => create({ amount: '14.00' })));
+      const opened = await Promise.all(payments.map((payment) => openPage(t.app, payment.payUrl)));
+      const http = httpInjector(await t.app.listen({ port: 0, host: '127.0.0.1' }));
+
+      // The acquirer holds each authorisation until every other submit of its payment has been answered, so all of
+      // them meet it in flight, as a customer's clicks on a slow network do. Two authorisations of one payment release too.
+      const simulator = paymentPorts(t.config, t.store).acquirers.simulator;
+      const authorise = simulator.authorise.bind(simulator);
+      const authorisations = new Map<string, number>();
+      const answered = new Map<string, number>();
+      const held = new Map<string, (() => void)[]>();
+      const releaseWhenAllMet = (reference: string) => {
+        if ((answered.get(reference) ?? 0) + (authorisations.get(reference) ?? 0) < SUBMITS) return;
+        for (const release of held.get(reference) ?? []) release();
+      };
+      context.mock.method(simulator, 'authorise', async (request: AuthoriseRequest, key: string) => {
+        authorisations.set(request.reference, (authorisations.get(request.reference) ?? 0) + 1);
+        await new Promise<void>((release) => {
+          held.set(request.reference, [...(held.get(request.reference) ?? []), release]);
+          releaseWhenAllMet(request.reference);
+        });
+        return authorise(request, key);
+      });
+      const reversals = context.mock.method(simulator, 'reversal');
+
+      const answers = await Promise.all(
+        payments.map((payment, i) =>
+          Promise.all(
+            Array.from({ length: SUBMITS }, async () => {
+              const response = await postForm(http, `${opened[i].path}/card`, { csrf: opened[i].csrf, ...card() });
+              answered.set(payment.reference, (answered.get(payment.reference) ?? 0) + 1);
+              releaseWhenAllMet(payment.reference);
+              return response;
+            }),
+          ),
+        ),
+      );
+
+      for (const [i, payment] of payments.entries()) {
+        const codes = answers[i].map((response) => response.statusCode).sort();
+        assert.deepEqual(codes, [303, ...Array<number>(SUBMITS - 1).fill(409)], `${payment.reference}: one submit pays, the others find it in progress`);
+        for (const busy of answers[i].filter((response) => response.statusCode === 409)) assert.match(busy.body, /Payment in progress/);
+        const transaction = await read(payment.reference);
+        assert.deepEqual([transaction.status, transaction.failureCode], ['success', undefined]);
+        assert.equal(authorisations.get(payment.reference), 1, `${payment.reference} was authorised once`);
+        const events = await eventsOf(t.store.read, payment.reference);
+        assert.deepEqual(
+          events.map((e) => `${e.from_status}>${e.to_status}`),
+          ['null>pending', 'pending>success'],
+        );
+        const page = await t.store.read
+          .selectFrom('payment_pages')
+          .select(['attempts', 'acquirer_reference'])
+          .where('reference', '=', payment.reference)
+          .executeTakeFirstOrThrow();
+        assert.equal(page.attempts, 1, 'the submits turned away as busy are not attempts');
+        assert.ok(page.acquirer_reference, 'the authorisation in flight is the one the payment keeps');
+      }
+      assert.equal(reversals.mock.callCount(), 0, 'no authorisation was reversed');
     });
 
     test('a final payment shows its outcome and cannot be paid again', async () => {
