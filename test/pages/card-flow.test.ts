@@ -11,7 +11,7 @@ import { MAX_CARD_ATTEMPTS } from '../../src/payments/card-payment.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
 import { httpInjector } from '../support/process.ts';
-import { card, hiddenValue, openPage, playChallenge, postForm } from './flow.ts';
+import { card, hiddenValue, openPage, play3ds1, playChallenge, postForm } from './flow.ts';
 
 const RETURN_URL = 'https://shop.example/return?order=42&x=%20y';
 
@@ -141,20 +141,7 @@ for (const backend of backends) {
       const { path, csrf } = await openPage(t.app, payment.payUrl);
       const step = await postForm(t.app, `${path}/card`, { csrf, ...card() });
       assert.equal(step.statusCode, 200);
-      const acs = await postForm(t.app, '/simulator/acs/3ds1', {
-        PaReq: hiddenValue(step.body, 'PaReq'),
-        TermUrl: hiddenValue(step.body, 'TermUrl'),
-        MD: hiddenValue(step.body, 'MD'),
-      });
-      assert.equal(acs.statusCode, 200, acs.body);
-      const answer = await postForm(t.app, '/simulator/acs/3ds1/answer', {
-        acsTransID: hiddenValue(acs.body, 'acsTransID'),
-        token: hiddenValue(acs.body, 'token'),
-        TermUrl: hiddenValue(acs.body, 'TermUrl'),
-        MD: hiddenValue(acs.body, 'MD'),
-        code: '1234',
-      });
-      const back = await postForm(t.app, `${path}/3ds1`, { PaRes: hiddenValue(answer.body, 'PaRes'), MD: hiddenValue(answer.body, 'MD') });
+      const back = await play3ds1(t.app, path, step.body, '1234');
       assert.equal(back.statusCode, 200);
       assert.match(back.body, /http-equiv="refresh"/);
       const transaction = await read(payment.reference);

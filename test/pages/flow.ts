@@ -53,3 +53,22 @@ export async function playChallenge(app: Injector, path: string, challengePage: 
   assert.equal(notify.statusCode, 200, notify.body);
   return postForm(app, `${path}/3ds/complete`, { csrf, session: hiddenValue(challengePage, 'session'), sealedCard: hiddenValue(challengePage, 'sealedCard') });
 }
+
+/** Plays a 3DS1 redirect over HTTP (the .13 scenario): Kassa's redirect page → the simulated ACS → its answer → back to TermUrl. */
+export async function play3ds1(app: Injector, path: string, redirectPage: string, code: string) {
+  const acs = await postForm(app, '/simulator/acs/3ds1', {
+    PaReq: hiddenValue(redirectPage, 'PaReq'),
+    TermUrl: hiddenValue(redirectPage, 'TermUrl'),
+    MD: hiddenValue(redirectPage, 'MD'),
+  });
+  assert.equal(acs.statusCode, 200, acs.body);
+  const answer = await postForm(app, '/simulator/acs/3ds1/answer', {
+    acsTransID: hiddenValue(acs.body, 'acsTransID'),
+    token: hiddenValue(acs.body, 'token'),
+    TermUrl: hiddenValue(acs.body, 'TermUrl'),
+    MD: hiddenValue(acs.body, 'MD'),
+    code,
+  });
+  assert.equal(answer.statusCode, 200, answer.body);
+  return postForm(app, `${path}/3ds1`, { PaRes: hiddenValue(answer.body, 'PaRes'), MD: hiddenValue(answer.body, 'MD') });
+}
