@@ -18,6 +18,7 @@ import { enrol } from '../payments/operations/enrol.ts';
 import { completeTestPayment } from '../payments/operations/complete-test-payment.ts';
 import { cancel } from '../payments/operations/cancel.ts';
 import { run } from '../payments/operations/run.ts';
+import { identifierShaped } from '../lib/tokens.ts';
 import type { Authenticator } from './auth.ts';
 import { handle } from './handle.ts';
 
@@ -56,7 +57,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
       throw Problem.validation([{ field: '/reference', code: 'required', message: 'give either reference or references (comma-separated)' }]);
     }
     if (reference !== undefined) {
-      const json = await payments.json(request.caller, reference);
+      const json = identifierShaped(reference) ? await payments.json(request.caller, reference) : undefined;
       if (json === undefined) throw Problem.notFound(`No transaction with reference ${reference}.`);
       return reply.type('application/json; charset=utf-8').send(json);
     }
@@ -72,7 +73,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
       throw Problem.validation([{ field: '/references', code: 'max_items', message: `must list 1 to ${MAX_REFERENCES} references` }]);
     }
     // Unknown references are left out, in the order asked, as for a single unknown one nothing is revealed.
-    return payments.list(request.caller, wanted);
+    return payments.list(request.caller, wanted.filter(identifierShaped));
   });
 
   app.get('/method', async (request) => {

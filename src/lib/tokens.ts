@@ -53,6 +53,14 @@ export const newTransactionReference = () => `tr_${timePrefix()}${randomBase62(1
 export const newMerchantId = () => `mer_${randomBase62(16)}`;
 export const newApiKey = (mode: 'test' | 'live') => `${mode}_${randomBase62(40)}`;
 
+const IDENTIFIER = /^[0-9A-Za-z_-]{1,128}$/;
+/**
+ * Whether `text` has the shape of an identifier Kassa hands out (references, capability tokens,
+ * 3-D Secure ids: base62, `_`, the `-` of UUIDs). Anything else names nothing, and is better not
+ * sent to the database: PostgreSQL refuses text with a NUL in it.
+ */
+export const identifierShaped = (text: string) => IDENTIFIER.test(text);
+
 /** One-shot hashing (no Hash object): the cheapest form for a string hashed once. */
 export const sha256Hex = (text: string) => hash('sha256', text);
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';

@@ -72,8 +72,13 @@ export const crossSite = (request: FastifyRequest) => request.headers['sec-fetch
 
 export type Form = Record<string, string | string[] | undefined>;
 
-/** One value of a posted form field (the first, if it was sent twice). */
+/**
+ * One value of a posted form field (the first, if it was sent twice). Only text counts: a JSON
+ * body reaches these routes too (the app parses JSON everywhere), and its numbers, booleans and
+ * objects are no form value.
+ */
 export const field = (body: unknown, name: string): string | undefined => {
-  const value = (body as Form | undefined)?.[name];
-  return Array.isArray(value) ? value[0] : value;
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
 };

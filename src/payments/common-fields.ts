@@ -237,6 +237,8 @@ function checkAbsent(field: CompiledField, run: FieldRun, into: Record<string, u
 /** A given value of the row's type: the first rule it breaks is its one error. */
 function checkValue(field: CompiledField, value: unknown, run: FieldRun, into: Record<string, unknown>): void {
   if (field.maxSize !== undefined && (value as string | unknown[]).length > field.maxSize) return void fail(run, field, field.sizeCode, field.sizeMessage);
+  // Text is stored as given, and PostgreSQL cannot store a NUL: refused alike on both databases.
+  if (field.type === 'string' && (value as string).includes('\u0000')) return void fail(run, field, 'format', 'must not contain the NUL character (U+0000)');
   if (field.enumValues !== undefined && !field.enumValues.has(value)) return void fail(run, field, 'enum', field.enumMessage);
   if (field.enabledIn !== undefined && !(run.settings![field.enabledIn] as readonly unknown[]).includes(value)) {
     return void fail(run, field, 'not_enabled', `${value} is not enabled for this merchant`);

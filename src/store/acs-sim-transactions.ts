@@ -2,6 +2,7 @@
 import type { Insertable } from 'kysely';
 import type { Db } from './store.ts';
 import type { AcsSimTransactionTable } from './schema.ts';
+import { identifierShaped } from '../lib/tokens.ts';
 
 export async function insertAcsSimTransaction(db: Db, row: Insertable<AcsSimTransactionTable>) {
   await db.insertInto('acs_sim_transactions').values(row).execute();
@@ -9,6 +10,7 @@ export async function insertAcsSimTransaction(db: Db, row: Insertable<AcsSimTran
 
 /** The transaction, if it was opened for a test-mode payment's 3-D Secure session: the simulator never answers for a live one. */
 export async function findAcsSimTransaction(db: Db, acsTransID: string) {
+  if (!identifierShaped(acsTransID)) return undefined;
   return db
     .selectFrom('acs_sim_transactions')
     .innerJoin('threeds_sessions', 'threeds_sessions.id', 'acs_sim_transactions.three_ds_server_trans_id')

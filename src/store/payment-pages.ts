@@ -2,6 +2,7 @@
 import type { Db } from './store.ts';
 import type { ThreeDSSessionTable } from './schema.ts';
 import type { Insertable, Selectable } from 'kysely';
+import { identifierShaped } from '../lib/tokens.ts';
 
 export type PaymentPageRow = Awaited<ReturnType<typeof findPaymentPage>>;
 export type ThreeDSSessionRow = Selectable<ThreeDSSessionTable>;
@@ -65,6 +66,7 @@ export async function insertThreeDSSession(db: Db, row: Insertable<ThreeDSSessio
 }
 
 export async function findThreeDSSession(db: Db, id: string) {
+  if (!identifierShaped(id)) return undefined;
   return db.selectFrom('threeds_sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

@@ -2,7 +2,7 @@
 import type { Db, Dialect } from './store.ts';
 import type { Mode, NewTransaction, TransactionRow } from './schema.ts';
 import { prepare, standInRow } from './prepared.ts';
-import { pageTokenHash } from '../lib/tokens.ts';
+import { identifierShaped, pageTokenHash } from '../lib/tokens.ts';
 
 const transactionColumns = [
   'reference',
@@ -164,6 +164,7 @@ export async function setTransactionDetails(db: Db, reference: string, details: 
 
 /** The payment whose capability token this is: found by the token's hash, the only form stored. */
 export async function findByPageToken(db: Db, pageToken: string): Promise<TransactionRow | undefined> {
+  if (!identifierShaped(pageToken)) return undefined;
   return (await selectByPageTokenHash(db, { hash: pageTokenHash(pageToken) })).rows[0];
 }
 

@@ -8,6 +8,7 @@
 import { Problem, type FieldError } from '../../ground/problem.ts';
 import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
+import { identifierShaped } from '../../lib/tokens.ts';
 import { serializePayment } from '../serialize.ts';
 import { transition } from '../transition.ts';
 import { settleRefund } from '../refunds.ts';
@@ -27,7 +28,9 @@ export function parseCompletion(body: Record<string, unknown>): Completion {
   const errors: FieldError[] = [];
   const { reference, outcome, failureCode } = body;
   if (reference === undefined || reference === '') errors.push({ field: '/reference', code: 'required', message: 'is required' });
-  else if (typeof reference !== 'string' || reference.length > 64) errors.push({ field: '/reference', code: 'type', message: 'must be a transaction reference' });
+  else if (typeof reference !== 'string' || reference.length > 64 || !identifierShaped(reference)) {
+    errors.push({ field: '/reference', code: 'type', message: 'must be a transaction reference' });
+  }
   if (outcome === undefined || outcome === '') errors.push({ field: '/outcome', code: 'required', message: 'is required' });
   else if (!outcomes.includes(outcome as never)) errors.push({ field: '/outcome', code: 'enum', message: `must be one of ${outcomes.join(', ')}` });
   const hasFailureCode = failureCode !== undefined && failureCode !== '';
