@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { parseIsoDuration } from './lib/duration.ts';
 import { cardBrands, type CardBrand } from './ground/card-brand.ts';
 import { SCRIPT_SCHEMES, URL_SCHEME } from './lib/urls.ts';
+import { flag } from './lib/flag.ts';
 import { loadWebhookSettings, type WebhookSettings } from './events/settings.ts';
 import { loadWalletSettings, type WalletSettings } from './wallet/settings.ts';
 
@@ -228,12 +229,4 @@ function integer(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, got "${raw}"`);
   return Number(raw);
-}
-
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new Error(`${name} must be true or false, got "${env[name]}"`);
 }

@@ -4,6 +4,8 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { withStore } from './store.ts';
+import { webhookReach, whyRefused } from '../events/ssrf.ts';
+import { loadConfig } from '../config.ts';
 import { deliveriesOf, redeliver, rotateWebhookSecret, setWebhookUrl, showWebhook, type DeliveryView, type WebhookEndpoint } from '../events/admin.ts';
 
 const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -15,8 +17,11 @@ function describeEndpoint(endpoint: WebhookEndpoint): string {
     `  url:    ${endpoint.url ?? '(none: only payments with their own webhookUrl are notified)'}`,
     `  secret: ${endpoint.secret}`,
   ];
-  if (endpoint.url && !endpoint.url.startsWith('https://')) {
-    lines.push('  note:   live-mode webhooks are sent only to https URLs with a public address; test mode accepts this one');
+  // What each mode's attempts will refuse under this configuration (names are checked only when connecting).
+  const settings = loadConfig().webhooks;
+  for (const mode of ['live', 'test'] as const) {
+    const refused = endpoint.url === null ? undefined : whyRefused(new URL(endpoint.url), webhookReach(mode, settings));
+    if (refused) lines.push(`  note:   ${mode}-mode webhooks are not sent here: ${refused}`);
   }
   return lines.join('\n');
 }

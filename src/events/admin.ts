@@ -8,6 +8,7 @@ import { attemptsOf, findDelivery, findMerchantWebhook, listDeliveries, requeueD
 import { bindings } from '../store/secrets.ts';
 import { checkHttpUrl } from '../lib/urls.ts';
 import { newWebhookSecret } from '../lib/tokens.ts';
+import { whyRefused, widestReach } from './ssrf.ts';
 
 export interface WebhookEndpoint {
   merchantId: string;
@@ -17,11 +18,16 @@ export interface WebhookEndpoint {
 
 export class AdminError extends Error {}
 
-/** Sets (or with `null` removes) the merchant's webhook URL; its secret stays. */
+/**
+ * Sets (or with `null` removes) the merchant's webhook URL; its secret stays.
+ * The URL serves both modes, so only what no webhook may reach is refused here (ssrf.ts); each attempt is checked against its own mode.
+ */
 export async function setWebhookUrl(store: Store, merchantId: string, url: string | null, now = Date.now()): Promise<WebhookEndpoint> {
   if (url !== null) {
     const check = checkHttpUrl(url);
     if (!check.ok) throw new AdminError(`--url ${check.message}`);
+    const refused = whyRefused(new URL(url), widestReach);
+    if (refused) throw new AdminError(`--url is refused for webhooks in every mode: ${refused}`);
   }
   return store.transact(async (db) => {
     const { secret } = await endpointOf(store, db, merchantId);

@@ -1,13 +1,15 @@
 /**
  * One webhook attempt over HTTP: POST, no redirects followed (node:http never follows
  * them), a hard deadline for the whole exchange, keep-alive sockets reused across
- * deliveries. Live mode goes through the SSRF guard (ssrf.ts); test mode does not.
+ * deliveries. Both modes go through the SSRF guard (ssrf.ts), each with its own reach: the
+ * URL before any connection, every address of a name in the socket's lookup, and the peer
+ * actually connected to.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { Mode } from '../store/schema.ts';
-import { checkLiveUrl, forbiddenAddress, guardedLookup, RefusedDestination, type Resolver } from './ssrf.ts';
+import { forbiddenAddress, guardedLookup, RefusedDestination, webhookReach, whyRefused, type Reach, type Resolver } from './ssrf.ts';
 import type { SignedHeaders } from './signing.ts';
 
 export interface AttemptResult {
@@ -21,8 +23,10 @@ export interface SenderOptions {
   timeoutMs: number;
   /** Sockets per receiver host, at least the worker's concurrency. */
   maxSockets: number;
-  /** DNS resolution for live mode; replaceable in tests. */
+  /** DNS resolution, checked by the SSRF guard; replaceable in tests. */
   resolve?: Resolver;
+  /** Test-mode webhooks may reach loopback and private networks (WEBHOOK_TEST_PRIVATE_NETWORKS). */
+  testPrivateNetworks: boolean;
 }
 
 const USER_AGENT = 'Kassa-Webhooks/1';
@@ -31,12 +35,20 @@ export class WebhookSender {
   private readonly testHttp: http.Agent;
   private readonly testHttps: https.Agent;
   private readonly liveHttps: https.Agent;
+  private readonly reach: Record<Mode, Reach>;
 
   constructor(private readonly options: SenderOptions) {
-    const common = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets, scheduling: 'lifo' as const };
-    this.testHttp = new http.Agent(common);
-    this.testHttps = new https.Agent(common);
-    this.liveHttps = new https.Agent({ ...common, lookup: guardedLookup(options.resolve) as never });
+    this.reach = { test: webhookReach('test', options), live: webhookReach('live', options) };
+    const agentOptions = (reach: Reach) => ({
+      keepAlive: true,
+      maxSockets: options.maxSockets,
+      maxFreeSockets: options.maxSockets,
+      scheduling: 'lifo' as const,
+      lookup: guardedLookup(reach, options.resolve) as never,
+    });
+    this.testHttp = new http.Agent(agentOptions(this.reach.test));
+    this.testHttps = new https.Agent(agentOptions(this.reach.test));
+    this.liveHttps = new https.Agent(agentOptions(this.reach.live));
   }
 
   async send(url: string, mode: Mode, headers: SignedHeaders, body: string): Promise<AttemptResult> {
@@ -50,11 +62,12 @@ export class WebhookSender {
     let target: URL;
     try {
       target = new URL(url);
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new RefusedDestination(`webhooks use http(s), not ${target.protocol}`);
-      if (mode === 'live') checkLiveUrl(target);
-    } catch (error) {
-      return result(null, error instanceof RefusedDestination ? `refused: ${error.message}` : 'not a valid URL');
+    } catch {
+      return result(null, 'not a valid URL');
     }
+    const reach = this.reach[mode];
+    const refused = whyRefused(target, reach);
+    if (refused) return result(null, `refused: ${refused}`);
     const agent = mode === 'live' ? this.liveHttps : target.protocol === 'https:' ? this.testHttps : this.testHttp;
     const client = target.protocol === 'https:' ? https : http;
 
@@ -86,7 +99,7 @@ export class WebhookSender {
         clearTimeout(deadline);
         finish(null, describe(error));
       });
-      if (mode === 'live') request.on('socket', (socket) => guardConnectedAddress(socket, request));
+      request.on('socket', (socket) => guardConnectedAddress(socket, request, reach));
       request.end(body);
     });
   }
@@ -103,9 +116,9 @@ class DeadlineExceeded extends Error {
 }
 
 /** Second line of defence: whatever resolved the name, the peer actually connected to must be allowed. */
-function guardConnectedAddress(socket: Socket, request: http.ClientRequest) {
+function guardConnectedAddress(socket: Socket, request: http.ClientRequest, reach: Reach) {
   const check = () => {
-    const why = socket.remoteAddress ? forbiddenAddress(socket.remoteAddress) : 'unknown peer';
+    const why = socket.remoteAddress ? forbiddenAddress(socket.remoteAddress, reach) : 'unknown peer';
     if (why) request.destroy(new RefusedDestination(`connected to ${socket.remoteAddress}, a ${why} address`));
   };
   if (socket.connecting) socket.once('connect', check);

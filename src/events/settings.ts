@@ -10,8 +10,12 @@
  *   as ISO 8601 durations; after the last one the delivery is given up.
  * - WEBHOOK_RETENTION (P30D): how long a finished delivery (delivered or given up) and its attempts stay
  *   visible to `kassa webhook deliveries` before the hourly housekeeping deletes them.
+ * - WEBHOOK_TEST_PRIVATE_NETWORKS (true): test-mode webhooks may go to loopback and private networks
+ *   (ssrf.ts), so a merchant's local receiver works out of the box; production turns it off. Link-local
+ *   and cloud-metadata addresses are refused whatever this says, and live webhooks never reach either.
  */
 import { parseIsoDuration } from '../lib/duration.ts';
+import { flag } from '../lib/flag.ts';
 import { defaultRetrySchedule } from './schedule.ts';
 
 export interface WebhookSettings {
@@ -22,6 +26,8 @@ export interface WebhookSettings {
   pollIntervalMs: number;
   retryScheduleMs: number[];
   retentionMs: number;
+  /** Test-mode webhooks may reach loopback and private networks. */
+  testPrivateNetworks: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -35,6 +41,7 @@ export function loadWebhookSettings(env: Env): WebhookSettings {
     pollIntervalMs: positive(env, 'WEBHOOK_POLL_INTERVAL_MS', 250),
     retryScheduleMs: schedule(env.WEBHOOK_RETRY_SCHEDULE),
     retentionMs: duration(env, 'WEBHOOK_RETENTION', 'P30D'),
+    testPrivateNetworks: flag(env, 'WEBHOOK_TEST_PRIVATE_NETWORKS', true),
   };
   if (settings.leaseMs <= settings.timeoutMs) {
     throw new Error(`WEBHOOK_LEASE_MS (${settings.leaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${settings.timeoutMs})`);

@@ -19,7 +19,7 @@ import type { Resolver } from './ssrf.ts';
 export interface WorkerOptions extends WebhookSettings {
   /** The clock deciding what is due and when to retry; tests may move it. */
   now?: () => number;
-  /** DNS resolution for live-mode URLs (SSRF-checked); tests may replace it. */
+  /** DNS resolution for webhook URLs (SSRF-checked); tests may replace it. */
   resolve?: Resolver;
   onError?: (error: unknown) => void;
 }
@@ -42,7 +42,12 @@ export class WebhookWorker {
     private readonly options: WorkerOptions,
   ) {
     this.now = options.now ?? Date.now;
-    this.sender = new WebhookSender({ timeoutMs: options.timeoutMs, maxSockets: options.concurrency, resolve: options.resolve });
+    this.sender = new WebhookSender({
+      timeoutMs: options.timeoutMs,
+      maxSockets: options.concurrency,
+      resolve: options.resolve,
+      testPrivateNetworks: options.testPrivateNetworks,
+    });
   }
 
   start(): this {

@@ -12,7 +12,7 @@ import type { FieldError } from '../ground/problem.ts';
 import type { MerchantSettings } from '../merchants/merchants.ts';
 import { checkHttpUrl, checkReturnUrl } from '../lib/urls.ts';
 import { checkLanguage, DEFAULT_LANGUAGE } from '../ground/language.ts';
-import { checkLiveUrl } from '../events/ssrf.ts';
+import { whyRefused, type Reach } from '../events/ssrf.ts';
 import { flowNames, flows, type Flow, type FlowSpec } from './flows.ts';
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -30,9 +30,10 @@ export interface CommonFields {
 
 // ── The rows ─────────────────────────────────────────────────────────────────────────────
 
-/** What a request is checked against besides its own fields: the caller's mode, and what the operator allows. */
+/** What a request is checked against besides its own fields: what the operator allows for the caller's mode. */
 export interface RequestRules {
-  mode: 'test' | 'live';
+  /** Where the request's webhookUrl may point: its mode's reach (events/ssrf.ts). */
+  webhooks: Reach;
   /** The schemes a returnUrl may have besides http(s) (RETURN_URL_SCHEMES). */
   returnUrlSchemes: readonly string[];
 }
@@ -274,26 +275,17 @@ function checkFlowRules(rules: FlowRules, object: Record<string, unknown>, run: 
 
 // ── The fields every customer-facing request shares ─────────────────────────────────────
 
-/** A live webhook must be https and not a literal private address (the connect-time check covers names). */
-function checkLiveWebhookUrl(value: string): { ok: true } | { ok: false; message: string } {
-  const check = checkHttpUrl(value);
-  if (!check.ok) return check;
-  try {
-    checkLiveUrl(new URL(value));
-    return { ok: true };
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
-  }
-}
-
 function returnUrl(value: string, field: CompiledField, run: FieldRun): unknown {
   const check = checkReturnUrl(value, run.returnUrlSchemes);
   return check.ok ? value : fail(run, field, 'format', check.message);
 }
 
+/** The checks of events/ssrf.ts that need no connection: scheme, and a literal address (the connect-time check covers names). */
 function webhookUrl(value: string, field: CompiledField, run: FieldRun): unknown {
-  const check = run.mode === 'live' ? checkLiveWebhookUrl(value) : checkHttpUrl(value);
-  return check.ok ? value : fail(run, field, 'format', check.message);
+  const check = checkHttpUrl(value);
+  if (!check.ok) return fail(run, field, 'format', check.message);
+  const refused = whyRefused(new URL(value), run.webhooks);
+  return refused === undefined ? value : fail(run, field, 'format', refused);
 }
 
 function language(value: string, field: CompiledField, run: FieldRun): unknown {

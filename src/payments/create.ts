@@ -8,6 +8,7 @@ import type { Caller } from '../merchants/merchants.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { isExpired } from './card-input.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
+import type { RequestRules } from './common-fields.ts';
 import { pendingTransactionRow } from './pending-transaction.ts';
 import { cardView } from '../vault/vault.ts';
 import { flowOf } from './flows.ts';
@@ -23,9 +24,9 @@ export interface CreateContext {
   secrets: SecretBox;
 }
 
-/** Validates `body`; throws a 422 Problem listing every failing field. */
-export function validatePaymentBody(body: Record<string, unknown>, caller: Caller, returnUrlSchemes: readonly string[]): PaymentRequest {
-  const { errors, request } = parsePaymentRequest(body, { settings: caller.settings, mode: caller.mode, returnUrlSchemes });
+/** Validates `body` against the caller's settings and the request rules (webhookUrl reach, returnUrl schemes); throws a 422 Problem listing every failing field. */
+export function validatePaymentBody(body: Record<string, unknown>, caller: Caller, rules: RequestRules): PaymentRequest {
+  const { errors, request } = parsePaymentRequest(body, { settings: caller.settings, ...rules });
   if (!request) throw Problem.validation(errors);
   return request;
 }

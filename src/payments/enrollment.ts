@@ -28,8 +28,8 @@ const enrollmentTable = compileTable({
   ...commonFields,
 });
 
-export function parseEnrollmentRequest(body: Record<string, unknown>, { mode, returnUrlSchemes }: RequestRules): { errors: FieldError[]; request?: EnrollmentRequest } {
-  const run: FieldRun = { flow: 'enrollment', settings: undefined, mode, returnUrlSchemes, errors: [], values: {} };
+export function parseEnrollmentRequest(body: Record<string, unknown>, rules: RequestRules): { errors: FieldError[]; request?: EnrollmentRequest } {
+  const run: FieldRun = { flow: 'enrollment', settings: undefined, ...rules, errors: [], values: {} };
   checkTable(enrollmentTable, body, run, run.values);
   const threeDS = validateThreeDS(body, enrollment.threeDS);
   run.errors.push(...threeDS.errors);
@@ -39,9 +39,9 @@ export function parseEnrollmentRequest(body: Record<string, unknown>, { mode, re
 /** The new enrollment's row, decided without I/O (validation included); stored by the route's unit of work. */
 export function planEnrollment(
   body: Record<string, unknown>,
-  ctx: { caller: Caller; now: number; expiryMs: number; returnUrlSchemes: readonly string[]; secrets: SecretBox },
+  ctx: { caller: Caller; now: number; expiryMs: number; rules: RequestRules; secrets: SecretBox },
 ): NewTransaction {
-  const { errors, request } = parseEnrollmentRequest(body, { mode: ctx.caller.mode, returnUrlSchemes: ctx.returnUrlSchemes });
+  const { errors, request } = parseEnrollmentRequest(body, ctx.rules);
   if (!request) throw Problem.validation(errors);
   const row = pendingTransactionRow(request, {
     owner: ctx.caller,

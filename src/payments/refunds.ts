@@ -16,7 +16,7 @@ import { findTransaction, insertTransaction, lockTransaction, refundTotals, setT
 import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import type { RefundWindows } from '../config.ts';
-import { checkTable, commonFields, compileTable, given, type FieldRun } from './common-fields.ts';
+import { checkTable, commonFields, compileTable, given, type FieldRun, type RequestRules } from './common-fields.ts';
 import { captureStatusOf } from './authorisation.ts';
 import { transition } from './transition.ts';
 
@@ -38,9 +38,8 @@ const refundTable = compileTable({
   orderLines: { type: 'array of objects', maxItems: 200, items: 'lines' },
 });
 
-export function parseRefundRequest(body: Record<string, unknown>, mode: 'test' | 'live'): RefundRequest {
-  // A refund has no returnUrl: no scheme is allowed beyond the defaults.
-  const run: FieldRun = { flow: undefined, settings: undefined, mode, returnUrlSchemes: [], errors: [], values: {} };
+export function parseRefundRequest(body: Record<string, unknown>, rules: RequestRules): RefundRequest {
+  const run: FieldRun = { flow: undefined, settings: undefined, ...rules, errors: [], values: {} };
   checkTable(refundTable, body, run, run.values);
   if (run.errors.length > 0) throw Problem.validation(run.errors);
   const v = run.values;

@@ -193,9 +193,9 @@ type ParsedDetails = PaymentRequest['details'] & { expirationDuration?: { durati
 
 export function parsePaymentRequest(
   body: Record<string, unknown>,
-  { settings, mode, returnUrlSchemes }: RequestRules & { settings: MerchantSettings },
+  { settings, webhooks, returnUrlSchemes }: RequestRules & { settings: MerchantSettings },
 ): { errors: FieldError[]; request?: PaymentRequest } {
-  const run: FieldRun = { flow: undefined, settings, mode, returnUrlSchemes, errors: [], values: {} };
+  const run: FieldRun = { flow: undefined, settings, webhooks, returnUrlSchemes, errors: [], values: {} };
   checkTable(methodTable, body, run, run.values);
   const method = run.values.method as PaymentMethod | undefined;
   const flow = method === undefined ? undefined : recogniseFlow(method, isObject(body.details) ? body.details : NOTHING_SENT);

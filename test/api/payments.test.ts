@@ -291,6 +291,19 @@ for (const backend of backends) {
       assert.equal((await t.client.post('/payment', cardPayment({ webhookUrl: 'http://127.0.0.1:9000/hook' }))).statusCode, 200, 'test mode allows local receivers');
     });
 
+    test('a test payment refuses a webhookUrl at a link-local or cloud-metadata address', async () => {
+      for (const webhookUrl of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/hook', 'http://100.100.100.200/latest/meta-data/', 'http://0.0.0.0:80/']) {
+        const res = await t.client.post('/payment', cardPayment({ webhookUrl }));
+        assert.equal(res.statusCode, 422, webhookUrl);
+        assert.equal(res.json().errors[0].field, '/webhookUrl');
+      }
+      assert.equal(
+        (await t.client.post('/payment', cardPayment({ webhookUrl: 'http://10.0.0.8:9000/hook' }))).statusCode,
+        200,
+        'private networks, as the default allows',
+      );
+    });
+
     test('live keys create live payments that test keys cannot see', async () => {
       const live = await t.client.post('/payment', cardPayment(), { key: t.merchant.liveApiKey });
       assert.equal(live.statusCode, 200);

@@ -12,6 +12,7 @@ import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
 import { pendingPaymentRow } from '../events/support.ts';
 import { SecretBox } from '../../src/lib/secret-box.ts';
 import { pageTokenOf } from '../../src/lib/tokens.ts';
+import { webhookReach } from '../../src/events/ssrf.ts';
 
 const settings = defaultSettings();
 const validationUrl = 'https://apple-pay-gateway.apple.com/paymentservices/startSession';
@@ -24,6 +25,7 @@ const walletToken = {
   },
 };
 const { browserInfo } = exampleThreeDSRequest();
+const testRules = { webhooks: webhookReach('test', { testPrivateNetworks: true }), returnUrlSchemes: [] };
 
 /** A valid request of `method` with these details; browserInfo given, as the merchant-checkout flows need it. */
 function request(method: string, details: Record<string, unknown> = {}, more: Record<string, unknown> = {}): Record<string, unknown> {
@@ -31,7 +33,7 @@ function request(method: string, details: Record<string, unknown> = {}, more: Re
 }
 
 function parsed(body: Record<string, unknown>) {
-  return parsePaymentRequest(body, { settings, mode: 'test', returnUrlSchemes: [] });
+  return parsePaymentRequest(body, { settings, ...testRules });
 }
 
 const errorsOf = (body: Record<string, unknown>) => parsed(body).errors.map((e) => `${e.field} ${e.code} ${e.message}`);
@@ -144,7 +146,7 @@ test('the enrollment reads its entry: dataType card, returnUrl required, 3-D Sec
   ];
   for (const [body, expected] of cases) {
     assert.deepEqual(
-      parseEnrollmentRequest(body, { mode: 'test', returnUrlSchemes: [] }).errors.map((e) => `${e.field} ${e.code} ${e.message}`),
+      parseEnrollmentRequest(body, testRules).errors.map((e) => `${e.field} ${e.code} ${e.message}`),
       expected,
       JSON.stringify(body),
     );
@@ -152,7 +154,7 @@ test('the enrollment reads its entry: dataType card, returnUrl required, 3-D Sec
   // §4.2: the enrollment ignores challengeIndicator.
   const { request: enrollment } = parseEnrollmentRequest(
     { dataType: 'card', returnUrl: 'https://x.example', threeds2RequestInfo: { challengeIndicator: 'NO_CHALLENGE' } },
-    { mode: 'test', returnUrlSchemes: [] },
+    testRules,
   );
   assert.equal(enrollment?.threeDS.threeds2RequestInfo, undefined);
 });

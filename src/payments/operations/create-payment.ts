@@ -17,11 +17,12 @@ import { runLater } from './run.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
 import { flowOf } from '../flows.ts';
+import { requestRules } from './fields.ts';
 
 export const createPayment = merchantOperation({
   name: 'createPayment',
   scope: 'payment',
-  parse: (body: Record<string, unknown>, { caller, ports }) => validatePaymentBody(body, caller, ports.config.returnUrlSchemes),
+  parse: (body: Record<string, unknown>, { caller, ports }) => validatePaymentBody(body, caller, requestRules(caller.mode, ports.config)),
   load: async (request, { ports, caller }) => {
     if (request.storeInVault) ports.vault.keys();
     // A token paid or a session handed out must be payable: not with a live key and no acquirer.

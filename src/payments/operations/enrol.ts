@@ -8,6 +8,7 @@ import { planEnrollment } from '../enrollment.ts';
 import { storePendingTransaction } from '../pending-transaction.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
+import { requestRules } from './fields.ts';
 
 export const enrol = merchantOperation({
   name: 'enrol',
@@ -16,7 +17,7 @@ export const enrol = merchantOperation({
   // No enrollment that could never store its card (no vault key): 503 up front.
   load: (_body, { ports }) => void ports.vault.keys(),
   decide: (_nothing, body, { caller, now, ports }) =>
-    planEnrollment(body, { caller, now, expiryMs: ports.config.paymentExpiryMs, returnUrlSchemes: ports.config.returnUrlSchemes, secrets: ports.links.secrets }),
+    planEnrollment(body, { caller, now, expiryMs: ports.config.paymentExpiryMs, rules: requestRules(caller.mode, ports.config), secrets: ports.links.secrets }),
   commit: async (tx, row) => {
     await storePendingTransaction(tx, row);
     return row as TransactionRow;

@@ -10,10 +10,11 @@ import { findPaymentPage } from '../../store/payment-pages.ts';
 import { parseRefundRequest, planRefund, reserveRefund, settleRefund } from '../refunds.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
+import { requestRules } from './fields.ts';
 
 export const refund = merchantOperation({
   name: 'refund',
-  parse: (body: Record<string, unknown>, { caller }) => parseRefundRequest(body, caller.mode),
+  parse: (body: Record<string, unknown>, { caller, ports }) => parseRefundRequest(body, requestRules(caller.mode, ports.config)),
   load: async (request, { ports, caller }) => {
     const row = await findOwnTransaction(ports.store.read, caller, request.reference);
     return row && { row, acquirerReference: (await findPaymentPage(ports.store.read, row.reference))?.acquirer_reference };
