@@ -19,7 +19,7 @@ import type { WebhookSettings } from './settings.ts';
  * reach where the operator allows it; every other range is refused in every mode. The first
  * match decides: the metadata services inside a private range come before it.
  */
-export const forbiddenRanges: readonly (readonly [cidr: string, why: string, reach?: 'internal'])[] = [
+export const forbiddenRanges: readonly (readonly [cidr: string, why: string, kind?: 'internal'])[] = [
   ['100.100.100.200/32', 'cloud metadata (Alibaba Cloud)'],
   ['fd00:ec2::/32', 'cloud metadata (AWS)'],
   ['168.63.129.16/32', 'cloud platform (Azure)'],
@@ -54,11 +54,11 @@ export const forbiddenRanges: readonly (readonly [cidr: string, why: string, rea
   ['ff00::/8', 'multicast'],
 ];
 
-const blocks = forbiddenRanges.map(([cidr, why, reach]) => {
+const blocks = forbiddenRanges.map(([cidr, why, kind]) => {
   const [network, bits] = cidr.split('/');
   const list = new net.BlockList();
   list.addSubnet(network, Number(bits), net.isIPv6(network) ? 'ipv6' : 'ipv4');
-  return { list, why, internal: reach === 'internal' };
+  return { list, why, internal: kind === 'internal' };
 });
 
 /** Where the webhooks of one mode may go. */
