@@ -33,6 +33,16 @@ export class SimulatedAcquirer implements AcquirerConnector {
     });
   }
 
+  /**
+   * An authorisation the test helper declares made (`POST /test/complete` on an authorise
+   * payment): remembered as one answered here, so that it is captured or reversed alike.
+   */
+  hold(amountMinor: number): string {
+    const acquirerReference = `sim_${randomBase62(20)}`;
+    this.remember(acquirerReference, { amountMinor, state: 'authorised' });
+    return acquirerReference;
+  }
+
   async capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
     return this.once(`capture:${idempotencyKey}`, () => this.follow(request, 'authorised', 'captured'));
   }

@@ -3,19 +3,37 @@
  * capture and reversal operations: an authorised payment is `success` with
  * `details.captureStatus: "authorised"`; a capture makes it `captured` (money taken), a
  * reversal `reversed` (hold released). The status stays `success` — final states never
- * change — and each completion is an event row.
+ * change — and each completion is an event row. A capture is also a transaction of its own
+ * (follow-up.ts), named in the authorisation's `details.captureReference`: what the merchant
+ * refunds, as with the real API.
  */
 import { Problem } from '../ground/problem.ts';
 import type { Db } from '../store/store.ts';
 import type { Mode, TransactionRow } from '../store/schema.ts';
-import { findOwnTransaction, findTransaction } from '../store/transactions.ts';
+import { findOwnTransaction, findTransaction, insertTransaction } from '../store/transactions.ts';
 import { findPaymentPage } from '../store/payment-pages.ts';
 import { recordAuthorisationChange } from '../store/authorisations.ts';
 import type { FollowUpResult } from '../acquirer/connector.ts';
+import { amountNumber, findCurrency } from '../ground/amount.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
+import { followUpRow } from './follow-up.ts';
+import { transition } from './transition.ts';
 
 export type CaptureStatus = 'authorised' | 'captured' | 'reversed';
 
-export const captureStatusOf = (row: TransactionRow) => (JSON.parse(row.details) as { captureStatus?: CaptureStatus }).captureStatus;
+/** What an authorisation's `details` tell of its completion. */
+interface CompletionDetails {
+  captureStatus?: CaptureStatus;
+  /** The capture's own transaction. */
+  captureReference?: string;
+}
+
+const completionOf = (row: Pick<TransactionRow, 'details'>) => JSON.parse(row.details) as CompletionDetails;
+export const captureStatusOf = (row: Pick<TransactionRow, 'details'>) => completionOf(row).captureStatus;
+export const captureReferenceOf = (row: Pick<TransactionRow, 'details'>) => completionOf(row).captureReference;
+
+/** The details of an authorisation just made: the acquirer holds its amount until a capture or a reversal. */
+export const authorisedDetails = (details: Record<string, unknown>) => JSON.stringify({ ...details, captureStatus: 'authorised' satisfies CaptureStatus });
 
 export interface Authorisation {
   row: TransactionRow;
@@ -80,4 +98,31 @@ export async function recordCompletion(tx: Db, completion: Completion, at: numbe
   });
   if (!applied) throw Problem.conflict('The payment changed at the same time; read it again.', { 'Retry-After': '1' });
   return (await findTransaction(tx, reference))!;
+}
+
+export interface CaptureOutcome {
+  authorisation: TransactionRow;
+  amountMinor: number;
+  orderLines?: unknown[];
+  /** The acquirer's answer; undefined when it was not asked (captured already). */
+  result: FollowUpResult | undefined;
+}
+
+/**
+ * Records a capture in one unit of work: the authorisation completed as `captured` (what it
+ * was captured for, and by which transaction), and the capture's own transaction, `success`
+ * as the acquirer answered, announced by webhook as any final state is.
+ */
+export async function recordCapture(tx: Db, capture: CaptureOutcome, at: { secrets: SecretBox; now: number }): Promise<TransactionRow> {
+  const { authorisation, amountMinor, result } = capture;
+  const row = followUpRow(authorisation, { type: 'sale', amountMinor, orderLines: capture.orderLines }, at);
+  const capturedAmount = amountNumber(amountMinor, findCurrency(authorisation.currency)!);
+  await recordCompletion(
+    tx,
+    { reference: authorisation.reference, kind: 'capture', to: 'captured', result, extra: { capturedAmount, captureReference: row.reference } },
+    at.now,
+  );
+  await insertTransaction(tx, row, 'created');
+  await transition(tx, { reference: row.reference, from: 'pending', to: 'success', cause: 'acquirer_captured', at: at.now });
+  return (await findTransaction(tx, row.reference))!;
 }

@@ -41,6 +41,7 @@ import { flowOf } from './flows.ts';
 import type { PaymentContext } from './payment-context.ts';
 import type { CardError, CardField } from './card-input.ts';
 import { transition } from './transition.ts';
+import { authorisedDetails } from './authorisation.ts';
 import { stop, type Context, type Stop } from './operations/operation.ts';
 
 export const MAX_CARD_ATTEMPTS = 5;
@@ -255,7 +256,7 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
       set: {
         brand: outcome.brand,
         authentication: outcome.authentication ? JSON.stringify(outcome.authentication) : null,
-        ...(authorisedOnly || stored ? { details: JSON.stringify(authorisedOnly ? { ...details, captureStatus: 'authorised' } : details) } : {}),
+        ...(authorisedOnly || stored ? { details: authorisedOnly ? authorisedDetails(details) : JSON.stringify(details) } : {}),
       },
     });
     // Only with the state change: a payment cancelled meanwhile stores no card.

@@ -239,10 +239,10 @@ export function flowOf(name: string): FlowSpec {
   return flows[name as Flow];
 }
 
-/** A refund (type credit) is made by the merchant, not paid by a customer: it has no customer addresses, whatever its sale's flow. */
-const refundAddresses: FlowSpec['answer'] = { payUrl: false, cancelUrl: false, cardDataUrl: false };
+/** A follow-up of a payment (a refund, a capture: payments/follow-up.ts) is made by the merchant, not paid by a customer: it has no customer addresses, whatever its payment's flow. */
+const followUpAddresses: FlowSpec['answer'] = { payUrl: false, cancelUrl: false, cardDataUrl: false };
 
 /** The customer addresses a transaction's payment object carries and its capability token opens (§2.1, §4.4, §4.5). */
-export function addressesOf(row: { flow: string; type: string }): FlowSpec['answer'] {
-  return row.type === 'credit' ? refundAddresses : flowOf(row.flow).answer;
+export function addressesOf(row: { flow: string; parent_reference: string | null }): FlowSpec['answer'] {
+  return row.parent_reference === null ? flowOf(row.flow).answer : followUpAddresses;
 }

@@ -1,9 +1,9 @@
 /**
  * Refunds (spec §1: sale and refund; §3 rule 1; DESIGN §3 "Refunds"). A refund is a
- * transaction of its own: `type: "credit"`, the sale's method, currency, merchant and mode,
- * `parentReference` the sale; `pending` → `success` | `failed` through the acquirer. Only a
- * `success` sale or a captured authorisation has money to give back, within the refund window
- * of its card network. The sale's pending and successful refunds never exceed what was paid
+ * transaction of its own (follow-up.ts): `type: "credit"`, `parentReference` the sale;
+ * `pending` → `success` | `failed` through the acquirer. Only a `success` sale or a captured
+ * authorisation (that is, its capture) has money to give back, within the refund window of
+ * its card network. The sale's pending and successful refunds never exceed what was paid
  * (captured): the check and the new refund's row are one unit of work that holds the sale.
  */
 import { Problem, type FieldError } from '../ground/problem.ts';
@@ -11,45 +11,27 @@ import { amountNumber, findCurrency, parseAmount, type Currency } from '../groun
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { FailureCode } from '../ground/states.ts';
 import type { Db, Dialect } from '../store/store.ts';
-import type { NewTransaction, TransactionRow } from '../store/schema.ts';
-import { findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails } from '../store/transactions.ts';
-import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
+import type { Mode, TransactionRow } from '../store/schema.ts';
+import { findOwnTransaction, findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails } from '../store/transactions.ts';
+import { findPaymentPage } from '../store/payment-pages.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import type { RefundWindows } from '../config.ts';
-import { checkTable, commonFields, compileTable, given, type FieldRun, type RequestRules } from './common-fields.ts';
-import { captureStatusOf } from './authorisation.ts';
+import { commonFields, compileTable, type RequestRules } from './common-fields.ts';
+import { captureReferenceOf, captureStatusOf } from './authorisation.ts';
+import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from './follow-up.ts';
 import { transition } from './transition.ts';
 
-export interface RefundRequest {
-  reference: string;
-  /** As sent (a number or a numeric string): checked against the sale's currency. Absent: the whole remainder. */
-  amount?: unknown;
+export interface RefundRequest extends FollowUpRequest {
   description?: string;
   webhookUrl?: string;
-  orderLines?: unknown[];
 }
 
 /** The body the official client sends (`RefundRequest.php`): `{reference, amount?, description?, orderLines?, webhookUrl?}`. */
-const refundTable = compileTable({
-  reference: { type: 'string', required: true, maxLength: 64 },
-  amount: {},
-  description: commonFields.description,
-  webhookUrl: commonFields.webhookUrl,
-  orderLines: { type: 'array of objects', maxItems: 200, items: 'lines' },
-});
+const refundTable = compileTable({ ...followUpFields, description: commonFields.description, webhookUrl: commonFields.webhookUrl });
 
 export function parseRefundRequest(body: Record<string, unknown>, rules: RequestRules): RefundRequest {
-  const run: FieldRun = { flow: undefined, settings: undefined, ...rules, errors: [], values: {} };
-  checkTable(refundTable, body, run, run.values);
-  if (run.errors.length > 0) throw Problem.validation(run.errors);
-  const v = run.values;
-  return {
-    reference: v.reference as string,
-    amount: given(body.amount) ? body.amount : undefined,
-    description: v.description as string | undefined,
-    webhookUrl: v.webhookUrl as string | undefined,
-    orderLines: v.orderLines as unknown[] | undefined,
-  };
+  const request = parseFollowUp(refundTable, body, rules);
+  return { ...request, description: request.values.description as string | undefined, webhookUrl: request.values.webhookUrl as string | undefined };
 }
 
 /** What a refund is decided on: the sale, and the acquirer's reference of its money. */
@@ -58,10 +40,23 @@ export interface Sale {
   acquirerReference: string | null | undefined;
 }
 
+/**
+ * The caller's transaction a refund gives money back from: the one named, or for a captured
+ * authorisation its capture, so that refunds naming either share the one captured amount.
+ * The acquirer knows the money by the authorisation's reference (a capture's is its parent's).
+ */
+export async function loadSale(read: Db, caller: { merchantId: string; mode: Mode }, reference: string): Promise<Sale | undefined> {
+  const named = await findOwnTransaction(read, caller, reference);
+  if (!named) return undefined;
+  const captureReference = named.type === 'authorise' ? captureReferenceOf(named) : undefined;
+  const row = captureReference === undefined ? named : (await findTransaction(read, captureReference))!;
+  return { row, acquirerReference: (await findPaymentPage(read, row.parent_reference ?? row.reference))?.acquirer_reference };
+}
+
 export interface RefundPlan {
   sale: Sale;
   currency: Currency;
-  /** What the sale's refunds may add up to, in minor units: its amount, or what was captured of it. */
+  /** What the sale's refunds may add up to, in minor units: its amount (a capture's is what was captured). */
   refundable: number;
   /** Undefined: whatever remains when the refund is reserved. */
   amountMinor: number | undefined;
@@ -80,12 +75,12 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
   if (row.type === 'token') throw refusal('not_payment', 'is a vault enrollment; no money was taken');
   if (row.status !== 'success') throw refusal('not_paid', `is ${row.status}; only a successful payment can be refunded`);
   const currency = findCurrency(row.currency)!;
-  const captureStatus = captureStatusOf(row);
-  if (row.type === 'authorise' && captureStatus !== 'captured') throw refusal('not_captured', `is an authorisation ${captureStatus}, not captured: reverse it instead`);
+  // A captured authorisation arrives here as its capture (loadSale).
+  if (row.type === 'authorise') throw refusal('not_captured', `is an authorisation ${captureStatusOf(row)}, not captured: reverse it instead`);
   const window = windows.byBrand[row.brand as CardBrand] ?? windows.default;
   if (now - row.created > window)
     throw refusal('refund_window_passed', `was paid more than ${Math.round(window / 86_400_000)} days ago, past the refund window of its card network`);
-  const refundable = row.type === 'authorise' ? capturedMinor(row, currency) : row.amount_minor;
+  const refundable = row.amount_minor;
   let amountMinor: number | undefined;
   if (request.amount !== undefined) {
     const parsed = parseAmount(request.amount, currency);
@@ -97,13 +92,6 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
     amountMinor = parsed.ok ? parsed.minor : undefined;
   }
   return { sale: found, currency, refundable, amountMinor, request };
-}
-
-function capturedMinor(row: TransactionRow, currency: Currency): number {
-  const { capturedAmount } = JSON.parse(row.details) as { capturedAmount?: number };
-  if (capturedAmount === undefined) return row.amount_minor;
-  const parsed = parseAmount(capturedAmount, currency);
-  return parsed.ok ? parsed.minor : row.amount_minor;
 }
 
 /**
@@ -122,43 +110,10 @@ export async function reserveRefund(tx: Db, plan: RefundPlan, at: { dialect: Dia
       { field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(remaining, plan.currency)} not yet refunded` },
     ]);
   }
-  const row = refundRow(sale, plan, amountMinor, at);
+  const { request } = plan;
+  const row = followUpRow(sale, { type: 'credit', amountMinor, description: request.description, webhookUrl: request.webhookUrl, orderLines: request.orderLines }, at);
   await insertTransaction(tx, row, 'created');
   return { ...plan, amountMinor, refund: { ...row, version: 1 } as TransactionRow };
-}
-
-function refundRow(sale: TransactionRow, plan: RefundPlan, amountMinor: number, { secrets, now }: { secrets: SecretBox; now: number }): NewTransaction {
-  const { request } = plan;
-  const reference = newTransactionReference();
-  return {
-    reference,
-    merchant_id: sale.merchant_id,
-    mode: sale.mode,
-    method: sale.method,
-    type: 'credit',
-    status: 'pending',
-    failure_code: null,
-    amount_minor: amountMinor,
-    currency: sale.currency,
-    language: sale.language,
-    return_url: null,
-    merchant_order_reference: sale.merchant_order_reference,
-    description: request.description ?? null,
-    metadata: null,
-    brand: sale.brand,
-    webhook_url: request.webhookUrl ?? sale.webhook_url,
-    // Derived as every transaction's, never shown: a refund has no customer page (flows.ts addressesOf).
-    page_token_hash: pageTokenHash(pageTokenOf(secrets, reference)),
-    flow: sale.flow,
-    echo: '{}',
-    request: JSON.stringify({ orderLines: request.orderLines }),
-    details: '{}',
-    authentication: null,
-    parent_reference: sale.reference,
-    created: now,
-    last_update: now,
-    expires_at: null,
-  };
 }
 
 /**

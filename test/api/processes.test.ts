@@ -2,7 +2,8 @@
  * Several HTTP processes behind one port (HTTP_PROCESSES=2), on SQLite and PostgreSQL:
  * consecutive connections land on different processes, and still a 3-D Secure
  * challenge started on one ends on another (one card-sealing key), simultaneous
- * duplicates of an Idempotency-Reference make one payment, a killed HTTP process is
+ * duplicates of an Idempotency-Reference make one payment, simultaneous refunds never add
+ * up to more than the sale, a killed HTTP process is
  * replaced without the service stopping, and SIGTERM stops them all with exit code 0 —
  * also when it is sent to `npm start` rather than to Kassa itself (as a container stop does).
  */
@@ -65,6 +66,15 @@ for (const backend of backends) {
       );
       assert.equal(new Set(answers.map((a) => a.json().reference)).size, 1);
       assert.equal(answers.filter((a) => a.headers['idempotent-replayed'] !== 'true').length, 1, 'exactly one was not a replay');
+    });
+
+    test('20 simultaneous refunds of 1.00 on a 10.00 sale over separate connections accept exactly 10', async () => {
+      const sale = (await merchant.post('/payment', cardPayment({ amount: '10.00' }))).json().reference;
+      assert.equal((await merchant.post('/test/complete', { reference: sale, outcome: 'success' })).statusCode, 200);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => merchant.post('/refund', { reference: sale, amount: '1.00' })));
+      assert.equal(answers.filter((a) => a.statusCode === 200).length, 10, answers.map((a) => a.statusCode).join(' '));
+      assert.ok(answers.every((a) => a.statusCode === 200 || a.json().errors?.[0]?.code === 'fully_refunded' || a.statusCode === 409));
+      assert.equal((await merchant.get(`/transaction?reference=${sale}`)).json().details.refundedAmount, 10);
     });
 
     test('a killed HTTP process is replaced and the service keeps answering', async () => {

@@ -1,37 +1,42 @@
 /**
- * Capture an authorisation (`POST {base_url}/capture`, DESIGN §2): `{reference, amount?}`;
- * omit amount to capture all of it, or capture less (the rest is released). One capture
- * per authorisation. The acquirer call carries a key of this operation, so a retried
- * request never captures twice.
+ * Capture an authorisation (`POST {base_url}/capture`, DESIGN §2): `{reference, amount?,
+ * orderLines?}`; omit amount to capture all of it, or capture less (the rest is released).
+ * One capture per authorisation; it is a transaction of its own, which the answer is and
+ * which the merchant refunds (authorisation.ts). The acquirer call carries a key of this
+ * operation, so a retried request never captures twice.
  */
 import { Problem } from '../../ground/problem.ts';
-import { amountNumber, findCurrency, parseAmount } from '../../ground/amount.ts';
-import { authorised, loadAuthorisation, recordCompletion, stillAuthorised } from '../authorisation.ts';
+import { findCurrency, parseAmount } from '../../ground/amount.ts';
+import { authorised, loadAuthorisation, recordCapture, stillAuthorised } from '../authorisation.ts';
+import { compileTable } from '../common-fields.ts';
+import { followUpFields, parseFollowUp } from '../follow-up.ts';
 import { serializePayment } from '../serialize.ts';
-import { parseReference } from './fields.ts';
+import { requestRules } from './fields.ts';
 import { merchantOperation } from './operation.ts';
+
+/** The body the official client sends (`CaptureRequest.php`). */
+const captureTable = compileTable(followUpFields);
 
 export const capture = merchantOperation({
   name: 'capture',
-  parse: (body: Record<string, unknown>) => ({ reference: parseReference(body), amount: body.amount }),
-  load: (input, { ports, caller }) => loadAuthorisation(ports.store.read, caller, input.reference),
-  decide: (found, input) => {
-    const authorisation = authorised(found, input.reference);
+  parse: (body: Record<string, unknown>, { caller, ports }) => parseFollowUp(captureTable, body, requestRules(caller.mode, ports.config)),
+  load: (request, { ports, caller }) => loadAuthorisation(ports.store.read, caller, request.reference),
+  decide: (found, request) => {
+    const authorisation = authorised(found, request.reference);
     const { row } = authorisation;
-    const currency = findCurrency(row.currency)!;
-    if (input.amount === undefined || input.amount === null || input.amount === '') return { authorisation, amountMinor: row.amount_minor };
-    const parsed = parseAmount(input.amount, currency);
+    if (request.amount === undefined) return { authorisation, amountMinor: row.amount_minor, request };
+    const parsed = parseAmount(request.amount, findCurrency(row.currency)!);
     if (!parsed.ok) throw Problem.validation([{ field: '/amount', code: parsed.code, message: parsed.message }]);
+    if (parsed.minor <= 0) throw Problem.validation([{ field: '/amount', code: 'range', message: 'must be more than 0' }]);
     if (parsed.minor > row.amount_minor) throw Problem.validation([{ field: '/amount', code: 'range', message: 'must not be more than the authorised amount' }]);
-    return { authorisation, amountMinor: parsed.minor };
+    return { authorisation, amountMinor: parsed.minor, request };
   },
-  act: async (plan, { ports }) => {
-    const { row, acquirerReference } = plan.authorisation;
-    const request = { reference: row.reference, acquirerReference: acquirerReference!, amountMinor: plan.amountMinor, currency: row.currency };
-    const result = stillAuthorised(plan.authorisation) ? await ports.acquirers.forMode(row.mode).capture(request, `${row.reference}:capture`) : undefined;
-    const currency = findCurrency(row.currency)!;
-    return { reference: row.reference, kind: 'capture', to: 'captured', result, extra: { capturedAmount: amountNumber(plan.amountMinor, currency) } } as const;
+  act: async ({ authorisation, amountMinor, request }, { ports }) => {
+    const { row, acquirerReference } = authorisation;
+    const followUp = { reference: row.reference, acquirerReference: acquirerReference!, amountMinor, currency: row.currency };
+    const result = stillAuthorised(authorisation) ? await ports.acquirers.forMode(row.mode).capture(followUp, `${row.reference}:capture`) : undefined;
+    return { authorisation: row, amountMinor, orderLines: request.orderLines, result };
   },
-  commit: (tx, completion, { now }) => recordCompletion(tx, completion, now),
+  commit: (tx, captured, { ports, now }) => recordCapture(tx, captured, { secrets: ports.links.secrets, now }),
   answer: (row, { ports }) => serializePayment(row, ports.links),
 });

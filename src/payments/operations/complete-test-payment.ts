@@ -2,13 +2,17 @@
  * The test helper's completion, like Stripe's (README "Test mode: the amount decides"): `POST {base_url}/test/complete`
  * `{reference, outcome: "success"|"failed", failureCode?}` completes a pending test-mode
  * payment without a browser, through the same `transition()` (and so the same webhook) as
- * a real outcome. A payment that is not pending any more is 409 Conflict: the request is
- * well formed but clashes with the payment's current state (a final state never changes).
+ * a real outcome. A `success` authorisation is left as the card page leaves one: held at
+ * the simulated acquirer, ready to be captured or reversed (authorisation.ts). A payment
+ * that is not pending any more is 409 Conflict: the request is well formed but clashes with
+ * the payment's current state (a final state never changes).
  */
 import { Problem, type FieldError } from '../../ground/problem.ts';
 import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
-import { identifierShaped } from '../../lib/tokens.ts';
+import { ensurePaymentPage, setPageFields } from '../../store/payment-pages.ts';
+import { identifierShaped, randomBase62 } from '../../lib/tokens.ts';
+import { authorisedDetails } from '../authorisation.ts';
 import { serializePayment } from '../serialize.ts';
 import { transition } from '../transition.ts';
 import { settleRefund } from '../refunds.ts';
@@ -60,7 +64,11 @@ export const completeTestPayment = merchantOperation({
     if (row.status !== 'pending') throw notPending(row.reference, row.status);
     return { row, completion };
   },
-  commit: async (tx, { row, completion }, { ports, now }) => {
+  act: async ({ row, completion }, { ports }) => {
+    const authorises = row.type === 'authorise' && completion.outcome === 'success';
+    return { row, completion, acquirerReference: authorises ? ports.acquirers.simulator.hold(row.amount_minor) : undefined };
+  },
+  commit: async (tx, { row, completion, acquirerReference }, { ports, now }) => {
     const { reference, outcome, failureCode } = completion;
     // A refund's outcome also changes what its sale shows as refunded.
     if (row.type === 'credit') {
@@ -68,8 +76,13 @@ export const completeTestPayment = merchantOperation({
       if (!settled.moved) throw notPending(reference, settled.row.status);
       return settled.row;
     }
-    if (!(await transition(tx, { reference, from: 'pending', to: outcome, failureCode, cause: 'test_helper', at: now }))) {
+    const set = acquirerReference === undefined ? undefined : { details: authorisedDetails(JSON.parse((await findTransaction(tx, reference))!.details)) };
+    if (!(await transition(tx, { reference, from: 'pending', to: outcome, failureCode, cause: 'test_helper', at: now, set }))) {
       throw notPending(reference, (await findTransaction(tx, reference))!.status);
+    }
+    if (acquirerReference !== undefined) {
+      await ensurePaymentPage(tx, reference, randomBase62(32), now);
+      await setPageFields(tx, reference, { acquirer_reference: acquirerReference });
     }
     return (await findTransaction(tx, reference))!;
   },

@@ -1,13 +1,12 @@
 /**
  * Refund (`POST {base_url}/refund`, DESIGN §3 "Refunds"): `{reference, amount?, description?,
- * orderLines?, webhookUrl?}`; without an amount, whatever is not refunded yet. The amount is
+ * orderLines?, webhookUrl?}`; without an amount, whatever is not refunded yet. A captured
+ * authorisation is refunded from its capture, whichever of the two is named. The amount is
  * reserved atomically before the acquirer is asked (payments/refunds.ts), so simultaneous
  * refunds never add up to more than was paid; the acquirer call carries a key of the refund,
  * so a retry never refunds twice; the refund's final state is announced by webhook like a payment's.
  */
-import { findOwnTransaction } from '../../store/transactions.ts';
-import { findPaymentPage } from '../../store/payment-pages.ts';
-import { parseRefundRequest, planRefund, reserveRefund, settleRefund } from '../refunds.ts';
+import { loadSale, parseRefundRequest, planRefund, reserveRefund, settleRefund } from '../refunds.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
 import { requestRules } from './fields.ts';
@@ -15,10 +14,7 @@ import { requestRules } from './fields.ts';
 export const refund = merchantOperation({
   name: 'refund',
   parse: (body: Record<string, unknown>, { caller, ports }) => parseRefundRequest(body, requestRules(caller.mode, ports.config)),
-  load: async (request, { ports, caller }) => {
-    const row = await findOwnTransaction(ports.store.read, caller, request.reference);
-    return row && { row, acquirerReference: (await findPaymentPage(ports.store.read, row.reference))?.acquirer_reference };
-  },
+  load: (request, { ports, caller }) => loadSale(ports.store.read, caller, request.reference),
   decide: (sale, request, { ports, now }) => planRefund(sale, request, ports.config.refundWindows, now),
   reserve: (tx, plan, { ports, now }) => reserveRefund(tx, plan, { dialect: ports.store.dialect, secrets: ports.links.secrets, now }),
   act: async (plan, { ports }) => {

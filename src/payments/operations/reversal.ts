@@ -4,13 +4,18 @@
  * a key of this operation, so a retried request never reverses twice.
  */
 import { authorised, loadAuthorisation, recordCompletion, stillAuthorised } from '../authorisation.ts';
+import { compileTable } from '../common-fields.ts';
+import { followUpFields, parseFollowUp } from '../follow-up.ts';
 import { serializePayment } from '../serialize.ts';
-import { parseReference } from './fields.ts';
+import { requestRules } from './fields.ts';
 import { merchantOperation } from './operation.ts';
+
+/** The body the official client sends (`ReversalRequest.php`). */
+const reversalTable = compileTable({ reference: followUpFields.reference });
 
 export const reversal = merchantOperation({
   name: 'reversal',
-  parse: (body: Record<string, unknown>) => ({ reference: parseReference(body) }),
+  parse: (body: Record<string, unknown>, { caller, ports }) => parseFollowUp(reversalTable, body, requestRules(caller.mode, ports.config)),
   load: (input, { ports, caller }) => loadAuthorisation(ports.store.read, caller, input.reference),
   decide: (found, input) => authorised(found, input.reference),
   act: async (authorisation, { ports }) => {
