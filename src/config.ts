@@ -59,8 +59,8 @@ export interface Config {
   trustProxy: string[];
   /** Schemes a returnUrl may have besides http and https (RETURN_URL_SCHEMES): the merchants' app deep links, lower case, no colon. */
   returnUrlSchemes: string[];
-  /** Live acquirer connector (ACQUIRER_CONNECTOR); unset = live card payments are refused. Test mode always uses the simulator. */
-  acquirerConnector?: string;
+  /** How long an acquirer's answer may take before its outcome counts as unknown (ACQUIRER_TIMEOUT, ISO 8601 duration, default PT30S). */
+  acquirerTimeoutMs: number;
   /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per start when unset (main.ts shares it with the HTTP processes). */
   cardSealKey: Buffer;
   /**
@@ -132,7 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     returnUrlSchemes: returnUrlSchemes(env.RETURN_URL_SCHEMES),
     webhooks: loadWebhookSettings(env),
     wallet: loadWalletSettings(env),
-    acquirerConnector: env.ACQUIRER_CONNECTOR || undefined,
+    acquirerTimeoutMs: duration('ACQUIRER_TIMEOUT', env.ACQUIRER_TIMEOUT || 'PT30S'),
     cardSealKey: env.CARD_SEAL_KEY ? key32('CARD_SEAL_KEY', env.CARD_SEAL_KEY) : randomBytes(32),
     vaultKey: env.VAULT_KEY ? vaultKey('VAULT_KEY', env.VAULT_KEY_ID || 'vault-1', env.VAULT_KEY) : undefined,
     vaultOldKeys: (env.VAULT_OLD_KEYS || '')
@@ -157,13 +157,14 @@ export interface RefundWindows {
   byBrand: Partial<Record<CardBrand, number>>;
 }
 
+function duration(name: string, raw: string): number {
+  const ms = parseIsoDuration(raw);
+  if (ms === undefined || ms <= 0) throw new Error(`${name} must be a positive ISO 8601 duration such as P180D, got "${raw}"`);
+  return ms;
+}
+
 /** `REFUND_WINDOW=P180D` for every network, `REFUND_WINDOWS=amex=P365D,visa=P120D` for some. */
 function refundWindows(env: Env): RefundWindows {
-  const duration = (name: string, raw: string) => {
-    const ms = parseIsoDuration(raw);
-    if (ms === undefined || ms <= 0) throw new Error(`${name} must be a positive ISO 8601 duration such as P180D, got "${raw}"`);
-    return ms;
-  };
   const byBrand: Partial<Record<CardBrand, number>> = {};
   for (const entry of (env.REFUND_WINDOWS || '').split(',').filter(Boolean)) {
     const [brand, raw] = entry.split('=').map((part) => part.trim());

@@ -9,6 +9,7 @@ import { answerHeaders, installAnswerHeaders } from './api/answer-headers.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
+import { acquirerNotifications } from './api/acquirer-notifications.ts';
 import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-limit.ts';
 import { pages } from './pages/routes.ts';
 
@@ -71,6 +72,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     { prefix: API_PREFIX },
   );
   await app.register(pages, deps);
+  await app.register(acquirerNotifications, deps);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

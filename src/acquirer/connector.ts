@@ -47,7 +47,7 @@ export interface AuthoriseRequest extends PaymentAmount {
   merchantName: string;
 }
 
-export type DeclineCode = 'card_refused' | 'insufficient_funds' | 'fraud_detected';
+export type DeclineCode = 'card_refused' | 'insufficient_funds' | 'fraud_detected' | 'rejected' | 'processing_error';
 
 export type AuthoriseResult =
   | { outcome: 'authorised'; acquirerReference: string; authorisationCode: string }
@@ -62,7 +62,13 @@ export interface FollowUpRequest {
   currency: string;
 }
 
-export type FollowUpResult = { outcome: 'done'; acquirerReference: string } | { outcome: 'refused'; reason: string };
+export type FollowUpResult =
+  | { outcome: 'done'; acquirerReference: string }
+  /** Taken, to be done: the acquirer says later, by notification, whether it was (Adyen's `[…-received]`). */
+  | { outcome: 'received'; acquirerReference: string }
+  | { outcome: 'refused'; reason: string }
+  /** No answer that can be trusted: the acquirer may or may not have taken it; a retry with the same key is safe. */
+  | { outcome: 'unknown'; reason: string };
 
 export interface AcquirerConnector {
   readonly name: string;

@@ -1,46 +1,71 @@
 /**
- * Which acquirer a payment goes to: test mode always the simulator, live mode the
- * configured connector. Live keys never reach the simulator; a live payment with no
- * connector configured is refused with a clear error.
+ * Which acquirer a payment goes to (docs/acquirers.md): the merchant's connection for the
+ * payment's mode (`kassa acquirer set`), else in test mode the simulator. Live keys never reach
+ * the simulator; a live payment of a merchant with no live connection is refused with a clear
+ * error. Connections are read from the store and kept a short while, so a change made with
+ * the command line reaches every process within `CONNECTION_CACHE_MS`.
  */
 import { Problem } from '../ground/problem.ts';
 import type { Mode } from '../store/schema.ts';
+import type { Store } from '../store/store.ts';
+import { findAcquirerConnection, type AcquirerConnection } from '../store/acquirer-connections.ts';
 import type { AcquirerConnector } from './connector.ts';
 import { SimulatedAcquirer } from './simulator.ts';
+import { AdyenConnector } from './adyen.ts';
 
-/** Live connectors by the name given in ACQUIRER_CONNECTOR. None is built yet. */
-export const liveConnectors: Record<string, () => AcquirerConnector> = {};
+/** The connectors a connection may name, each made from the connection's settings and credentials. */
+export const connectors: Record<string, (connection: AcquirerConnection, options: { timeoutMs: number }) => AcquirerConnector> = {
+  adyen: (connection, { timeoutMs }) =>
+    new AdyenConnector({ endpoint: connection.endpoint, merchantAccount: connection.account, apiKey: connection.secrets.apiKey ?? '', timeoutMs }),
+};
+
+const CONNECTION_CACHE_MS = 5_000;
 
 export class AcquirerUnavailable extends Problem {
   constructor() {
     super(
       503,
       'No acquirer configured',
-      'Live payments need an acquirer connector, and this Kassa has none configured (ACQUIRER_CONNECTOR). Test keys use the built-in simulator.',
+      'Live payments need an acquirer connection, and this merchant has none for live mode (`kassa acquirer set`, docs/acquirers.md). Test keys use the built-in simulator.',
     );
   }
 }
 
+interface Owner {
+  merchantId: string;
+  mode: Mode;
+}
+
 export class Acquirers {
   readonly simulator = new SimulatedAcquirer();
-  private readonly live: AcquirerConnector | undefined;
+  private readonly cache = new Map<string, { connector: AcquirerConnector | undefined; until: number }>();
 
-  constructor(liveConnectorName: string | undefined) {
-    if (liveConnectorName !== undefined) {
-      const make = liveConnectors[liveConnectorName];
-      if (!make) throw new Error(`ACQUIRER_CONNECTOR "${liveConnectorName}" is not a known connector`);
-      this.live = make();
-    }
+  constructor(
+    private readonly store: Store,
+    private readonly options: { timeoutMs: number },
+  ) {}
+
+  /** The owner's acquirer, or undefined when it has none (live without a connection). */
+  async find(owner: Owner): Promise<AcquirerConnector | undefined> {
+    const key = `${owner.merchantId}:${owner.mode}`;
+    const now = Date.now();
+    const cached = this.cache.get(key);
+    if (cached && cached.until > now) return cached.connector;
+    const connection = await findAcquirerConnection(this.store.read, this.store.secrets, owner);
+    const connector = connection ? connectors[connection.connector]?.(connection, this.options) : owner.mode === 'test' ? this.simulator : undefined;
+    this.cache.set(key, { connector, until: now + CONNECTION_CACHE_MS });
+    return connector;
   }
 
-  /** Whether payments of `mode` can be authorised at all. */
-  available(mode: Mode): boolean {
-    return mode === 'test' || this.live !== undefined;
+  /** Whether payments of the owner can be authorised at all. */
+  async available(owner: Owner): Promise<boolean> {
+    return (await this.find(owner)) !== undefined;
   }
 
-  forMode(mode: Mode): AcquirerConnector {
-    if (mode === 'test') return this.simulator;
-    if (!this.live) throw new AcquirerUnavailable();
-    return this.live;
+  /** The owner's acquirer, or the 503 saying there is none. */
+  async for(owner: Owner): Promise<AcquirerConnector> {
+    const connector = await this.find(owner);
+    if (!connector) throw new AcquirerUnavailable();
+    return connector;
   }
 }

@@ -10,7 +10,7 @@ import type { PaymentPageRow } from '../store/payment-pages.ts';
 import { findCurrency, formatAmount } from '../ground/amount.ts';
 import { isFinal, type Status } from '../ground/states.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
-import type { Ports } from '../payments/ports.ts';
+import { cardsTaken, type Ports } from '../payments/ports.ts';
 import type { CardStep } from '../payments/card-payment.ts';
 import { storedRequestOf } from '../payments/serialize.ts';
 import { flowOf, type Page } from '../payments/flows.ts';
@@ -65,12 +65,12 @@ export const notFound = (reply: FastifyReply) => {
 };
 
 /** What GET payUrl shows for the payment's current state. */
-export function show(ports: Ports, reply: FastifyReply, loaded: Loaded, status = 200) {
+export async function show(ports: Ports, reply: FastifyReply, loaded: Loaded, status = 200) {
   const { row, page, view, merchant } = loaded;
   const { nonce } = view;
   if (row.status !== 'pending') return sendPage(reply, policy(nonce, {}, row), outcomePage(view, row.status, row.failure_code), status);
   const stored = storedRequestOf(row);
-  const cardAvailable = ports.acquirers.available(row.mode);
+  const cardAvailable = await cardsTaken(ports, row);
   const shown = pageShown(row, page);
   if (shown === 'method-choice') {
     const methods = landingMethods(merchant.settings, row.mode, cardAvailable);

@@ -88,6 +88,12 @@ export async function recordCompletion(tx: Db, completion: Completion, at: numbe
     throw Problem.validation([{ field: '/reference', code: `already_${status}`, message: `the authorisation is already ${status}` }]);
   }
   if (result.outcome === 'refused') throw new Problem(422, 'Refused by the acquirer', `The acquirer refused the ${completion.kind}: ${result.reason}.`);
+  if (result.outcome === 'unknown') {
+    // Nothing recorded: the same request again carries the same key to the acquirer, which never does it twice.
+    throw new Problem(503, 'No answer from the acquirer', `The acquirer did not answer the ${completion.kind} in time; send the same request again.`, undefined, {
+      'Retry-After': '5',
+    });
+  }
   const details = JSON.parse(row.details) as Record<string, unknown>;
   const applied = await recordAuthorisationChange(tx, {
     reference,
@@ -101,6 +107,8 @@ export async function recordCompletion(tx: Db, completion: Completion, at: numbe
 }
 
 export interface CaptureOutcome {
+  /** The capture's own reference, as the acquirer was told it. */
+  reference: string;
   authorisation: TransactionRow;
   amountMinor: number;
   orderLines?: unknown[];
@@ -110,12 +118,13 @@ export interface CaptureOutcome {
 
 /**
  * Records a capture in one unit of work: the authorisation completed as `captured` (what it
- * was captured for, and by which transaction), and the capture's own transaction, `success`
- * as the acquirer answered, announced by webhook as any final state is.
+ * was captured for, and by which transaction), and the capture's own transaction: `success`
+ * as the acquirer answered, announced by webhook as any final state is, or `pending` until
+ * the acquirer's notification when it only took the capture.
  */
 export async function recordCapture(tx: Db, capture: CaptureOutcome, at: { secrets: SecretBox; now: number }): Promise<TransactionRow> {
   const { authorisation, amountMinor, result } = capture;
-  const row = followUpRow(authorisation, { type: 'sale', amountMinor, orderLines: capture.orderLines }, at);
+  const row = followUpRow(authorisation, { reference: capture.reference, type: 'sale', amountMinor, orderLines: capture.orderLines }, at);
   const capturedAmount = amountNumber(amountMinor, findCurrency(authorisation.currency)!);
   await recordCompletion(
     tx,
@@ -123,6 +132,7 @@ export async function recordCapture(tx: Db, capture: CaptureOutcome, at: { secre
     at.now,
   );
   await insertTransaction(tx, row, 'created');
-  await transition(tx, { reference: row.reference, from: 'pending', to: 'success', cause: 'acquirer_captured', at: at.now });
+  // An acquirer that only took the capture (`received`) says later whether it was done (acquirer-notification.ts).
+  if (result?.outcome === 'done') await transition(tx, { reference: row.reference, from: 'pending', to: 'success', cause: 'acquirer_captured', at: at.now });
   return (await findTransaction(tx, row.reference))!;
 }

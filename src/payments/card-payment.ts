@@ -19,7 +19,7 @@ import type { TransactionRow } from '../store/schema.ts';
 import type { Db } from '../store/store.ts';
 import type { BrowserInfo } from '../threeds/fields.ts';
 import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
-import { findTransaction } from '../store/transactions.ts';
+import { findTransaction, ownerOf } from '../store/transactions.ts';
 import {
   countAttemptUnlessBusy,
   ensurePaymentPage,
@@ -38,6 +38,7 @@ import type { PreparedCard } from '../vault/vault.ts';
 import { shownOfStoredCard } from '../vault/vault.ts';
 import { pageTokenOfPayment, payUrlOf, storedRequestOf } from './serialize.ts';
 import { flowOf } from './flows.ts';
+import { cardsTaken } from './ports.ts';
 import type { PaymentContext } from './payment-context.ts';
 import type { CardError, CardField } from './card-input.ts';
 import { transition } from './transition.ts';
@@ -86,10 +87,10 @@ function storesCard(row: TransactionRow): boolean {
   return storesCard === 'always' || (storesCard === 'if-asked' && !!storedRequestOf(row).storeInVault);
 }
 
-/** Whether Kassa can complete a card payment of this kind at all now (acquirer; vault key where the card is to be stored). */
-export function cardPaymentAvailable({ ports, caller }: CardContext): boolean {
+/** Whether Kassa can complete a card payment of this kind at all now (cards taken; vault key where the card is to be stored). */
+export async function cardPaymentAvailable({ ports, caller }: CardContext): Promise<boolean> {
   const { row } = caller;
-  if (!ports.acquirers.available(row.mode)) return false;
+  if (!(await cardsTaken(ports, row))) return false;
   // Enrollments and storeInVault payments must be able to store the card before the customer starts.
   return ports.vault.available || !storesCard(row);
 }
@@ -103,7 +104,7 @@ export function cardPaymentAvailable({ ports, caller }: CardContext): boolean {
  */
 export async function reserveCardAttempt(tx: Db, plan: CardPlan, { ports, caller, now }: CardContext): Promise<CardPlan | Stop<CardStep>> {
   const { check } = plan;
-  if (plan.unavailable || !cardPaymentAvailable({ ports, caller, now } as CardContext)) return stop({ step: 'unavailable' });
+  if (plan.unavailable || !(await cardPaymentAvailable({ ports, caller, now } as CardContext))) return stop({ step: 'unavailable' });
   const current = await openForPaying(tx, caller.row.reference, now);
   if ('step' in current) return stop(current);
   const attempts = await countAttemptUnlessBusy(tx, current.reference, { now, leaseUntil: check.ok ? now + PROCESSING_LEASE_MS : null });
@@ -185,7 +186,7 @@ function settle(card: CardData, authentication: Authentication | undefined, key:
 export async function authorise(card: CardData, authentication: Authentication | undefined, key: string, ctx: CardContext): Promise<Settlement> {
   const { ports, caller } = ctx;
   const { row, merchant } = caller;
-  const result: AuthoriseResult = await ports.acquirers.forMode(row.mode).authorise(
+  const result: AuthoriseResult = await (await ports.acquirers.for(ownerOf(row))).authorise(
     {
       ...paymentAmount(row),
       card,
@@ -211,7 +212,7 @@ export async function authorise(card: CardData, authentication: Authentication |
 /** Encrypted before the unit of work; stored with the state change, so a card is in the vault exactly when its transaction succeeded. */
 function prepareForVault(card: CardData, { ports, caller, now }: CardContext): PreparedCard | undefined {
   const { row } = caller;
-  return ports.vault.available ? ports.vault.prepare(card, { merchantId: row.merchant_id, mode: row.mode }, row.reference, now) : undefined;
+  return ports.vault.available ? ports.vault.prepare(card, ownerOf(row), row.reference, now) : undefined;
 }
 
 export interface Finish {
@@ -270,8 +271,7 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
 export async function reverseLostAuthorisation(step: CardStep, settlement: Settlement, { ports, caller }: CardContext): Promise<void> {
   if (!('finish' in settlement) || !settlement.finish.acquirerReference || step.step !== 'final' || step.row.status === 'success') return;
   const { row } = caller;
-  await ports.acquirers
-    .forMode(row.mode)
+  await (await ports.acquirers.for(ownerOf(row)))
     .reversal(
       { reference: row.reference, acquirerReference: settlement.finish.acquirerReference, amountMinor: row.amount_minor, currency: row.currency },
       `${row.reference}:reversal`,

@@ -47,6 +47,8 @@ export function parseFollowUp(table: CompiledTable, body: Record<string, unknown
 }
 
 export interface FollowUp {
+  /** Given when the acquirer had to be told it first (a capture); new otherwise. */
+  reference?: string;
   type: 'credit' | 'sale';
   amountMinor: number;
   description?: string;
@@ -56,7 +58,7 @@ export interface FollowUp {
 
 /** The new pending row of a follow-up of `parent`. */
 export function followUpRow(parent: TransactionRow, followUp: FollowUp, { secrets, now }: { secrets: SecretBox; now: number }): NewTransaction {
-  const reference = newTransactionReference();
+  const reference = followUp.reference ?? newTransactionReference();
   return {
     reference,
     merchant_id: parent.merchant_id,

@@ -1,18 +1,18 @@
 /**
  * What operations reach beyond the payment itself (their `act` stage, DESIGN §1 "Ports"),
- * built once per store: the store, acquirers (simulator for test mode, the configured
- * connector for live), Kassa's 3DS Server with its Directory Server port (the simulator
+ * built once per store: the store, acquirers (each merchant's connection per mode, else the
+ * simulator in test mode), Kassa's 3DS Server with its Directory Server port (the simulator
  * in test mode), the ACS simulator, the card sealer and the vault.
  */
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
-import type { Mode } from '../store/schema.ts';
+import type { Mode, TransactionRow } from '../store/schema.ts';
+import { ownerOf } from '../store/transactions.ts';
 import { Acquirers } from '../acquirer/select.ts';
 import { AcsSimulator } from '../threeds/acs-simulator.ts';
 import { SimulatedDirectoryServer } from '../threeds/ds-simulator.ts';
 import { ThreeDSServer } from '../threeds/server.ts';
 import type { DirectoryServer } from '../threeds/directory.ts';
-import { Problem } from '../ground/problem.ts';
 import { CardSealer } from './card-seal.ts';
 import type { PaymentLinks } from './serialize.ts';
 import { Vault } from '../vault/vault.ts';
@@ -39,15 +39,12 @@ export function paymentPorts(config: Config, store: Store): Ports {
   // The simulated ACS answers Kassa's 3DS Server directly (a real ACS goes through the DS).
   const acs = new AcsSimulator(store, async (rreq) => void (await threeDS!.receiveResults(rreq)));
   const simulatedDirectory = new SimulatedDirectoryServer(acs, config.publicUrl);
-  const directoryFor = (mode: Mode): DirectoryServer => {
-    if (mode === 'test') return simulatedDirectory;
-    throw new Problem(503, 'No directory server configured', 'Live 3-D Secure needs a Directory Server connection; none is configured.');
-  };
+  const directoryFor = (mode: Mode): DirectoryServer | undefined => (mode === 'test' ? simulatedDirectory : undefined);
   threeDS = new ThreeDSServer(store, directoryFor, config.publicUrl);
   processing = {
     config,
     store,
-    acquirers: new Acquirers(config.acquirerConnector),
+    acquirers: new Acquirers(store, { timeoutMs: config.acquirerTimeoutMs }),
     threeDS,
     acs,
     sealer: new CardSealer(config.cardSealKey),
@@ -56,4 +53,12 @@ export function paymentPorts(config: Config, store: Store): Ports {
   };
   built.set(store, processing);
   return processing;
+}
+
+/**
+ * Whether the payment's merchant takes cards in its mode now: the card form authenticates the
+ * cardholder first (3-D Secure for the mode) and then authorises (the merchant's acquirer).
+ */
+export async function cardsTaken(ports: Ports, row: Pick<TransactionRow, 'merchant_id' | 'mode'>): Promise<boolean> {
+  return ports.threeDS.available(row.mode) && (await ports.acquirers.available(ownerOf(row)));
 }

@@ -253,6 +253,20 @@ export interface Database {
   vault_cards: VaultCardTable;
   wallet_token_uses: WalletTokenUseTable;
   secrets_key: SecretsKeyTable;
+  acquirer_connections: AcquirerConnectionTable;
+}
+
+/** A merchant's acquirer for one mode (012_acquirer_connections): which connector, where, and its sealed credentials. */
+export interface AcquirerConnectionTable {
+  merchant_id: string;
+  mode: Mode;
+  connector: string;
+  endpoint: string;
+  /** The merchant's account at the acquirer (Adyen: merchantAccount). */
+  account: string;
+  /** The connector's credentials as one JSON object, sealed (secrets.ts `bindings.acquirerSecrets`). */
+  secrets: string;
+  updated: number;
 }
 
 export type TransactionRow = Selectable<TransactionTable>;

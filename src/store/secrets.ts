@@ -41,6 +41,7 @@ export const bindings = {
   idempotencyAnswer: (key: { merchantId: string; mode: string; route: string; idempotencyReference: string }) =>
     `idempotency_records.response_body:${JSON.stringify([key.merchantId, key.mode, key.route, key.idempotencyReference])}`,
   acsNotificationUrl: (acsTransId: string) => `acs_sim_transactions.notification_url:${acsTransId}`,
+  acquirerSecrets: (merchantId: string, mode: string) => `acquirer_connections.secrets:${JSON.stringify([merchantId, mode])}`,
 };
 
 export async function recordSecretsKey(db: Db, secrets: SecretBox, now: number): Promise<void> {

@@ -88,6 +88,9 @@ export async function changeStatus(db: Db, change: StatusChange): Promise<boolea
   return true;
 }
 
+/** Whose a transaction is: its merchant and mode, as callers and connections name them. */
+export const ownerOf = (row: Pick<TransactionRow, 'merchant_id' | 'mode'>) => ({ merchantId: row.merchant_id, mode: row.mode });
+
 /** A transaction as its owner sees it: another merchant's or the other mode's is simply not there. */
 export async function findOwnTransaction(db: Db, owner: { merchantId: string; mode: Mode }, reference: string): Promise<TransactionRow | undefined> {
   return (await selectOwnTransaction(db, { reference, merchantId: owner.merchantId, mode: owner.mode })).rows[0];

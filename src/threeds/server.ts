@@ -15,6 +15,7 @@ import { randomBase62 } from '../lib/tokens.ts';
 import { findThreeDSSession, insertThreeDSSession, updateThreeDSSession, type ThreeDSSessionRow } from '../store/payment-pages.ts';
 import { buildAReq, challengeWindowSizeCode } from './areq.ts';
 import type { BrowserInfo, ThreeDSData } from './fields.ts';
+import { Problem } from '../ground/problem.ts';
 import type { DirectoryServer, PaResult, RReq, TransStatus } from './directory.ts';
 
 /** EMVCo: the challenge must be finished within a bounded time; ours is generous. */
@@ -85,9 +86,20 @@ export function encodeCReq(session: { id: string; acs_trans_id: string | null; w
 export class ThreeDSServer {
   constructor(
     private readonly store: Store,
-    private readonly directoryFor: (mode: Mode) => DirectoryServer,
+    private readonly directories: (mode: Mode) => DirectoryServer | undefined,
     private readonly publicUrl: string,
   ) {}
+
+  /** Whether cardholders of `mode` can be authenticated at all (live needs a Directory Server connection). */
+  available(mode: Mode): boolean {
+    return this.directories(mode) !== undefined;
+  }
+
+  private directoryFor(mode: Mode): DirectoryServer {
+    const directory = this.directories(mode);
+    if (!directory) throw new Problem(503, 'No directory server configured', 'Live 3-D Secure needs a Directory Server connection; none is configured.');
+    return directory;
+  }
 
   async start(input: StartAuthentication): Promise<StartOutcome> {
     const directory = this.directoryFor(input.mode);

@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { centsOf, scenarioFor } from '../../src/acquirer/scenarios.ts';
 import { SimulatedAcquirer } from '../../src/acquirer/simulator.ts';
-import { Acquirers, AcquirerUnavailable } from '../../src/acquirer/select.ts';
 import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
 
 const cases: [minor: number, exponent: number, threeDS: string, acquirer: string][] = [
@@ -67,9 +66,4 @@ test('the simulator answers per scenario and repeats its answer for the same ide
 
 test('live keys never reach the simulator', async () => {
   await assert.rejects(new SimulatedAcquirer().authorise(request(500, 'live'), 'k'));
-  const acquirers = new Acquirers(undefined);
-  assert.equal(acquirers.available('live'), false);
-  assert.throws(() => acquirers.forMode('live'), AcquirerUnavailable);
-  assert.equal(acquirers.forMode('test'), acquirers.simulator);
-  assert.throws(() => new Acquirers('no-such-connector'), /not a known connector/);
 });

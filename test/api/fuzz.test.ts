@@ -521,7 +521,7 @@ for (const backend of backends) {
       const check = async (request: FuzzRequest, index: number) => {
         const { response, live } = await request.send(pool, inject(index));
         const where = `${request.describe}\n→ ${response.statusCode} ${response.headers['content-type']} ${response.body.slice(0, 300)}`;
-        // The one 5xx allowed: a live-mode request this Kassa has no live connection for (README, ACQUIRER_CONNECTOR and the live wallet and 3-D Secure settings).
+        // The one 5xx allowed: a live-mode request this Kassa has no live connection for (README, docs/acquirers.md and the live wallet and 3-D Secure settings).
         const unconfigured = live && response.statusCode === 503 && (!request.api || unconfiguredTitles.includes(JSON.parse(response.body).title));
         assert.ok(response.statusCode < 500 || unconfigured, `5xx: ${where}`);
         if (request.api && response.statusCode >= 400) assert.doesNotThrow(() => assertProblem(response), where);

@@ -13,6 +13,8 @@ import { followUpFields, parseFollowUp } from '../follow-up.ts';
 import { serializePayment } from '../serialize.ts';
 import { requestRules } from './fields.ts';
 import { merchantOperation } from './operation.ts';
+import { ownerOf } from '../../store/transactions.ts';
+import { newTransactionReference } from '../../lib/tokens.ts';
 
 /** The body the official client sends (`CaptureRequest.php`). */
 const captureTable = compileTable(followUpFields);
@@ -33,9 +35,11 @@ export const capture = merchantOperation({
   },
   act: async ({ authorisation, amountMinor, request }, { ports }) => {
     const { row, acquirerReference } = authorisation;
-    const followUp = { reference: row.reference, acquirerReference: acquirerReference!, amountMinor, currency: row.currency };
-    const result = stillAuthorised(authorisation) ? await ports.acquirers.forMode(row.mode).capture(followUp, `${row.reference}:capture`) : undefined;
-    return { authorisation: row, amountMinor, orderLines: request.orderLines, result };
+    // The capture's own reference, which the acquirer's notification of it names.
+    const reference = newTransactionReference();
+    const followUp = { reference, acquirerReference: acquirerReference!, amountMinor, currency: row.currency };
+    const result = stillAuthorised(authorisation) ? await (await ports.acquirers.for(ownerOf(row))).capture(followUp, `${row.reference}:capture`) : undefined;
+    return { reference, authorisation: row, amountMinor, orderLines: request.orderLines, result };
   },
   commit: (tx, captured, { ports, now }) => recordCapture(tx, captured, { secrets: ports.links.secrets, now }),
   answer: (row, { ports }) => serializePayment(row, ports.links),

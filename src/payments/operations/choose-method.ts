@@ -8,6 +8,7 @@ import { ensurePaymentPage, setPageFields } from '../../store/payment-pages.ts';
 import { randomBase62 } from '../../lib/tokens.ts';
 import type { MerchantSettings } from '../../merchants/merchants.ts';
 import { customerOperation } from './operation.ts';
+import { cardsTaken } from '../ports.ts';
 
 /** The methods a landing page offers: those the merchant enabled that Kassa can complete here. */
 export function landingMethods(settings: MerchantSettings, mode: Mode, cardAvailable: boolean): string[] {
@@ -19,10 +20,10 @@ export function landingMethods(settings: MerchantSettings, mode: Mode, cardAvail
 export const chooseMethod = customerOperation({
   name: 'chooseMethod',
   parse: (body: { method: string | undefined }) => body.method,
-  load: () => undefined,
-  decide: (_nothing, method, { ports, caller }) => {
+  load: (_method, { ports, caller }) => cardsTaken(ports, caller.row),
+  decide: (cardAvailable, method, { caller }) => {
     const { row, merchant } = caller;
-    const offered = row.status === 'pending' && method !== undefined && landingMethods(merchant.settings, row.mode, ports.acquirers.available(row.mode)).includes(method);
+    const offered = row.status === 'pending' && method !== undefined && landingMethods(merchant.settings, row.mode, cardAvailable).includes(method);
     return offered ? method : undefined;
   },
   commit: async (tx, method, { caller, now }) => {

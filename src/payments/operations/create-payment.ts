@@ -27,7 +27,7 @@ export const createPayment = merchantOperation({
     if (request.storeInVault) ports.vault.keys();
     // A token paid or a session handed out must be payable: not with a live key and no acquirer.
     const { creation } = flowOf(request.flow);
-    if ((creation === 'wallet-token' || creation === 'wallet-session') && !ports.acquirers.available(caller.mode)) throw new AcquirerUnavailable();
+    if ((creation === 'wallet-token' || creation === 'wallet-session') && !(await ports.acquirers.available(caller))) throw new AcquirerUnavailable();
     // Vault cards are never changed or deleted, so the card read here is the card paid with.
     return creation === 'vault-card' ? await ports.vault.find(ports.store.read, caller, request.details.vaultAccessToken!) : undefined;
   },

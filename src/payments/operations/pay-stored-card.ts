@@ -8,6 +8,7 @@ import { cvcError, isExpired } from '../card-input.ts';
 import { payingByCard, type BrowserFacts, type CardCheck } from '../card-payment.ts';
 import { storedRequestOf } from '../serialize.ts';
 import { customerOperation } from './operation.ts';
+import { ownerOf } from '../../store/transactions.ts';
 
 export const payStoredCard = customerOperation({
   name: 'payStoredCard',
@@ -16,7 +17,7 @@ export const payStoredCard = customerOperation({
     const { row, merchant } = caller;
     const { vaultCardId } = storedRequestOf(row);
     const typed = merchant.settings.vaultPaymentPath === 'confirm' ? (cvc ?? '').trim() : undefined;
-    const card = vaultCardId ? await ports.vault.open({ merchantId: row.merchant_id, mode: row.mode }, vaultCardId, typed) : undefined;
+    const card = vaultCardId ? await ports.vault.open(ownerOf(row), vaultCardId, typed) : undefined;
     return { card, typed };
   },
   decide: ({ card, typed }, { browser }, { now }) => {

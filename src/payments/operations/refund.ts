@@ -9,6 +9,7 @@
 import { loadSale, parseRefundRequest, planRefund, reserveRefund, settleRefund } from '../refunds.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
+import { ownerOf } from '../../store/transactions.ts';
 import { requestRules } from './fields.ts';
 
 export const refund = merchantOperation({
@@ -20,9 +21,11 @@ export const refund = merchantOperation({
   act: async (plan, { ports }) => {
     const refund = plan.refund!;
     const request = { reference: refund.reference, acquirerReference: plan.sale.acquirerReference ?? '', amountMinor: refund.amount_minor, currency: refund.currency };
-    return { refund, result: await ports.acquirers.forMode(refund.mode).refund(request, `${refund.reference}:refund`) };
+    return { refund, result: await (await ports.acquirers.for(ownerOf(refund))).refund(request, `${refund.reference}:refund`) };
   },
   commit: async (tx, { refund, result }, { ports, now }) => {
+    // Taken but not done yet, or no answer: the refund stays pending, its amount reserved, until the acquirer's notification settles it.
+    if (result.outcome === 'received' || result.outcome === 'unknown') return refund;
     const outcome = result.outcome === 'done' ? ({ to: 'success', cause: 'acquirer_refunded' } as const) : ({ to: 'failed', cause: 'acquirer_refused' } as const);
     return (await settleRefund(tx, ports.store.dialect, refund, { ...outcome, at: now })).row;
   },

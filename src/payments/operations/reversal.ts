@@ -9,6 +9,7 @@ import { followUpFields, parseFollowUp } from '../follow-up.ts';
 import { serializePayment } from '../serialize.ts';
 import { requestRules } from './fields.ts';
 import { merchantOperation } from './operation.ts';
+import { ownerOf } from '../../store/transactions.ts';
 
 /** The body the official client sends (`ReversalRequest.php`). */
 const reversalTable = compileTable({ reference: followUpFields.reference });
@@ -21,7 +22,7 @@ export const reversal = merchantOperation({
   act: async (authorisation, { ports }) => {
     const { row, acquirerReference } = authorisation;
     const request = { reference: row.reference, acquirerReference: acquirerReference!, amountMinor: row.amount_minor, currency: row.currency };
-    const result = stillAuthorised(authorisation) ? await ports.acquirers.forMode(row.mode).reversal(request, `${row.reference}:reversal`) : undefined;
+    const result = stillAuthorised(authorisation) ? await (await ports.acquirers.for(ownerOf(row))).reversal(request, `${row.reference}:reversal`) : undefined;
     return { reference: row.reference, kind: 'reversal', to: 'reversed', result, extra: {} } as const;
   },
   commit: (tx, completion, { now }) => recordCompletion(tx, completion, now),

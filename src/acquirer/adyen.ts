@@ -1,0 +1,116 @@
+/**
+ * The Adyen connector (docs/acquirers.md): Adyen's Classic Payment API v68, the contract in
+ * `acquirers/adyen/PaymentService-v68.json`. Card data in (from the hosted page, the vault or a
+ * decrypted wallet token), with the cardholder authentication Kassa did as `mpiData`; an
+ * authorisation out. Capture, cancel and refund are answered `[…-received]` at once and
+ * finished by a signed notification (adyen-notifications.ts). Every call carries Adyen's
+ * `Idempotency-Key`, derived from Kassa's own operation, so a retry never charges twice.
+ * What Adyen answers is mapped to Kassa's outcomes by one table (adyen-outcomes.ts).
+ */
+import type { AcquirerConnector, AuthenticationData, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult } from './connector.ts';
+import { authoriseResultOf, type AdyenPaymentResult } from './adyen-outcomes.ts';
+import { findCurrency } from '../ground/amount.ts';
+
+export interface AdyenSettings {
+  /** The Payment API base, e.g. `https://pal-test.adyen.com/pal/servlet/Payment/v68`, or a live endpoint with its prefix. */
+  endpoint: string;
+  merchantAccount: string;
+  apiKey: string;
+  /** How long an answer may take; beyond it the outcome is unknown. */
+  timeoutMs: number;
+}
+
+/** Adyen amounts are in minor units with an upper-case currency (Amount schema). */
+const amountOf = (amountMinor: number, currency: string) => ({ value: amountMinor, currency: currency.toUpperCase() });
+
+/** Kassa's authentication as Adyen's `ThreeDSecureData` (3-D Secure done by Kassa, or a wallet's cryptogram). */
+function mpiDataOf(authentication: AuthenticationData): Record<string, string> {
+  const mpiData: Record<string, string> = { directoryResponse: authentication.transStatus, threeDSVersion: authentication.protocolVersion };
+  if (authentication.transStatus !== 'Y' && authentication.transStatus !== 'C') mpiData.authenticationResponse = authentication.transStatus;
+  if (authentication.eci) mpiData.eci = authentication.eci;
+  if (authentication.authenticationValue) mpiData.cavv = authentication.authenticationValue;
+  if (authentication.dsTransID) mpiData.dsTransID = authentication.dsTransID;
+  return mpiData;
+}
+
+/** What a call came to: Adyen's JSON answer, or no answer that can be trusted (a timeout, a 5xx, a network error). */
+type Answer = { status: number; body: Record<string, unknown> } | { status: 'unknown'; reason: string };
+
+export class AdyenConnector implements AcquirerConnector {
+  readonly name = 'adyen';
+
+  constructor(private readonly settings: AdyenSettings) {}
+
+  async authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult> {
+    const { card } = request;
+    const body: Record<string, unknown> = {
+      merchantAccount: this.settings.merchantAccount,
+      reference: request.reference,
+      amount: amountOf(request.amountMinor, request.currency),
+      card: {
+        number: card.pan,
+        expiryMonth: String(card.expiryMonth).padStart(2, '0'),
+        expiryYear: String(card.expiryYear),
+        holderName: card.holderName,
+        ...(card.cvc === undefined ? {} : { cvc: card.cvc }),
+      },
+      shopperInteraction: 'Ecommerce',
+      // A sale is captured at once; an authorisation waits for Kassa's capture (Adyen: manual capture).
+      ...(request.captureNow ? { captureDelayHours: 0 } : { additionalData: { manualCapture: 'true' } }),
+      ...(request.authentication ? { mpiData: mpiDataOf(request.authentication) } : {}),
+    };
+    const answer = await this.post('/authorise', body, idempotencyKey);
+    if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };
+    if (answer.status !== 200) return { outcome: 'unknown', reason: `Adyen answered ${answer.status}: ${String(answer.body.errorCode ?? '')}` };
+    return authoriseResultOf(answer.body as AdyenPaymentResult);
+  }
+
+  capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+    return this.modify('/capture', request, idempotencyKey, true);
+  }
+
+  reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+    return this.modify('/cancel', request, idempotencyKey, false);
+  }
+
+  refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+    return this.modify('/refund', request, idempotencyKey, true);
+  }
+
+  /** A modification of an authorisation: Adyen takes it (`[…-received]`) and says later, by notification, whether it was done. */
+  private async modify(path: string, request: FollowUpRequest, idempotencyKey: string, withAmount: boolean): Promise<FollowUpResult> {
+    const currency = findCurrency(request.currency);
+    const body: Record<string, unknown> = {
+      merchantAccount: this.settings.merchantAccount,
+      originalReference: request.acquirerReference,
+      reference: request.reference,
+      ...(withAmount && currency ? { modificationAmount: amountOf(request.amountMinor, request.currency) } : {}),
+    };
+    return this.modificationResult(await this.post(path, body, idempotencyKey));
+  }
+
+  private modificationResult(answer: Answer): FollowUpResult {
+    if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };
+    const { response, pspReference, message, errorCode } = answer.body as { response?: string; pspReference?: string; message?: string; errorCode?: string };
+    if (answer.status === 200 && typeof response === 'string' && response.endsWith('-received]') && typeof pspReference === 'string') {
+      return { outcome: 'received', acquirerReference: pspReference };
+    }
+    return { outcome: 'refused', reason: `Adyen answered ${answer.status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}` };
+  }
+
+  private async post(path: string, body: Record<string, unknown>, idempotencyKey: string): Promise<Answer> {
+    try {
+      const response = await fetch(`${this.settings.endpoint}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': this.settings.apiKey, 'idempotency-key': idempotencyKey },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      });
+      const text = await response.text();
+      if (response.status >= 500) return { status: 'unknown', reason: `Adyen answered ${response.status}` };
+      return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+    } catch (error) {
+      return { status: 'unknown', reason: error instanceof Error ? error.name : 'network error' };
+    }
+  }
+}

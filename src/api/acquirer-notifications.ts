@@ -1,0 +1,46 @@
+/**
+ * Where acquirers send their notifications (docs/acquirers.md "Notifications"):
+ * `POST PUBLIC_URL/acquirer/adyen/notifications`. Each item is checked against the HMAC key of
+ * every connection of its merchant account and mode; a signed item settles its capture or
+ * refund (payments/operations/settle-by-acquirer.ts). An item signed by no key changes nothing
+ * and is logged without its content. The answer is `[accepted]`, as Adyen expects, once every
+ * signed item is recorded; when recording fails the answer is an error, so Adyen sends it again.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Problem } from '../ground/problem.ts';
+import { findAcquirerConnectionsByAccount } from '../store/acquirer-connections.ts';
+import { parseNotification, signedWith, type AdyenNotificationItem } from '../acquirer/adyen-notifications.ts';
+import { paymentPorts } from '../payments/ports.ts';
+import { run } from '../payments/operations/run.ts';
+import { settleByAcquirer, type AcquirerWord } from '../payments/operations/settle-by-acquirer.ts';
+import type { Deps } from './payments.ts';
+
+/** Adyen's event codes that finish what Kassa asked for; the rest (AUTHORISATION, CANCELLATION, reports…) settle nothing here. */
+const events: Record<string, AcquirerWord['event']> = { CAPTURE: 'capture', REFUND: 'refund' };
+
+export async function acquirerNotifications(app: FastifyInstance, { config, store }: Deps) {
+  const ports = paymentPorts(config, store);
+  app.post('/acquirer/adyen/notifications', async (request, reply) => {
+    const notification = parseNotification(request.body);
+    if (!notification) throw new Problem(400, 'Not a notification', 'The body is not an Adyen notification (notificationItems).');
+    const mode = notification.live ? 'live' : 'test';
+    let forged = 0;
+    for (const item of notification.items) {
+      const owner = await signerOf(item);
+      if (!owner) {
+        forged++;
+        continue;
+      }
+      const word: AcquirerWord = { owner, reference: item.merchantReference, event: events[item.eventCode] ?? 'other', success: item.success === 'true' };
+      await run(settleByAcquirer, word, { ports, caller: undefined, now: Date.now(), log: request.log });
+    }
+    if (forged > 0) request.log.warn({ forged }, 'acquirer notification items without a valid signature were ignored');
+    return reply.type('text/plain').send('[accepted]');
+
+    async function signerOf(item: AdyenNotificationItem) {
+      const connections = await findAcquirerConnectionsByAccount(store.read, store.secrets, 'adyen', item.merchantAccountCode, mode);
+      const signer = connections.find((connection) => typeof connection.secrets.hmacKey === 'string' && signedWith(item, connection.secrets.hmacKey));
+      return signer && { merchantId: signer.merchantId, mode: signer.mode };
+    }
+  });
+}

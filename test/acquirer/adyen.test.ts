@@ -1,0 +1,320 @@
+/**
+ * The Adyen connector against a stand-in that validates every request against Adyen's own
+ * OpenAPI document (adyen-fake.ts): the HMAC vector from Adyen's library, the outcome table,
+ * authorisations (authorised, refused, no answer), and on SQLite and PostgreSQL a merchant's
+ * live connection set as the command line sets it — capture, refund and reversal of live
+ * authorisations answered `[…-received]` and finished by signed notifications; forged and
+ * replayed notifications change nothing; credentials never printed.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { api, backends, cardPayment, createTestDatabase, suiteApp } from '../support/app.ts';
+import { pendingPaymentRow, deliveriesFor } from '../events/support.ts';
+import { startFakeAdyen, ADYEN_CONTRACT, type FakeAdyen } from './adyen-fake.ts';
+import { AdyenConnector } from '../../src/acquirer/adyen.ts';
+import { authoriseResultOf } from '../../src/acquirer/adyen-outcomes.ts';
+import { notificationSignature, parseNotification, signedString, signedWith } from '../../src/acquirer/adyen-notifications.ts';
+import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
+import { eventsOf, insertTransaction } from '../../src/store/transactions.ts';
+import { ensurePaymentPage, setPageFields } from '../../src/store/payment-pages.ts';
+import { createMerchant } from '../../src/merchants/merchants.ts';
+import { setWebhookUrl } from '../../src/events/admin.ts';
+import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
+
+const vectors = path.join(path.dirname(ADYEN_CONTRACT), 'vectors');
+const HMAC_KEY = randomBytes(32).toString('hex');
+
+test("a notification's signature is Adyen's: the vector of Adyen's own library", () => {
+  const vector = JSON.parse(fs.readFileSync(path.join(vectors, 'hmac.json'), 'utf8'));
+  const item = parseNotification({ live: 'false', notificationItems: [{ NotificationRequestItem: vector.notificationRequestItem }] })!.items[0];
+  assert.equal(signedString(item), vector.signedString);
+  assert.equal(notificationSignature(item, vector.hmacKeyHex), vector.expectedHmacSignature);
+  assert.ok(signedWith({ ...item, additionalData: { hmacSignature: vector.expectedHmacSignature } }, vector.hmacKeyHex));
+  assert.ok(!signedWith({ ...item, amount: { ...item.amount, value: 1001 }, additionalData: { hmacSignature: vector.expectedHmacSignature } }, vector.hmacKeyHex));
+  // The library's sample bodies parse (their signatures use a key that is not published).
+  for (const file of ['captureTrue.json', 'refundTrue.json', 'refundFalse.json']) {
+    assert.equal(parseNotification(JSON.parse(fs.readFileSync(path.join(vectors, file), 'utf8')))!.items.length, 1, file);
+  }
+});
+
+test("Adyen's answers map to Kassa's outcomes through one table", () => {
+  assert.deepEqual(authoriseResultOf({ resultCode: 'Authorised', pspReference: 'P1', authCode: 'A' }), {
+    outcome: 'authorised',
+    acquirerReference: 'P1',
+    authorisationCode: 'A',
+  });
+  assert.deepEqual(authoriseResultOf({ resultCode: 'Refused', refusalReason: 'Not enough balance', pspReference: 'P2' }), {
+    outcome: 'declined',
+    failureCode: 'insufficient_funds',
+    acquirerReference: 'P2',
+  });
+  assert.equal((authoriseResultOf({ resultCode: 'Refused', refusalReason: 'FRAUD' }) as { failureCode: string }).failureCode, 'fraud_detected');
+  assert.equal((authoriseResultOf({ resultCode: 'Refused', refusalReason: 'Expired Card' }) as { failureCode: string }).failureCode, 'card_refused');
+  assert.equal((authoriseResultOf({ resultCode: 'Error' }) as { failureCode: string }).failureCode, 'processing_error');
+  assert.equal(authoriseResultOf({ resultCode: 'Received' }).outcome, 'unknown');
+  assert.equal(authoriseResultOf({ resultCode: 'Something new' }).outcome, 'unknown');
+});
+
+describe('the Adyen connector against the contract', () => {
+  let adyen: FakeAdyen;
+  before(async () => (adyen = await startFakeAdyen()));
+  after(() => adyen.close());
+
+  const request = (amountMinor: number, captureNow = true): AuthoriseRequest => ({
+    reference: `tr_${amountMinor}`,
+    mode: 'live',
+    amountMinor,
+    currency: 'eur',
+    exponent: 2,
+    card: { pan: '4111111111111111', expiryMonth: 3, expiryYear: 2030, cvc: '737', holderName: 'J. Smit', brand: 'visa' },
+    authentication: {
+      protocolVersion: '2.2.0',
+      transStatus: 'Y',
+      eci: '05',
+      authenticationValue: 'AAABBJkZFgAAAAAAAAAAAAAAAAA=',
+      dsTransID: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b',
+    },
+    captureNow,
+    merchantName: 'Shop',
+  });
+
+  test('authorisations: authorised, refused with their reasons, and no answer in time', async () => {
+    const connector = new AdyenConnector({ endpoint: adyen.url, merchantAccount: 'ShopNL', apiKey: adyen.apiKey, timeoutMs: 2000 });
+    const sale = await connector.authorise(request(1000), 'tr_1000:card-1');
+    assert.equal(sale.outcome, 'authorised');
+    assert.deepEqual(await connector.authorise(request(1000), 'tr_1000:card-1'), sale, 'the same key is the same authorisation');
+    assert.deepEqual(await connector.authorise(request(1022), 'k22'), { ...(await connector.authorise(request(1022), 'k22')) });
+    assert.equal(((await connector.authorise(request(1022), 'k22b')) as { failureCode: string }).failureCode, 'insufficient_funds');
+    assert.equal(((await connector.authorise(request(1023), 'k23')) as { failureCode: string }).failureCode, 'fraud_detected');
+    const held = await connector.authorise(request(4000, false), 'k-hold');
+    assert.equal(held.outcome, 'authorised');
+    const sent = adyen.requests.find((r) => r.idempotencyKey === 'k-hold')!.body;
+    assert.deepEqual(sent.additionalData, { manualCapture: 'true' });
+    assert.deepEqual(sent.mpiData, {
+      directoryResponse: 'Y',
+      threeDSVersion: '2.2.0',
+      eci: '05',
+      cavv: 'AAABBJkZFgAAAAAAAAAAAAAAAAA=',
+      dsTransID: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b',
+    });
+    adyen.slowMs = 500;
+    const slow = new AdyenConnector({ endpoint: adyen.url, merchantAccount: 'ShopNL', apiKey: adyen.apiKey, timeoutMs: 100 });
+    assert.equal((await slow.authorise(request(1031), 'k31')).outcome, 'unknown');
+    const wrongKey = new AdyenConnector({ endpoint: adyen.url, merchantAccount: 'ShopNL', apiKey: 'wrong', timeoutMs: 2000 });
+    assert.equal((await wrongKey.authorise(request(1000), 'k-401')).outcome, 'unknown');
+    assert.equal((await wrongKey.refund({ reference: 'tr_r', acquirerReference: 'P', amountMinor: 100, currency: 'eur' }, 'k-r')).outcome, 'refused');
+    assert.deepEqual(adyen.violations, []);
+  });
+});
+
+for (const backend of backends) {
+  describe(`live payments through Adyen (${backend})`, () => {
+    const t = suiteApp(backend);
+    let adyen: FakeAdyen;
+    let live: ReturnType<typeof api>;
+    before(async () => {
+      adyen = await startFakeAdyen();
+      await setAcquirerConnection(
+        t.store,
+        {
+          merchantId: t.merchant.merchantId,
+          mode: 'live',
+          connector: 'adyen',
+          endpoint: adyen.url,
+          account: 'ShopNL',
+          secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }),
+        },
+        Date.now(),
+      );
+      live = api(t.app, t.merchant.liveApiKey);
+      // Where the merchant's webhooks would go: only their recording is looked at here.
+      await setWebhookUrl(t.store, t.merchant.merchantId, 'https://shop.example/webhooks');
+    });
+    after(() => adyen.close());
+
+    /** A live card authorisation as the card page leaves one: `success`, authorised, Adyen's pspReference kept. */
+    async function liveAuthorisation(amountMinor: number) {
+      const row = { ...pendingPaymentRow(t.store.secrets, t.merchant.merchantId, { mode: 'live' }), type: 'authorise', status: 'success', amount_minor: amountMinor };
+      const psp = `PSP${randomBytes(6).toString('hex').toUpperCase()}`;
+      await t.store.transact(async (db) => {
+        await insertTransaction(db, { ...row, details: JSON.stringify({ captureStatus: 'authorised' }), brand: 'visa' }, 'created');
+        await ensurePaymentPage(db, row.reference, 'csrf', Date.now());
+        await setPageFields(db, row.reference, { acquirer_reference: psp });
+      });
+      return { reference: row.reference, psp };
+    }
+
+    async function notify(items: Record<string, unknown>[], options: { key?: string } = {}) {
+      const notificationItems = items.map((item) => {
+        const full = { merchantAccountCode: 'ShopNL', eventDate: new Date().toISOString(), success: 'true', ...item } as unknown as Parameters<
+          typeof notificationSignature
+        >[0];
+        return { NotificationRequestItem: { ...full, additionalData: { hmacSignature: notificationSignature(full, options.key ?? HMAC_KEY) } } };
+      });
+      return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'true', notificationItems } });
+    }
+
+    test('capture → partial refund: each taken by Adyen, finished by its signed notification, with its webhook', async () => {
+      const { reference, psp } = await liveAuthorisation(4000);
+      const captured = await live.post('/capture', { reference, amount: '30.00' });
+      assert.equal(captured.statusCode, 200, captured.body);
+      const capture = captured.json();
+      assert.deepEqual([capture.status, capture.amount, capture.parentReference], ['pending', 30, reference]);
+      const sent = adyen.requests.find((r) => r.path === '/capture')!;
+      assert.deepEqual(sent.body, {
+        merchantAccount: 'ShopNL',
+        originalReference: psp,
+        reference: capture.reference,
+        modificationAmount: { value: 3000, currency: 'EUR' },
+      });
+      assert.equal(sent.idempotencyKey, `${reference}:capture`);
+
+      const item = { eventCode: 'CAPTURE', pspReference: 'CAP1', originalReference: psp, merchantReference: capture.reference, amount: { value: 3000, currency: 'EUR' } };
+      const accepted = await notify([item]);
+      assert.equal(accepted.body, '[accepted]');
+      assert.equal((await live.get(`/transaction?reference=${capture.reference}`)).json().status, 'success');
+      assert.equal((await deliveriesFor(t.store, capture.reference)).length, 1, 'the capture is announced by webhook');
+      // A replay changes nothing.
+      const events = (await eventsOf(t.store.read, capture.reference)).length;
+      assert.equal((await notify([item])).body, '[accepted]');
+      assert.equal((await eventsOf(t.store.read, capture.reference)).length, events);
+
+      const refund = (await live.post('/refund', { reference, amount: '10.00' })).json();
+      assert.deepEqual([refund.status, refund.parentReference], ['pending', capture.reference]);
+      assert.equal(adyen.requests.find((r) => r.path === '/refund')!.body.originalReference, psp);
+      const refundItem = {
+        eventCode: 'REFUND',
+        pspReference: 'REF1',
+        originalReference: psp,
+        merchantReference: refund.reference,
+        amount: { value: 1000, currency: 'EUR' },
+      };
+      // A forged item changes nothing; the answer is still [accepted], so Adyen does not resend it.
+      assert.equal((await notify([refundItem], { key: randomBytes(32).toString('hex') })).body, '[accepted]');
+      assert.equal((await live.get(`/transaction?reference=${refund.reference}`)).json().status, 'pending');
+      await notify([refundItem]);
+      assert.equal((await live.get(`/transaction?reference=${refund.reference}`)).json().status, 'success');
+      assert.equal((await live.get(`/transaction?reference=${capture.reference}`)).json().details.refundedAmount, 10);
+
+      // A refund Adyen could not do frees its amount again.
+      const second = (await live.post('/refund', { reference: capture.reference })).json();
+      assert.equal(second.amount, 20);
+      await notify([
+        {
+          eventCode: 'REFUND',
+          pspReference: 'REF2',
+          originalReference: psp,
+          merchantReference: second.reference,
+          amount: { value: 2000, currency: 'EUR' },
+          success: 'false',
+        },
+      ]);
+      assert.deepEqual([(await live.get(`/transaction?reference=${second.reference}`)).json().status], ['failed']);
+      assert.equal((await live.post('/refund', { reference: capture.reference })).json().amount, 20);
+      assert.deepEqual(adyen.violations, []);
+    });
+
+    test('reversal cancels the authorisation at Adyen', async () => {
+      const { reference, psp } = await liveAuthorisation(2500);
+      const reversed = await live.post('/reversal', { reference });
+      assert.equal(reversed.statusCode, 200, reversed.body);
+      assert.equal(reversed.json().details.captureStatus, 'reversed');
+      assert.deepEqual(adyen.requests.find((r) => r.path === '/cancel' && r.body.originalReference === psp)!.body, {
+        merchantAccount: 'ShopNL',
+        originalReference: psp,
+        reference,
+      });
+      assert.deepEqual(adyen.violations, []);
+    });
+
+    test("another merchant's notification signature does not settle this merchant's refund", async () => {
+      const other = await createMerchant(t.store, 'Other Shop');
+      const otherKey = randomBytes(32).toString('hex');
+      await setAcquirerConnection(
+        t.store,
+        {
+          merchantId: other.merchantId,
+          mode: 'live',
+          connector: 'adyen',
+          endpoint: adyen.url,
+          account: 'ShopNL',
+          secretsJson: JSON.stringify({ apiKey: 'x', hmacKey: otherKey }),
+        },
+        Date.now(),
+      );
+      const { reference, psp } = await liveAuthorisation(1000);
+      const capture = (await live.post('/capture', { reference })).json();
+      await notify(
+        [{ eventCode: 'CAPTURE', pspReference: 'CAPX', originalReference: psp, merchantReference: capture.reference, amount: { value: 1000, currency: 'EUR' } }],
+        { key: otherKey },
+      );
+      assert.equal((await live.get(`/transaction?reference=${capture.reference}`)).json().status, 'pending');
+    });
+
+    test('without a live connection a merchant cannot move live money, and test mode keeps the simulator', async () => {
+      const other = await createMerchant(t.store, 'Unconnected Shop');
+      const row = { ...pendingPaymentRow(t.store.secrets, other.merchantId, { mode: 'live' }), type: 'authorise', status: 'success' };
+      await t.store.transact(async (db) => {
+        await insertTransaction(db, { ...row, details: JSON.stringify({ captureStatus: 'authorised' }) }, 'created');
+        await ensurePaymentPage(db, row.reference, 'csrf', Date.now());
+        await setPageFields(db, row.reference, { acquirer_reference: 'PSPUNCONNECTED' });
+      });
+      const answer = await api(t.app, other.liveApiKey).post('/capture', { reference: row.reference });
+      assert.equal(answer.statusCode, 503, answer.body);
+      assert.equal(answer.json().title, 'No acquirer configured');
+      const created = (await t.client.post('/payment', cardPayment({ transactionType: 'authorise', amount: '12.00' }))).json();
+      await t.client.post('/test/complete', { reference: created.reference, outcome: 'success' });
+      assert.equal((await t.client.post('/capture', { reference: created.reference })).json().status, 'success', 'the simulator captures at once');
+    });
+  });
+}
+
+test('`kassa acquirer set` reads the credentials from standard input and never prints them', async () => {
+  const database = await createTestDatabase('sqlite');
+  try {
+    const cli = (args: string[], input?: string) =>
+      execFileSync(process.execPath, ['bin/kassa.js', ...args], {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        env: { ...process.env, ...database.env },
+        input,
+      }).toString();
+    const { merchantId } = JSON.parse(cli(['merchant', 'create', '--name', 'CLI Shop', '--json']));
+    const secrets = JSON.stringify({ apiKey: 'AQEsecret-api-key', hmacKey: HMAC_KEY });
+    const setArgs = [
+      'acquirer',
+      'set',
+      '--merchant',
+      merchantId,
+      '--mode',
+      'live',
+      '--connector',
+      'adyen',
+      '--endpoint',
+      'https://pal-live.example/pal/servlet/Payment/v68',
+      '--merchant-account',
+      'ShopNL',
+    ];
+    const set = cli([...setArgs, '--json'], secrets);
+    assert.deepEqual(JSON.parse(set), {
+      merchantId,
+      mode: 'live',
+      connector: 'adyen',
+      endpoint: 'https://pal-live.example/pal/servlet/Payment/v68',
+      account: 'ShopNL',
+      updated: JSON.parse(set).updated,
+    });
+    const shown = cli(['acquirer', 'show', '--merchant', merchantId]);
+    assert.match(shown, /live: adyen at https:\/\/pal-live\.example/);
+    for (const output of [set, shown, cli(['acquirer', 'show', '--merchant', merchantId, '--json'])]) {
+      assert.ok(!output.includes('AQEsecret') && !output.includes(HMAC_KEY), 'no credential is printed');
+    }
+    assert.throws(() => cli(setArgs, JSON.stringify({ apiKey: 'k', hmacKey: 'not hex' })), /hmacKey/);
+    assert.throws(() => cli([...setArgs.slice(0, -4), '--endpoint', 'http://pal.example', '--merchant-account', 'ShopNL'], secrets), /https/);
+  } finally {
+    await database.drop();
+  }
+});
