@@ -44,11 +44,14 @@ export const refusalReasons: Record<string, DeclineCode> = {
   '3DS Authentication Error': 'rejected',
 };
 
+/** A refusal's reason (a `Refused` answer's `refusalReason`, a failed AUTHORISATION notification's `reason`) in Kassa's words. */
+export const failureCodeOfRefusal = (reason: string | undefined): DeclineCode => refusalReasons[reason ?? ''] ?? 'card_refused';
+
 export function authoriseResultOf(result: AdyenPaymentResult): AuthoriseResult {
   const meaning = result.resultCode === undefined ? undefined : resultCodes[result.resultCode];
   if (meaning === 'authorised' && result.pspReference) return { outcome: 'authorised', acquirerReference: result.pspReference, authorisationCode: result.authCode ?? '' };
   if (meaning === undefined || meaning === 'unknown' || meaning === 'authorised')
     return { outcome: 'unknown', reason: `Adyen resultCode ${result.resultCode ?? 'missing'}` };
-  const failureCode = meaning === 'refused' ? (refusalReasons[result.refusalReason ?? ''] ?? 'card_refused') : meaning;
+  const failureCode = meaning === 'refused' ? failureCodeOfRefusal(result.refusalReason) : meaning;
   return { outcome: 'declined', failureCode, ...(result.pspReference ? { acquirerReference: result.pspReference } : {}) };
 }

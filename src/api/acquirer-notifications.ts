@@ -10,13 +10,14 @@ import type { FastifyInstance } from 'fastify';
 import { Problem } from '../ground/problem.ts';
 import { findAcquirerConnectionsByAccount } from '../store/acquirer-connections.ts';
 import { parseNotification, signedWith, type AdyenNotificationItem } from '../acquirer/adyen-notifications.ts';
+import { failureCodeOfRefusal } from '../acquirer/adyen-outcomes.ts';
 import { paymentPorts } from '../payments/ports.ts';
 import { run } from '../payments/operations/run.ts';
 import { settleByAcquirer, type AcquirerWord } from '../payments/operations/settle-by-acquirer.ts';
 import type { Deps } from './payments.ts';
 
-/** Adyen's event codes that finish what Kassa asked for; the rest (AUTHORISATION, CANCELLATION, reports…) settle nothing here. */
-const events: Record<string, AcquirerWord['event']> = { CAPTURE: 'capture', REFUND: 'refund' };
+/** Adyen's event codes that finish what Kassa asked for; the rest (CANCELLATION, reports…) settle nothing here. */
+const events: Record<string, AcquirerWord['event']> = { AUTHORISATION: 'authorisation', CAPTURE: 'capture', REFUND: 'refund' };
 
 export async function acquirerNotifications(app: FastifyInstance, { config, store }: Deps) {
   const ports = paymentPorts(config, store);
@@ -31,7 +32,14 @@ export async function acquirerNotifications(app: FastifyInstance, { config, stor
         forged++;
         continue;
       }
-      const word: AcquirerWord = { owner, reference: item.merchantReference, event: events[item.eventCode] ?? 'other', success: item.success === 'true' };
+      const word: AcquirerWord = {
+        owner,
+        reference: item.merchantReference,
+        event: events[item.eventCode] ?? 'other',
+        success: item.success === 'true',
+        acquirerReference: item.pspReference,
+        failureCode: failureCodeOfRefusal(item.reason),
+      };
       await run(settleByAcquirer, word, { ports, caller: undefined, now: Date.now(), log: request.log });
     }
     if (forged > 0) request.log.warn({ forged }, 'acquirer notification items without a valid signature were ignored');

@@ -231,6 +231,31 @@ for (const backend of backends) {
       assert.deepEqual(adyen.violations, []);
     });
 
+    test("a payment held for review (no answer in time) learns its outcome from Adyen's AUTHORISATION notification", async () => {
+      async function held(type: string) {
+        const row = { ...pendingPaymentRow(t.store.secrets, t.merchant.merchantId, { mode: 'live' }), type, status: 'manualintervention', amount_minor: 1500 };
+        await t.store.transact((db) => insertTransaction(db, row, 'created'));
+        return row.reference;
+      }
+      const authorised = await held('authorise');
+      const refused = await held('sale');
+      const item = (merchantReference: string, extra: Record<string, unknown> = {}) => ({
+        eventCode: 'AUTHORISATION',
+        pspReference: `PSP${merchantReference.slice(-8)}`,
+        merchantReference,
+        amount: { value: 1500, currency: 'EUR' },
+        ...extra,
+      });
+      await notify([item(authorised), item(refused, { success: 'false', reason: 'Not enough balance' })]);
+      const now = (await live.get(`/transaction?reference=${authorised}`)).json();
+      assert.deepEqual([now.status, now.details.captureStatus], ['success', 'authorised']);
+      const declined = (await live.get(`/transaction?reference=${refused}`)).json();
+      assert.deepEqual([declined.status, declined.failureCode], ['failed', 'insufficient_funds']);
+      // Held as the card page holds one: Adyen's reference is what the capture names.
+      assert.equal((await live.post('/capture', { reference: authorised })).statusCode, 200);
+      assert.equal(adyen.requests.at(-1)!.body.originalReference, `PSP${authorised.slice(-8)}`);
+    });
+
     test("another merchant's notification signature does not settle this merchant's refund", async () => {
       const other = await createMerchant(t.store, 'Other Shop');
       const otherKey = randomBytes(32).toString('hex');

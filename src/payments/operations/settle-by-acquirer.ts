@@ -1,11 +1,16 @@
 /**
  * The acquirer's later word on what it took (docs/acquirers.md "Notifications"): a capture or a
  * refund the acquirer answered `received` stays `pending` until its notification says whether it
- * was done; this moves it to `success` or `failed` through the same state change (and so the
+ * was done, and a payment whose authorisation had no answer waits in `manualintervention` for
+ * it; this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. The notification is already verified
  * (api/acquirer-notifications.ts). Replays change nothing: a final state never changes.
  */
-import type { Mode } from '../../store/schema.ts';
+import type { Mode, TransactionRow } from '../../store/schema.ts';
+import type { FailureCode } from '../../ground/states.ts';
+import { ensurePaymentPage, setPageFields } from '../../store/payment-pages.ts';
+import { randomBase62 } from '../../lib/tokens.ts';
+import { authorisedDetails } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { settleRefund } from '../refunds.ts';
 import { transition } from '../transition.ts';
@@ -14,33 +19,60 @@ import { systemOperation } from './operation.ts';
 export interface AcquirerWord {
   /** Whose connection the notification was signed for. */
   owner: { merchantId: string; mode: Mode };
-  /** Kassa's reference of the capture or refund, as sent to the acquirer. */
+  /** Kassa's reference of what the acquirer was asked: the payment, its capture or its refund. */
   reference: string;
-  event: 'capture' | 'refund' | 'other';
+  event: 'authorisation' | 'capture' | 'refund' | 'other';
   success: boolean;
+  /** The acquirer's reference of what it did (an authorisation's is what a capture or refund names later). */
+  acquirerReference: string;
+  /** Why an authorisation was refused, in Kassa's words. */
+  failureCode: FailureCode;
+}
+
+interface Settlement {
+  /** authorisation: a payment whose authorisation had no answer (manualintervention, DESIGN §2) learns its outcome. */
+  kind: 'authorisation' | 'capture' | 'refund';
+  row: TransactionRow;
+  to: 'success' | 'failed';
+  word: AcquirerWord;
 }
 
 export const settleByAcquirer = systemOperation({
   name: 'settleByAcquirer',
   parse: (word: AcquirerWord) => word,
   load: (word, { ports }) => (word.event === 'other' ? undefined : findOwnTransaction(ports.store.read, word.owner, word.reference)),
-  decide: (row, word) => {
+  decide: (row, word): Settlement | undefined => {
+    const to = word.success ? ('success' as const) : ('failed' as const);
+    if (row?.status === 'manualintervention' && word.event === 'authorisation') return { kind: 'authorisation', row, to, word };
     if (!row || row.status !== 'pending' || row.parent_reference === null) return undefined;
     const kind = row.type === 'credit' ? 'refund' : 'capture';
-    return kind === word.event ? { row, kind, to: word.success ? ('success' as const) : ('failed' as const) } : undefined;
+    return kind === word.event ? { row, kind, to, word } : undefined;
   },
   commit: async (tx, settlement, { ports, now }) => {
     if (!settlement) return undefined;
-    const { row, kind, to } = settlement;
-    if (kind === 'refund') return (await settleRefund(tx, ports.store.dialect, row, { to, failureCode: 'rejected', cause: 'acquirer_notification', at: now })).row;
-    await transition(tx, {
+    const { row, kind, to, word } = settlement;
+    const cause = 'acquirer_notification';
+    if (kind === 'refund') return (await settleRefund(tx, ports.store.dialect, row, { to, failureCode: 'rejected', cause, at: now })).row;
+    if (kind === 'capture') {
+      await transition(tx, { reference: row.reference, from: 'pending', to, failureCode: to === 'failed' ? 'processing_error' : null, cause, at: now });
+      return findTransaction(tx, row.reference);
+    }
+    // As the card page's own authorisation would have ended (card-payment.ts `finish`): an authorise payment is held, and the acquirer's reference kept for its capture or refunds.
+    const authorised = to === 'success';
+    const set = authorised && row.type === 'authorise' ? { details: authorisedDetails(JSON.parse(row.details) as Record<string, unknown>) } : undefined;
+    const moved = await transition(tx, {
       reference: row.reference,
-      from: 'pending',
+      from: 'manualintervention',
       to,
-      failureCode: to === 'failed' ? 'processing_error' : null,
-      cause: 'acquirer_notification',
+      failureCode: authorised ? null : word.failureCode,
+      cause,
       at: now,
+      set,
     });
+    if (moved && authorised) {
+      await ensurePaymentPage(tx, row.reference, randomBase62(32), now);
+      await setPageFields(tx, row.reference, { acquirer_reference: word.acquirerReference });
+    }
     return findTransaction(tx, row.reference);
   },
   answer: (row) => row,
