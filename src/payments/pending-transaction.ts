@@ -4,7 +4,7 @@ import type { Db } from '../store/store.ts';
 import { insertTransaction } from '../store/transactions.ts';
 import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import { echoedFields, type ThreeDSData } from '../threeds/validate.ts';
+import { echoedFields, unechoedFields, type ThreeDSData } from '../threeds/validate.ts';
 import type { CommonFields } from './common-fields.ts';
 
 /** What the merchant's request gives every new transaction: its common fields and 3-D Secure 2 data. */
@@ -49,7 +49,8 @@ export function pendingTransactionRow(requested: RequestedFields, t: PendingTran
     page_token_hash: pageTokenHash(pageTokenOf(t.secrets, reference)),
     flow: t.flow,
     echo: JSON.stringify(echoedFields(requested.threeDS)),
-    request: JSON.stringify({ threeDS: requested.threeDS, ...t.storedRequest }),
+    // The echoed 3-D Secure fields are in `echo` only: storedRequestOf puts them back.
+    request: JSON.stringify({ threeDS: unechoedFields(requested.threeDS), ...t.storedRequest }),
     details: JSON.stringify(t.details),
     authentication: null,
     parent_reference: null,

@@ -45,7 +45,15 @@ export interface StoredPaymentRequest extends StoredRequest {
   vaultCardId?: string;
 }
 
-export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) as StoredPaymentRequest;
+/**
+ * The `request` column with its 3-D Secure data whole again: a payment stores the fields it echoes
+ * once, in `echo` (pending-transaction.ts); rows stored before keep them in both, and the same values.
+ */
+export function storedRequestOf(row: Pick<TransactionRow, 'request' | 'echo'>): StoredPaymentRequest {
+  const stored = JSON.parse(row.request) as StoredPaymentRequest;
+  if (stored.threeDS !== undefined && row.echo !== '{}') stored.threeDS = { ...JSON.parse(row.echo), ...stored.threeDS };
+  return stored;
+}
 
 /** The columns the payment object is built from (the large `request` column is not needed). */
 export type SerializableRow = Omit<TransactionRow, 'request'>;
