@@ -58,6 +58,17 @@ export function storedRequestOf(row: Pick<TransactionRow, 'request' | 'echo'>): 
 /** The columns the payment object is built from (the large `request` column is not needed). */
 export type SerializableRow = Omit<TransactionRow, 'request'>;
 
+/** The columns of a transaction row that may change after its creation and show in its payment object. */
+export type ChangingColumns = Pick<SerializableRow, 'status' | 'failure_code' | 'last_update' | 'brand' | 'details'>;
+
+export const changingColumnsOf = ({ status, failure_code, last_update, brand, details }: ChangingColumns): ChangingColumns => ({
+  status,
+  failure_code,
+  last_update,
+  brand,
+  details,
+});
+
 export function serializePayment(row: SerializableRow, { publicUrl, secrets }: PaymentLinks): Record<string, unknown> {
   const currency = findCurrency(row.currency)!;
   const answer = addressesOf(row);

@@ -14,6 +14,7 @@ import { wallet } from './migrations/006_wallet.ts';
 import { SEALED_SECRETS, sealedSecrets } from './migrations/007_sealed_secrets.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { refunds } from './migrations/008_refunds.ts';
+import { createdAnswers } from './migrations/010_created_answers.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -25,6 +26,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '006_wallet': wallet(),
   [SEALED_SECRETS]: sealedSecrets(dialect, secrets),
   '008_refunds': refunds(),
+  '010_created_answers': createdAnswers(),
 });
 
 /**

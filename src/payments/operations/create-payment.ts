@@ -54,6 +54,7 @@ export const createPayment = merchantOperation({
     return row as TransactionRow;
   },
   answer: (row, { ports }) => serializePayment(row, ports.links),
+  created: (row) => row,
   // The direct wallet flow pays after answering: the creation response is the pending payment (spec §4.1).
   after: (row, { accepted }, { ports, caller, now, log }) => {
     if (!accepted) return;

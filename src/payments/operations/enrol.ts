@@ -23,4 +23,5 @@ export const enrol = merchantOperation({
     return row as TransactionRow;
   },
   answer: (row, { ports }) => serializePayment(row, ports.links),
+  created: (row) => row,
 });
