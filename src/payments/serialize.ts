@@ -69,10 +69,10 @@ export const changingColumnsOf = ({ status, failure_code, last_update, brand, de
   details,
 });
 
-export function serializePayment(row: SerializableRow, { publicUrl, secrets }: PaymentLinks): Record<string, unknown> {
+/** `pageToken`: the row's capability token when the caller has it already (a create derived it for the row). */
+export function serializePayment(row: SerializableRow, { publicUrl, secrets }: PaymentLinks, pageToken = pageTokenOfPayment(row, secrets)): Record<string, unknown> {
   const currency = findCurrency(row.currency)!;
   const answer = addressesOf(row);
-  const pageToken = pageTokenOfPayment(row, secrets);
   const payment: Record<string, unknown> = {
     reference: row.reference,
     created: row.created,

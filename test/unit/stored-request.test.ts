@@ -18,7 +18,7 @@ const { request } = parsePaymentRequest(structuredClone(fullCardPayment), {
   returnUrlSchemes: [],
 });
 const caller = { merchantId: 'mer_test', merchantName: 'Test Shop', mode: 'test' as const, settings };
-const row = planPayment(request!, { caller, defaultExpiry: 'PT15M', defaultExpiryMs: 900_000, now: 1_700_000_000_000, secrets: new SecretBox(randomBytes(32)) });
+const { row } = planPayment(request!, { caller, defaultExpiry: 'PT15M', defaultExpiryMs: 900_000, now: 1_700_000_000_000, secrets: new SecretBox(randomBytes(32)) });
 
 test('the request document leaves out the echoed fields, and storedRequestOf gives the 3-D Secure data whole', () => {
   const echo = JSON.parse(row.echo) as Record<string, string>;
