@@ -1,8 +1,13 @@
 /**
- * `npm run bench`: Kassa's throughput and latency as ratios to a Fastify hello-world
- * server measured in the same run (these machines are noisy; ratios travel better).
- * Servers run as child processes on 127.0.0.1; autocannon drives them from here, for a
- * bounded time each. Results are printed as a table and written to bench/results/.
+ * `npm run bench`: Kassa per core, against a yardstick and a peer measured in the same run
+ * (these machines are noisy; ratios travel better). Every server under test runs pinned to
+ * core 0 (`taskset`), and this process, which generates the load (autocannon; bench/open-loop.ts
+ * for the fixed-rate run), to core 1. The yardstick is a Fastify hello-world; the peer an
+ * in-memory mock PSP (stripe-stateful-mock) creating a charge. Kassa runs with one HTTP process
+ * on SQLite and on PostgreSQL: create, read, and creates offered at a fixed rate (half the peer's
+ * create throughput) in an open loop. Then Kassa as `npm start` runs it (one HTTP process per
+ * core), sharing the cores with the load generator. Results are printed and written to
+ * bench/results/latest.json.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,14 +16,25 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { fullCardPayment } from './fixtures.ts';
+import { openLoop, type OpenLoopResult } from './open-loop.ts';
 import { createTestDatabase, type Backend } from '../test/support/app.ts';
 import { loadConfig } from '../src/config.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const WARMUP_S = 2;
+const OPEN_LOOP_S = 10;
 const CONNECTIONS = 50;
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',') as Backend[];
+const SERVER_CORE = '0';
+const LOAD_CORE = '1';
+const ALL_CORES = `0-${os.cpus().length - 1}`;
 const root = path.resolve(import.meta.dirname, '..');
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString());
+
+// As `npm start` would run it on this machine (counted before this process is pinned to one core).
+const everyCore = loadConfig({}).httpProcesses;
+// autocannon and the open-loop generator run in this process: every thread of it on the load core.
+execFileSync('taskset', ['-a', '-p', '-c', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
 
 interface Measured {
   name: string;
@@ -27,6 +43,10 @@ interface Measured {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** CPU time of the server process (all its threads) per request answered; one-process servers only. */
+  cpuMicrosPerRequest?: number;
+  /** The server's CPU time over the wall time: near 1 means the server's core, not the load generator, was the limit. */
+  serverCpuShare?: number;
 }
 
 async function freePort(): Promise<number> {
@@ -38,35 +58,51 @@ async function freePort(): Promise<number> {
   });
 }
 
-function start(script: string, env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (ready.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, output });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
-  });
+/** A server under test, started through `taskset` (which execs node: the child's pid is the server's). */
+interface Server {
+  child: ChildProcess;
+  url: string;
+  /** Whether its CPU time is its own: one process, pinned. */
+  pinned: boolean;
 }
 
-async function stop(child: ChildProcess) {
-  child.removeAllListeners('exit');
+function launch(args: string[], env: Record<string, string>, cores: string): ChildProcess {
+  const child = spawn('taskset', ['-c', cores, process.execPath, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal === null) process.stderr.write(`${args.join(' ')} exited with ${code}\n`);
+  });
+  return child;
+}
+
+async function waitForAnswer(url: string) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+async function stop({ child }: Server) {
+  if (child.exitCode !== null) return;
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
 }
 
+/** User + system CPU seconds of a process so far, all its threads (proc(5): fields 14 and 15). */
+function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 /** What one run sends: a method and path, headers, a body, and per-request variation. */
 interface Load {
-  url: string;
+  path: string;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
@@ -76,21 +112,32 @@ interface Load {
   paths?: string[];
 }
 
-/** wrk (C, from Debian's package) when installed: it keeps the client off the critical path; autocannon otherwise. */
-const WRK = process.env.BENCH_DRIVER === 'autocannon' ? undefined : ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((file) => fs.existsSync(file));
-
-async function drive(name: string, load: Load): Promise<Measured> {
+async function drive(name: string, server: Server, load: Load): Promise<Measured> {
   process.stderr.write(`measuring ${name}…\n`);
-  const run = WRK ? driveWrk : driveAutocannon;
-  await run(load, WARMUP_S);
-  return { name, ...(await run(load, DURATION_S)) };
+  await closedLoop(server, load, WARMUP_S);
+  const cpuBefore = cpuSeconds(server.child.pid!);
+  const started = performance.now();
+  const result = await closedLoop(server, load, DURATION_S);
+  const wallSeconds = (performance.now() - started) / 1000;
+  const cpu = cpuSeconds(server.child.pid!) - cpuBefore;
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    ...(server.pinned && { cpuMicrosPerRequest: (cpu * 1e6) / result.requests.total, serverCpuShare: cpu / wallSeconds }),
+  };
 }
 
-async function driveAutocannon(load: Load, seconds: number): Promise<Omit<Measured, 'name'>> {
-  let sequence = 0;
+let sequence = 0;
+const uniqueReference = () => `bench-${process.pid}-${++sequence}`;
+
+function closedLoop(server: Server, load: Load, seconds: number) {
   let next = 0;
-  const result = await autocannon({
-    url: load.url,
+  return autocannon({
+    url: server.url + load.path,
     connections: CONNECTIONS,
     duration: seconds,
     requests: [
@@ -99,81 +146,54 @@ async function driveAutocannon(load: Load, seconds: number): Promise<Omit<Measur
         headers: load.headers,
         body: load.body,
         setupRequest: (request) => {
-          if (load.uniqueIdempotencyReference) request.headers = { ...request.headers, 'idempotency-reference': `bench-${process.pid}-${++sequence}` };
+          if (load.uniqueIdempotencyReference) request.headers = { ...request.headers, 'idempotency-reference': uniqueReference() };
           if (load.paths) request.path = load.paths[next++ % load.paths.length];
           return request;
         },
       },
     ],
   });
-  return {
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-  };
-}
-
-let wrkRuns = 0;
-async function driveWrk(load: Load, seconds: number): Promise<Omit<Measured, 'name'>> {
-  const lua = `
-local headers = {}
-local paths = { ${(load.paths ?? []).map((p) => JSON.stringify(p)).join(', ')} }
-local counter = 0
-wrk.method = ${JSON.stringify(load.method ?? 'GET')}
-${load.body ? `wrk.body = ${JSON.stringify(load.body)}` : ''}
-${Object.entries(load.headers ?? {})
-  .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
-  .join('\n')}
-request = function()
-  counter = counter + 1
-  local path = nil
-  if #paths > 0 then path = paths[(counter % #paths) + 1] end
-  ${
-    load.uniqueIdempotencyReference
-      ? `local h = {}
-  for k, v in pairs(wrk.headers) do h[k] = v end
-  h["Idempotency-Reference"] = "bench-${process.pid}-${++wrkRuns}-" .. counter
-  return wrk.format(nil, path, h)`
-      : 'return wrk.format(nil, path)'
-  }
-end`;
-  const script = path.join(os.tmpdir(), `kassa-bench-${process.pid}.lua`);
-  fs.writeFileSync(script, lua);
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(WRK!, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, load.url]);
-    let text = '';
-    child.stdout.on('data', (c) => (text += c));
-    child.stderr.on('data', (c) => (text += c));
-    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk failed: ${text}`))));
-  });
-  const ms = (label: string) => {
-    const match = new RegExp(`^\\s+${label}\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
-    if (!match) return Number.NaN;
-    return Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as const)[match[2] as 'us' | 'ms' | 's'];
-  };
-  const count = (pattern: RegExp) => [...output.matchAll(pattern)].reduce((sum, m) => sum + m.slice(1).reduce((a, b) => a + Number(b), 0), 0);
-  return {
-    requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0),
-    p50Ms: ms('50%'),
-    p99Ms: ms('99%'),
-    non2xx: count(/Non-2xx or 3xx responses: (\d+)/g),
-    errors: count(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/g),
-  };
 }
 
 async function measureHello(): Promise<Measured> {
   const port = await freePort();
-  const { child } = await start('bench/hello.ts', { PORT: String(port) }, /ready/);
+  const server = { child: launch(['--import', 'tsx', 'bench/hello.ts'], { PORT: String(port) }, SERVER_CORE), url: `http://127.0.0.1:${port}`, pinned: true };
   try {
-    return await drive('hello-world', { url: `http://127.0.0.1:${port}/` });
+    await waitForAnswer(server.url);
+    return await drive('hello-world', server, { path: '/' });
   } finally {
-    await stop(child);
+    await stop(server);
   }
 }
 
-async function measureKassa(backend: Backend): Promise<Measured[]> {
+/** The peer: an in-memory mock PSP creating a charge, nothing written to disk. */
+async function measurePeer(): Promise<Measured> {
+  const port = await freePort();
+  const child = launch(['node_modules/stripe-stateful-mock/dist/cli.js'], { PORT: String(port), LOG_LEVEL: 'warn' }, SERVER_CORE);
+  const server = { child, url: `http://127.0.0.1:${port}`, pinned: true };
+  try {
+    await waitForAnswer(server.url);
+    return await drive('peer POST /v1/charges', server, {
+      path: '/v1/charges',
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_test_x', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'amount=1050&currency=eur&source=tok_visa',
+    });
+  } finally {
+    await stop(server);
+  }
+}
+
+interface KassaRuns {
+  closed: Measured[];
+  openLoop?: OpenLoopResult & { name: string };
+}
+
+/**
+ * Kassa on one backend. `httpProcesses` 1: pinned to the server core, and an open-loop run of
+ * creates at `openLoopRate`; otherwise as `npm start` runs it, on every core.
+ */
+async function measureKassa(backend: Backend, httpProcesses: number, openLoopRate?: number): Promise<KassaRuns> {
   const database = await createTestDatabase(backend);
   const port = await freePort();
   const env = {
@@ -181,47 +201,47 @@ async function measureKassa(backend: Backend): Promise<Measured[]> {
     PORT: String(port),
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    HTTP_PROCESSES: String(httpProcesses),
     LOG_LEVEL: 'warn',
     LOG_REQUESTS: 'false',
     DEMO_MERCHANT: 'false',
-    // The limiter stays on (its cost is part of the figure) but high enough never to refuse.
-    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_PER_SECOND: '0',
   };
-  const merchant = JSON.parse(
-    execFileSync(process.execPath, ['bin/kassa.js', 'merchant', 'create', '--name', 'Bench Shop', '--json'], { cwd: root, env: { ...process.env, ...env } }).toString(),
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
-  await waitForHealth(port);
-  const headers = { authorization: `Basic ${Buffer.from(`${merchant.testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
-  const base = `http://127.0.0.1:${port}/api/v1`;
+  const label = `${backend}, ${httpProcesses === 1 ? 'one core' : `${httpProcesses} processes`}`;
   try {
-    const body = JSON.stringify(fullCardPayment);
-    const create = await drive(`POST /payment (${backend})`, { url: `${base}/payment`, method: 'POST', headers, body, uniqueIdempotencyReference: true });
-    const references: string[] = [];
-    for (let i = 0; i < 100; i++) {
-      const res = await fetch(`${base}/payment`, { method: 'POST', headers, body });
-      references.push(((await res.json()) as { reference: string }).reference);
+    const merchant = JSON.parse(
+      execFileSync(process.execPath, ['bin/kassa.js', 'merchant', 'create', '--name', 'Bench Shop', '--json'], { cwd: root, env: { ...process.env, ...env } }).toString(),
+    );
+    const pinned = httpProcesses === 1;
+    const server = { child: launch(['--import', 'tsx', 'src/main.ts'], env, pinned ? SERVER_CORE : ALL_CORES), url: `http://127.0.0.1:${port}`, pinned };
+    try {
+      await waitForAnswer(`${server.url}/health`);
+      const headers = { authorization: `Basic ${Buffer.from(`${merchant.testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
+      const body = JSON.stringify(fullCardPayment);
+      const create = await drive(`Kassa POST /payment (${label})`, server, { path: '/api/v1/payment', method: 'POST', headers, body, uniqueIdempotencyReference: true });
+      const references: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        const res = await fetch(`${server.url}/api/v1/payment`, { method: 'POST', headers, body });
+        references.push(((await res.json()) as { reference: string }).reference);
+      }
+      const read = await drive(`Kassa GET /transaction (${label})`, server, {
+        path: '/api/v1/transaction',
+        headers: { authorization: headers.authorization },
+        paths: references.map((reference) => `/api/v1/transaction?reference=${reference}`),
+      });
+      if (openLoopRate === undefined) return { closed: [create, read] };
+      const name = `Kassa POST /payment open loop (${label})`;
+      process.stderr.write(`measuring ${name} at ${Math.round(openLoopRate)}/s…\n`);
+      const load = { url: `${server.url}/api/v1/payment`, headers, body, ratePerSecond: openLoopRate };
+      await openLoop({ ...load, idempotencyPrefix: uniqueReference(), seconds: WARMUP_S });
+      const open = await openLoop({ ...load, idempotencyPrefix: uniqueReference(), seconds: OPEN_LOOP_S });
+      return { closed: [create, read], openLoop: { name, ...open } };
+    } finally {
+      await stop(server);
     }
-    const read = await drive(`GET /transaction (${backend})`, {
-      url: `${base}/transaction`,
-      headers: { authorization: headers.authorization },
-      paths: references.map((reference) => `/api/v1/transaction?reference=${reference}`),
-    });
-    return [create, read];
   } finally {
-    await stop(child);
     await database.drop();
   }
-}
-
-async function waitForHealth(port: number) {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('Kassa did not become healthy');
 }
 
 /** Micro-benchmarks that other parts of Kassa register as bench/<name>.ts exporting a measure function. */
@@ -232,38 +252,84 @@ async function optionalMeasure<T>(file: string, exportName: string): Promise<T |
 }
 
 const helloBefore = await measureHello();
-const kassa: Measured[] = [];
-for (const backend of BACKENDS) kassa.push(...(await measureKassa(backend)));
+const peer = await measurePeer();
+const openLoopRate = peer.requestsPerSecond / 2;
+const perCore: KassaRuns[] = [];
+for (const backend of BACKENDS) perCore.push(await measureKassa(backend, 1, openLoopRate));
+const multiProcess: KassaRuns[] = [];
+for (const backend of BACKENDS) multiProcess.push(await measureKassa(backend, everyCore));
 const helloAfter = await measureHello();
 const hello: Measured = {
   ...helloBefore,
   requestsPerSecond: (helloBefore.requestsPerSecond + helloAfter.requestsPerSecond) / 2,
   p50Ms: (helloBefore.p50Ms + helloAfter.p50Ms) / 2,
   p99Ms: (helloBefore.p99Ms + helloAfter.p99Ms) / 2,
+  cpuMicrosPerRequest: (helloBefore.cpuMicrosPerRequest! + helloAfter.cpuMicrosPerRequest!) / 2,
+  serverCpuShare: (helloBefore.serverCpuShare! + helloAfter.serverCpuShare!) / 2,
 };
 const threedsValidation = await optionalMeasure<Record<string, number>>('bench/threeds-validation.ts', 'measureThreeDSValidation');
 const webhooks = await optionalMeasure<Record<string, number>>('bench/webhooks.ts', 'measureWebhookThroughput');
 
-const rows = [hello, ...kassa].map((m) => ({
+const rows = [hello, peer, ...[...perCore, ...multiProcess].flatMap((runs) => runs.closed)].map((m) => ({
   ...m,
-  throughputRatio: m.requestsPerSecond / hello.requestsPerSecond,
-  p99Ratio: m.p99Ms / Math.max(hello.p99Ms, 1),
+  helloRatio: m.requestsPerSecond / hello.requestsPerSecond,
+  peerRatio: m.requestsPerSecond / peer.requestsPerSecond,
+  // What each server would answer with a whole core to itself, from its CPU time per request: unlike
+  // requests/s, not moved by other work on a shared machine (PostgreSQL's own CPU is not counted).
+  cpuHelloRatio: m.cpuMicrosPerRequest === undefined ? undefined : hello.cpuMicrosPerRequest! / m.cpuMicrosPerRequest,
+  cpuPeerRatio: m.cpuMicrosPerRequest === undefined ? undefined : peer.cpuMicrosPerRequest! / m.cpuMicrosPerRequest,
 }));
-const table = rows.map((r) => ({
-  run: r.name,
-  'req/s': Math.round(r.requestsPerSecond),
-  '× hello': r.throughputRatio.toFixed(3),
-  'p50 ms': Number(r.p50Ms.toFixed(2)),
-  'p99 ms': Number(r.p99Ms.toFixed(2)),
-  'p99 × hello': r.p99Ratio.toFixed(2),
-  'non-2xx': r.non2xx,
-  errors: r.errors,
-}));
-const httpProcesses = loadConfig().httpProcesses;
+const openLoops = perCore.flatMap((runs) => (runs.openLoop ? [runs.openLoop] : []));
+
+const fixed = (value: number | undefined, digits: number) => (value === undefined ? '' : value.toFixed(digits));
 console.log(
-  `\nKassa benchmark (${WRK ? 'wrk' : 'autocannon'}): ${CONNECTIONS} connections, ${DURATION_S} s per run, ${os.cpus().length} cores, ${httpProcesses} Kassa HTTP process(es), node ${process.version}`,
+  `\nKassa benchmark: servers on core ${SERVER_CORE}, load (autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per run) on core ${LOAD_CORE}; ` +
+    `the ${everyCore}-process runs on every core, with the load; ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)}, node ${process.version}`,
 );
-console.table(table);
+console.table(
+  rows.map((r) => ({
+    run: r.name,
+    'req/s': Math.round(r.requestsPerSecond),
+    '× hello': r.helloRatio.toFixed(3),
+    '× peer': r.peerRatio.toFixed(3),
+    'p50 ms': Number(r.p50Ms.toFixed(2)),
+    'p99 ms': Number(r.p99Ms.toFixed(2)),
+    'CPU µs/req': fixed(r.cpuMicrosPerRequest, 0),
+    'CPU × hello': fixed(r.cpuHelloRatio, 3),
+    'CPU × peer': fixed(r.cpuPeerRatio, 3),
+    'server CPU': fixed(r.serverCpuShare, 2),
+    'non-2xx': r.non2xx,
+    errors: r.errors,
+  })),
+);
+console.log(`Open loop: creates offered at half the peer's create throughput for ${OPEN_LOOP_S} s, latency from when each request was due`);
+console.table(
+  openLoops.map((r) => ({
+    run: r.name,
+    'offered/s': Math.round(r.offeredPerSecond),
+    completed: r.completed,
+    'p50 ms': Number(r.p50Ms.toFixed(2)),
+    'p99 ms': Number(r.p99Ms.toFixed(2)),
+    'max ms': Number(r.maxMs.toFixed(2)),
+    'non-2xx': r.non2xx,
+    errors: r.errors,
+  })),
+);
+
+const rowOf = (prefix: string) => rows.find((r) => r.name.startsWith(prefix));
+const sqliteCreate = rowOf('Kassa POST /payment (sqlite, one core)');
+const sqliteRead = rowOf('Kassa GET /transaction (sqlite, one core)');
+const postgresCreate = rowOf('Kassa POST /payment (postgres, one core)');
+const sqliteOpen = openLoops.find((r) => r.name.includes('sqlite'));
+const targets = [
+  { target: 'SQLite create ≥ 1.3× peer', value: sqliteCreate?.peerRatio, met: (v: number) => v >= 1.3 },
+  { target: 'SQLite create ≥ 1.3× peer, by CPU per request', value: sqliteCreate?.cpuPeerRatio, met: (v: number) => v >= 1.3 },
+  { target: 'SQLite read ≥ 0.5× hello-world', value: sqliteRead?.helloRatio, met: (v: number) => v >= 0.5 },
+  { target: 'SQLite read ≥ 0.5× hello-world, by CPU per request', value: sqliteRead?.cpuHelloRatio, met: (v: number) => v >= 0.5 },
+  { target: 'SQLite open loop p99 ≤ 5 ms', value: sqliteOpen?.p99Ms, met: (v: number) => v <= 5 },
+  { target: 'PostgreSQL create ≥ 0.06× hello-world', value: postgresCreate?.helloRatio, met: (v: number) => v >= 0.06 },
+].flatMap(({ target, value, met }) => (value === undefined ? [] : [{ target, value: Number(value.toFixed(3)), met: met(value) }]));
+console.table(targets);
 if (threedsValidation)
   console.log(
     `3-D Secure 2 validation of a fully populated request: median ${threedsValidation.medianMicros.toFixed(1)} µs, p99 ${threedsValidation.p99Micros.toFixed(1)} µs`,
@@ -274,15 +340,22 @@ const out = path.join(root, 'bench', 'results');
 fs.mkdirSync(out, { recursive: true });
 const report = {
   at: new Date().toISOString(),
-  driver: WRK ? 'wrk' : 'autocannon',
+  driver: 'autocannon',
   connections: CONNECTIONS,
-  httpProcesses,
   durationSeconds: DURATION_S,
+  openLoopSeconds: OPEN_LOOP_S,
+  serverCore: SERVER_CORE,
+  loadCore: LOAD_CORE,
+  cores: os.cpus().length,
+  loadAverage: os.loadavg(),
+  everyCoreHttpProcesses: everyCore,
   node: process.version,
   hello: { before: helloBefore, after: helloAfter },
   runs: rows,
+  openLoops,
+  targets,
   threedsValidation,
   webhooks,
 };
-fs.writeFileSync(path.join(out, 'latest.json'), JSON.stringify(report, null, 2));
+fs.writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
 console.log(`written: ${path.relative(root, path.join(out, 'latest.json'))}`);

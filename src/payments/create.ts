@@ -3,13 +3,13 @@
  * The response is the payment object with status `pending` and a `payUrl`.
  */
 import { Problem } from '../ground/problem.ts';
-import type { NewTransaction, VaultCardRow } from '../store/schema.ts';
+import type { VaultCardRow } from '../store/schema.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { isExpired } from './card-input.ts';
 import { parsePaymentRequest, type PaymentRequest } from './request.ts';
 import type { RequestRules } from './common-fields.ts';
-import { pendingTransactionRow } from './pending-transaction.ts';
+import { pendingTransactionRow, type PlannedTransaction } from './pending-transaction.ts';
 import { cardView } from '../vault/vault.ts';
 import { flowOf } from './flows.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
@@ -32,10 +32,10 @@ export function validatePaymentBody(body: Record<string, unknown>, caller: Calle
 }
 
 /** The new payment's row, decided without I/O: validation and building happen outside the unit of work. */
-export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
+export function planPayment(request: PaymentRequest, ctx: CreateContext): PlannedTransaction {
   const flow = flowOf(request.flow);
   if (flow.creation === 'vault-card') return planVaultPayment(request, ctx);
-  const row = pendingTransactionRow(request, {
+  return pendingTransactionRow(request, {
     owner: ctx.caller,
     method: request.method,
     type: request.type,
@@ -48,7 +48,6 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTra
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
     secrets: ctx.secrets,
   });
-  return row;
 }
 
 /**
@@ -56,7 +55,7 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext): NewTra
  * brand, masked number and cardholder name show from creation on (spec §2.1, §2.2); the
  * card's id is kept for the page, which decrypts the number only to authorise.
  */
-function planVaultPayment(request: PaymentRequest, ctx: CreateContext): NewTransaction {
+function planVaultPayment(request: PaymentRequest, ctx: CreateContext): PlannedTransaction {
   const card = ctx.vaultCard;
   if (!card) throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant and mode' }]);
   if (isExpired({ month: card.expiry_month, year: card.expiry_year }, new Date(ctx.now))) {
@@ -73,7 +72,7 @@ function planVaultPayment(request: PaymentRequest, ctx: CreateContext): NewTrans
       { field: '/details/vaultAccessToken', code: 'brand_not_accepted', message: `is a ${card.brand} card, a brand this merchant no longer accepts` },
     ]);
   }
-  const row = pendingTransactionRow(request, {
+  const { row, pageToken } = pendingTransactionRow(request, {
     owner: ctx.caller,
     method: request.method,
     type: request.type,
@@ -86,5 +85,5 @@ function planVaultPayment(request: PaymentRequest, ctx: CreateContext): NewTrans
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),
     secrets: ctx.secrets,
   });
-  return { ...row, brand: card.brand };
+  return { row: { ...row, brand: card.brand }, pageToken };
 }

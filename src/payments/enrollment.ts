@@ -5,8 +5,7 @@
  * data is validated as for payments, in enrollment mode.
  */
 import { Problem, type FieldError } from '../ground/problem.ts';
-import type { NewTransaction } from '../store/schema.ts';
-import { pendingTransactionRow } from './pending-transaction.ts';
+import { pendingTransactionRow, type PlannedTransaction } from './pending-transaction.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import { checkTable, commonFields, commonFieldsOf, compileTable, type CommonFields, type FieldRun, type RequestRules } from './common-fields.ts';
 import { flows } from './flows.ts';
@@ -40,10 +39,10 @@ export function parseEnrollmentRequest(body: Record<string, unknown>, rules: Req
 export function planEnrollment(
   body: Record<string, unknown>,
   ctx: { caller: Caller; now: number; expiryMs: number; rules: RequestRules; secrets: SecretBox },
-): NewTransaction {
+): PlannedTransaction {
   const { errors, request } = parseEnrollmentRequest(body, ctx.rules);
   if (!request) throw Problem.validation(errors);
-  const row = pendingTransactionRow(request, {
+  return pendingTransactionRow(request, {
     owner: ctx.caller,
     method: enrollment.method,
     type: enrollment.transactionTypes[0],
@@ -56,5 +55,4 @@ export function planEnrollment(
     expiresAt: ctx.now + ctx.expiryMs,
     secrets: ctx.secrets,
   });
-  return row;
 }

@@ -4,7 +4,7 @@ import type { Db } from '../store/store.ts';
 import { insertTransaction } from '../store/transactions.ts';
 import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import { echoedFields, type ThreeDSData } from '../threeds/validate.ts';
+import { echoedFields, unechoedFields, type ThreeDSData } from '../threeds/validate.ts';
 import type { CommonFields } from './common-fields.ts';
 
 /** What the merchant's request gives every new transaction: its common fields and 3-D Secure 2 data. */
@@ -26,10 +26,17 @@ export interface PendingTransaction {
   secrets: SecretBox;
 }
 
+/** A new transaction's row and its capability token, derived once for the row's hash and the answer's addresses. */
+export interface PlannedTransaction {
+  row: NewTransaction;
+  pageToken: string;
+}
+
 /** The request is passed as it is, not spread into `t`: copying its many fields cost more than building the row (measured). */
-export function pendingTransactionRow(requested: RequestedFields, t: PendingTransaction): NewTransaction {
+export function pendingTransactionRow(requested: RequestedFields, t: PendingTransaction): PlannedTransaction {
   const reference = newTransactionReference();
-  return {
+  const pageToken = pageTokenOf(t.secrets, reference);
+  const row: NewTransaction = {
     reference,
     merchant_id: t.owner.merchantId,
     mode: t.owner.mode,
@@ -46,10 +53,11 @@ export function pendingTransactionRow(requested: RequestedFields, t: PendingTran
     metadata: requested.metadata ?? null,
     brand: null,
     webhook_url: requested.webhookUrl ?? null,
-    page_token_hash: pageTokenHash(pageTokenOf(t.secrets, reference)),
+    page_token_hash: pageTokenHash(pageToken),
     flow: t.flow,
     echo: JSON.stringify(echoedFields(requested.threeDS)),
-    request: JSON.stringify({ threeDS: requested.threeDS, ...t.storedRequest }),
+    // The echoed 3-D Secure fields are in `echo` only: storedRequestOf puts them back.
+    request: JSON.stringify({ threeDS: unechoedFields(requested.threeDS), ...t.storedRequest }),
     details: JSON.stringify(t.details),
     authentication: null,
     parent_reference: null,
@@ -58,6 +66,7 @@ export function pendingTransactionRow(requested: RequestedFields, t: PendingTran
     expires_at: t.expiresAt,
     page_token_sealed: null,
   };
+  return { row, pageToken };
 }
 
 /** Stores a planned pending transaction with its creation event: the only write of a create. */

@@ -45,15 +45,34 @@ export interface StoredPaymentRequest extends StoredRequest {
   vaultCardId?: string;
 }
 
-export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) as StoredPaymentRequest;
+/**
+ * The `request` column with its 3-D Secure data whole again: a payment stores the fields it echoes
+ * once, in `echo` (pending-transaction.ts); rows stored before keep them in both, and the same values.
+ */
+export function storedRequestOf(row: Pick<TransactionRow, 'request' | 'echo'>): StoredPaymentRequest {
+  const stored = JSON.parse(row.request) as StoredPaymentRequest;
+  if (stored.threeDS !== undefined && row.echo !== '{}') stored.threeDS = { ...JSON.parse(row.echo), ...stored.threeDS };
+  return stored;
+}
 
 /** The columns the payment object is built from (the large `request` column is not needed). */
 export type SerializableRow = Omit<TransactionRow, 'request'>;
 
-export function serializePayment(row: SerializableRow, { publicUrl, secrets }: PaymentLinks): Record<string, unknown> {
+/** The columns of a transaction row that may change after its creation and show in its payment object. */
+export type ChangingColumns = Pick<SerializableRow, 'status' | 'failure_code' | 'last_update' | 'brand' | 'details'>;
+
+export const changingColumnsOf = ({ status, failure_code, last_update, brand, details }: ChangingColumns): ChangingColumns => ({
+  status,
+  failure_code,
+  last_update,
+  brand,
+  details,
+});
+
+/** `pageToken`: the row's capability token when the caller has it already (a create derived it for the row). */
+export function serializePayment(row: SerializableRow, { publicUrl, secrets }: PaymentLinks, pageToken = pageTokenOfPayment(row, secrets)): Record<string, unknown> {
   const currency = findCurrency(row.currency)!;
   const answer = addressesOf(row);
-  const pageToken = pageTokenOfPayment(row, secrets);
   const payment: Record<string, unknown> = {
     reference: row.reference,
     created: row.created,

@@ -14,7 +14,7 @@ export interface IdempotencyKey {
 const selectRecord = prepare((db, key: IdempotencyKey) =>
   db
     .selectFrom('idempotency_records')
-    .select(['fingerprint', 'status_code', 'response_body'])
+    .select(['fingerprint', 'status_code', 'response_body', 'transaction_reference'])
     .where('merchant_id', '=', key.merchantId)
     .where('mode', '=', key.mode)
     .where('route', '=', key.route)
@@ -27,7 +27,7 @@ export async function findIdempotencyRecord(db: Db, key: IdempotencyKey) {
 
 /** Fails with a unique violation (`isUniqueViolation`) when the key has a record already. */
 export const insertIdempotencyRecord = prepare(
-  (db, r: IdempotencyKey & { fingerprint: string; status: number; body: string; created: number }) =>
+  (db, r: IdempotencyKey & { fingerprint: string; status: number; body: string; transactionReference: string | null; created: number }) =>
     db.insertInto('idempotency_records').values({
       merchant_id: r.merchantId,
       mode: r.mode,
@@ -37,6 +37,7 @@ export const insertIdempotencyRecord = prepare(
       status_code: r.status,
       response_body: r.body,
       created: r.created,
+      transaction_reference: r.transactionReference,
     }),
   { deferrable: true },
 );

@@ -15,6 +15,7 @@ import { SEALED_SECRETS, sealedSecrets } from './migrations/007_sealed_secrets.t
 import type { SecretBox } from '../lib/secret-box.ts';
 import { refunds } from './migrations/008_refunds.ts';
 import { captures } from './migrations/009_captures.ts';
+import { createdAnswers } from './migrations/010_created_answers.ts';
 import { acquirerConnections } from './migrations/012_acquirer_connections.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
@@ -28,6 +29,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   [SEALED_SECRETS]: sealedSecrets(dialect, secrets),
   '008_refunds': refunds(),
   '009_captures': captures(dialect, secrets),
+  '010_created_answers': createdAnswers(),
   '012_acquirer_connections': acquirerConnections(),
 });
 

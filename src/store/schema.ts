@@ -93,9 +93,14 @@ export interface IdempotencyRecordTable {
   fingerprint: string;
   /** null while the first request is still executing. */
   status_code: number | null;
-  /** The answer replayed (it carries the payment's addresses), sealed with the secrets key (store/secrets.ts). */
+  /**
+   * The answer replayed (it carries the payment's addresses), sealed with the secrets key (store/secrets.ts);
+   * for a create (`transaction_reference` set), the created row's columns that may change later, as they were.
+   */
   response_body: string | null;
   created: number;
+  /** A create's: the transaction it created, whose payment object as created is the answer (010_created_answers). */
+  transaction_reference: string | null;
 }
 
 /** The merchant's webhook endpoint (DESIGN §3); one for both modes. */

@@ -351,3 +351,12 @@ export function echoedFields(data: ThreeDSData): Record<string, string> {
   }
   return echoed;
 }
+
+const echoedNames = new Set<string>(echoedFieldNames);
+
+/** The data but its echoed fields: stored beside `echoedFields`, so that a payment keeps each field once. */
+export function unechoedFields(data: ThreeDSData): Partial<ThreeDSData> {
+  const rest: Record<string, unknown> = {};
+  for (const name in data) if (!echoedNames.has(name)) rest[name] = data[name as keyof ThreeDSData];
+  return rest;
+}

@@ -113,6 +113,35 @@ for (const backend of backends) {
         assert.deepEqual(second.json(), first.json());
       });
 
+      test('a replayed create answers the same bytes as the first answer, also once the payment has changed', async () => {
+        for (const [name, body] of [
+          ['card', cardPayment({ billingCity: 'Amsterdam', billingCountry: 'NL', description: 'Two mugs' })],
+          ['landingpage', { ...cardPayment(), method: 'landingpage', details: { expirationDuration: 'PT20M' } }],
+        ] as const) {
+          const headers = { 'idempotency-reference': `replay-bytes-${name}` };
+          const first = await t.client.post('/payment', body, { headers });
+          assert.equal(first.statusCode, 200, first.body);
+          const completed = await t.client.post('/test/complete', { reference: first.json().reference, outcome: 'failed' });
+          assert.equal(completed.json().status, 'failed');
+          const second = await t.client.post('/payment', body, { headers });
+          assert.equal(second.headers['idempotent-replayed'], 'true');
+          assert.equal(second.body, first.body, name);
+          assert.equal(second.headers['content-type'], first.headers['content-type']);
+        }
+      });
+
+      test("a create's record names its transaction instead of keeping a copy of the answer", async () => {
+        const headers = { 'idempotency-reference': 'record-by-reference' };
+        const created = (await t.client.post('/payment', cardPayment({ description: 'kept once' }), { headers })).json();
+        const record = await t.store.read
+          .selectFrom('idempotency_records')
+          .select(['transaction_reference', 'response_body'])
+          .where('idempotency_reference', '=', 'record-by-reference')
+          .executeTakeFirstOrThrow();
+        assert.equal(record.transaction_reference, created.reference);
+        assert.doesNotMatch(record.response_body!, /kept once|\/pay\//);
+      });
+
       test('a reused Idempotency-Reference with another body is 422', async () => {
         const headers = { 'idempotency-reference': 'reused-ref' };
         await t.client.post('/payment', cardPayment(), { headers });

@@ -33,7 +33,7 @@ export const createPayment = merchantOperation({
   },
   decide: (vaultCard, request, { caller, now, ports }) => ({
     request,
-    row: planPayment(request, {
+    ...planPayment(request, {
       caller,
       defaultExpiry: ports.config.paymentExpiry,
       defaultExpiryMs: ports.config.paymentExpiryMs,
@@ -42,20 +42,21 @@ export const createPayment = merchantOperation({
       secrets: ports.links.secrets,
     }),
   }),
-  act: async ({ request, row }, { ports, caller }) => {
+  act: async ({ request, row, pageToken }, { ports, caller }) => {
     const { creation } = flowOf(request.flow);
-    if (creation !== 'wallet-token' && creation !== 'wallet-session') return { row };
+    if (creation !== 'wallet-token' && creation !== 'wallet-session') return { row, pageToken };
     const wallet = await prepareWalletPayment(request, caller, ports.config.wallet);
-    return { row: { ...row, details: JSON.stringify(wallet.details) }, accepted: wallet.accepted };
+    return { row: { ...row, details: JSON.stringify(wallet.details) }, pageToken, accepted: wallet.accepted };
   },
-  commit: async (tx, { row, accepted }) => {
+  commit: async (tx, { row, pageToken, accepted }) => {
     await storePendingTransaction(tx, row);
     if (accepted) await recordWalletTokenUse(tx, accepted, row.reference, TOKEN_FIELD);
-    return row as TransactionRow;
+    return { row: row as TransactionRow, pageToken };
   },
-  answer: (row, { ports }) => serializePayment(row, ports.links),
+  answer: ({ row, pageToken }, { ports }) => serializePayment(row, ports.links, pageToken),
+  created: ({ row }) => row,
   // The direct wallet flow pays after answering: the creation response is the pending payment (spec §4.1).
-  after: (row, { accepted }, { ports, caller, now, log }) => {
+  after: ({ row }, { accepted }, { ports, caller, now, log }) => {
     if (!accepted) return;
     const payment = { row, merchant: { id: caller.merchantId, name: caller.merchantName, settings: caller.settings } };
     runLater(payWallet, accepted, { ports, caller: payment, now, log }, row.reference);

@@ -18,9 +18,10 @@ export const enrol = merchantOperation({
   load: (_body, { ports }) => void ports.vault.keys(),
   decide: (_nothing, body, { caller, now, ports }) =>
     planEnrollment(body, { caller, now, expiryMs: ports.config.paymentExpiryMs, rules: requestRules(caller.mode, ports.config), secrets: ports.links.secrets }),
-  commit: async (tx, row) => {
+  commit: async (tx, { row, pageToken }) => {
     await storePendingTransaction(tx, row);
-    return row as TransactionRow;
+    return { row: row as TransactionRow, pageToken };
   },
-  answer: (row, { ports }) => serializePayment(row, ports.links),
+  answer: ({ row, pageToken }, { ports }) => serializePayment(row, ports.links, pageToken),
+  created: ({ row }) => row,
 });

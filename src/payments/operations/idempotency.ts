@@ -20,8 +20,9 @@ import {
   type IdempotencyKey,
 } from '../../store/idempotency-records.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
-import type { SecretBox } from '../../lib/secret-box.ts';
 import { bindings } from '../../store/secrets.ts';
+import { findOwnPayment } from '../../store/transactions.ts';
+import { changingColumnsOf, serializePayment, type ChangingColumns, type PaymentLinks, type SerializableRow } from '../serialize.ts';
 
 export interface Outcome {
   status: number;
@@ -29,6 +30,8 @@ export interface Outcome {
   /** The body already serialized (stored outcomes): sent as is instead of serializing again. */
   json?: string;
   replayed?: boolean;
+  /** The answer is this new transaction's payment object: recorded by its reference, not copied (Operation `created`). */
+  created?: SerializableRow;
 }
 
 export interface Scope {
@@ -45,12 +48,11 @@ class RecordProblem extends Problem {}
 
 export async function runIdempotent(
   store: Store,
-  scope: Scope,
-  idempotencyReference: string | undefined,
-  body: unknown,
+  links: PaymentLinks,
+  request: { scope: Scope; idempotencyReference: string | undefined; body: unknown },
   operation: (db: Db) => Promise<Outcome>,
 ): Promise<Outcome> {
-  const record = IdempotencyRecord.of(scope, idempotencyReference, body, store.secrets);
+  const record = IdempotencyRecord.of(request.scope, request.idempotencyReference, request.body, links);
   if (!record) return store.transact(operation);
   try {
     // The unique key decides: a duplicate's record insert fails, its unit rolls back whole (payment
@@ -74,18 +76,18 @@ export class IdempotencyRecord {
   private constructor(
     private readonly key: IdempotencyKey,
     private readonly fingerprint: string,
-    /** The recorded answer carries the payment's addresses: it is kept sealed (store/secrets.ts). */
-    private readonly secrets: SecretBox,
+    /** A recorded answer carries the payment's addresses: it is kept sealed (store/secrets.ts), or built again with the links. */
+    private readonly links: PaymentLinks,
   ) {}
 
   /** The request's record, or undefined without an Idempotency-Reference. */
-  static of(scope: Scope, idempotencyReference: string | undefined, body: unknown, secrets: SecretBox): IdempotencyRecord | undefined {
+  static of(scope: Scope, idempotencyReference: string | undefined, body: unknown, links: PaymentLinks): IdempotencyRecord | undefined {
     if (idempotencyReference === undefined) return undefined;
     if (idempotencyReference.length === 0 || idempotencyReference.length > MAX_REFERENCE_LENGTH) {
       throw new Problem(400, 'Invalid Idempotency-Reference', `The Idempotency-Reference header must be 1 to ${MAX_REFERENCE_LENGTH} characters.`);
     }
     // Keys sorted at every level (RFC 8785's order; JSON numbers and strings as JSON.stringify writes them, as RFC 8785 does).
-    return new IdempotencyRecord({ ...scope, idempotencyReference }, sha256Hex(sortedJson(body ?? null) ?? ''), secrets);
+    return new IdempotencyRecord({ ...scope, idempotencyReference }, sha256Hex(sortedJson(body ?? null) ?? ''), links);
   }
 
   /** Runs the reservation's unit of work with the record in it, in flight. A duplicate fails here on the unique key. */
@@ -98,12 +100,29 @@ export class IdempotencyRecord {
     return reserved;
   }
 
-  /** In the committing unit of work: the outcome, replayed to every later request with the reference. */
+  /**
+   * In the committing unit of work: the outcome, replayed to every later request with the reference.
+   * A create's answer is not copied: the record names the new transaction and keeps what of its row
+   * may change later, as it is now, so a replay builds the same answer from the row (`replayStored`).
+   */
   async record(db: Db, outcome: Outcome): Promise<Outcome> {
     const json = JSON.stringify(outcome.body);
-    const body = this.secrets.seal(json, bindings.idempotencyAnswer(this.key));
+    const { created } = outcome;
+    if (created && !this.held) {
+      const body = JSON.stringify(changingColumnsOf(created));
+      await insertIdempotencyRecord(db, {
+        ...this.key,
+        fingerprint: this.fingerprint,
+        status: outcome.status,
+        body,
+        transactionReference: created.reference,
+        created: Date.now(),
+      });
+      return { ...outcome, json };
+    }
+    const body = this.links.secrets.seal(json, bindings.idempotencyAnswer(this.key));
     if (this.held) await completeIdempotencyRecord(db, this.key, { status: outcome.status, body });
-    else await insertIdempotencyRecord(db, { ...this.key, fingerprint: this.fingerprint, status: outcome.status, body, created: Date.now() });
+    else await insertIdempotencyRecord(db, { ...this.key, fingerprint: this.fingerprint, status: outcome.status, body, transactionReference: null, created: Date.now() });
     return { ...outcome, json };
   }
 
@@ -138,15 +157,22 @@ export class IdempotencyRecord {
   private async replayStored(store: Store, otherwise: unknown): Promise<Outcome> {
     const existing = await findIdempotencyRecord(store.read, this.key);
     if (!existing) throw otherwise;
-    const { status, sealedBody } = replay(existing, this.fingerprint);
-    return { status, body: undefined, json: this.secrets.open(sealedBody, bindings.idempotencyAnswer(this.key)), replayed: true };
+    const { status, storedBody } = replay(existing, this.fingerprint);
+    if (existing.transaction_reference === null) {
+      return { status, body: undefined, json: this.links.secrets.open(storedBody, bindings.idempotencyAnswer(this.key)), replayed: true };
+    }
+    // Transactions are never deleted while their records are kept.
+    const row = await findOwnPayment(store.read, this.key, existing.transaction_reference);
+    if (!row) throw otherwise;
+    const asCreated = { ...row, ...(JSON.parse(storedBody) as ChangingColumns) };
+    return { status, body: undefined, json: JSON.stringify(serializePayment(asCreated, this.links)), replayed: true };
   }
 }
 
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
 const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);
 
-/** The recorded answer, once checked to be this request's and complete. */
+/** The recorded answer (sealed, or a create's changing columns), once checked to be this request's and complete. */
 function replay(record: { fingerprint: string; status_code: number | null; response_body: string | null }, fingerprint: string) {
   if (record.fingerprint !== fingerprint) {
     throw new RecordProblem(422, 'Idempotency-Reference reused', 'This Idempotency-Reference was already used with a different request body.');
@@ -154,5 +180,5 @@ function replay(record: { fingerprint: string; status_code: number | null; respo
   if (record.status_code === null) {
     throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });
   }
-  return { status: record.status_code, sealedBody: record.response_body! };
+  return { status: record.status_code, storedBody: record.response_body! };
 }

@@ -21,6 +21,7 @@ import type { Db } from '../../store/store.ts';
 import type { Ports } from '../ports.ts';
 import type { Caller } from '../../merchants/merchants.ts';
 import type { PaymentContext } from '../payment-context.ts';
+import type { SerializableRow } from '../serialize.ts';
 
 export interface Log {
   error(data: object, message: string): void;
@@ -49,6 +50,12 @@ export interface Operation<Caller, Body, Input, State, Plan, Acted, Out, Answer>
   act?(plan: Plan, ctx: Context<Caller>): Promise<Acted>;
   commit(tx: Db, acted: Acted, ctx: Context<Caller>): Promise<Out>;
   answer(out: Out, ctx: Context<Caller>): Answer;
+  /**
+   * An operation that creates a transaction and answers with its payment object as created: the
+   * new row. An Idempotency-Reference record then keeps the row's reference instead of a copy of
+   * the answer, and a replay builds the answer again from the row (idempotency.ts).
+   */
+  created?(out: Out): SerializableRow;
   after?(out: Out, acted: Acted, ctx: Context<Caller>): void | Promise<void>;
 }
 

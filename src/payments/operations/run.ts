@@ -54,7 +54,7 @@ export async function runForMerchant<Caller extends Merchant, Body>(
   idempotencyReference: string | undefined,
 ): Promise<Outcome> {
   const scope = { merchantId: ctx.caller.merchantId, mode: ctx.caller.mode, route: op.scope ?? op.name };
-  const held = op.reserve && IdempotencyRecord.of(scope, idempotencyReference, body, ctx.ports.store.secrets);
+  const held = op.reserve && IdempotencyRecord.of(scope, idempotencyReference, body, ctx.ports.links);
   if (held) return runHeld(op, body, ctx, held);
   let acted: unknown;
   let failure: { error: unknown } | undefined;
@@ -66,10 +66,10 @@ export async function runForMerchant<Caller extends Merchant, Body>(
   }
   if (acted instanceof Stop) return { status: 200, body: acted.answer };
   let out: unknown;
-  const outcome = await runIdempotent(ctx.ports.store, scope, idempotencyReference, body, async (tx) => {
+  const outcome = await runIdempotent(ctx.ports.store, ctx.ports.links, { scope, idempotencyReference, body }, async (tx) => {
     if (failure) throw failure.error;
     out = await op.commit(tx, acted, ctx);
-    return { status: 200, body: op.answer(out, ctx) };
+    return { status: 200, body: op.answer(out, ctx), created: op.created?.(out) };
   });
   if (!outcome.replayed && outcome.status < 400) await op.after?.(out, acted, ctx);
   return outcome;
