@@ -6,6 +6,7 @@ import { KeyResolver } from './merchants/merchants.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './api/errors.ts';
 import { installJsonBodyParser } from './api/json-body.ts';
 import { answerHeaders, installAnswerHeaders } from './api/answer-headers.ts';
+import { requestIdOf } from './api/request-id.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
@@ -39,6 +40,8 @@ export async function buildServer(config: Config, store: Store, options: ServerO
             redact: ['req.headers.authorization', '*.cardNumber', '*.cvc', '*.pan'],
           },
     bodyLimit: BODY_LIMIT,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     // Fastify's own answers to these are not problems: errors.ts answers them.
