@@ -27,6 +27,7 @@ import { startWorkers } from './workers.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 import { SECRETS_KEY_FILE } from './store/secrets.ts';
 import { vaultKeyFile } from './vault/keys.ts';
+import { answerHttpProcess, askPrimary, workersHere } from './cockpit.ts';
 
 async function openMigrated(config: Config, poolSize?: number) {
   const store = await openStore({ ...config, databasePoolSize: poolSize ?? config.databasePoolSize });
@@ -63,13 +64,16 @@ function stopOn(signals: NodeJS.Signals[], stop: (cause: string) => Promise<void
 
 async function runSingleProcess(config: Config) {
   const { store, demo, notices } = await openMigrated(config);
-  const app = await buildServer(config, store);
+  const workers = workersHere(config.runWorkers);
+  const app = await buildServer(config, store, { cockpit: workers.cockpit });
   for (const notice of notices) app.log.warn(notice);
   await app.listen({ port: config.port, host: config.host });
   if (demo) process.stdout.write(demo);
   const stopWorkers = config.runWorkers ? startWorkers(config, store, app.log) : async () => {};
+  workers.set('running');
   stopOn(['SIGTERM', 'SIGINT'], async (signal) => {
     app.log.info({ signal }, 'stopping');
+    workers.set('stopping');
     await stopWorkers();
     await app.close();
     await store.close();
@@ -87,7 +91,8 @@ async function runPrimary(config: Config) {
   for (const notice of notices) log.warn(notice);
   // Every HTTP process must seal and unseal card data with the same key (a 3-D Secure step may end on another one).
   const env = { CARD_SEAL_KEY: config.cardSealKey.toString('hex') };
-  const fork = () => cluster.fork(env);
+  const workers = workersHere(config.runWorkers);
+  const fork = () => answerHttpProcess(cluster.fork(env), workers.cockpit);
   let stopping = false;
   let ready = false;
 
@@ -115,8 +120,10 @@ async function runPrimary(config: Config) {
   if (demo) process.stdout.write(demo);
 
   const stopWorkers = config.runWorkers ? startWorkers(config, store, log) : async () => {};
+  workers.set('running');
   stopOn(['SIGTERM', 'SIGINT'], async (signal) => {
     stopping = true;
+    workers.set('stopping');
     log.info({ signal }, 'stopping');
     await Promise.all(Object.values(cluster.workers ?? {}).map((worker) => stopHttpProcess(worker!)));
     await stopWorkers();
@@ -154,7 +161,7 @@ async function runHttpProcess(config: Config) {
   process.on('disconnect', () => stopping() || process.exit(1));
   // The primary migrated and checkpoints; this process serves HTTP only.
   store = await openStore(config, { checkpoints: false });
-  app = await buildServer(config, store);
+  app = await buildServer(config, store, { cockpit: askPrimary });
   if (!stopping()) await app.listen({ port: config.port, host: config.host });
 }
 

@@ -12,6 +12,8 @@ import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
 import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-limit.ts';
 import { pages } from './pages/routes.ts';
+import { cockpitRoutes } from './api/cockpit.ts';
+import { withoutWorkers, type Cockpit } from './cockpit.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 64 * 1024;
@@ -21,6 +23,8 @@ export interface ServerOptions {
   logger?: boolean;
   /** Where log lines go (default standard output). */
   logStream?: { write(line: string): void };
+  /** What readiness asks of the other processes (main.ts); without: a server whose process runs no workers. */
+  cockpit?: Cockpit;
 }
 
 export async function buildServer(config: Config, store: Store, options: ServerOptions = {}): Promise<FastifyInstance> {
@@ -74,6 +78,6 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     { prefix: API_PREFIX },
   );
   await app.register(pages, deps);
-  app.get('/health', async () => ({ status: 'ok' }));
+  await app.register(cockpitRoutes, { store, cockpit: options.cockpit ?? withoutWorkers });
   return app;
 }

@@ -67,6 +67,15 @@ for (const backend of backends) {
       assert.equal(answers.filter((a) => a.headers['idempotent-replayed'] !== 'true').length, 1, 'exactly one was not a replay');
     });
 
+    test('every HTTP process is ready: it asks the primary, which runs the workers', async () => {
+      // New connections: each lands on the next process.
+      for (let i = 0; i < PROCESSES * 2; i++) {
+        const res = await httpInjector(kassa.baseUrl).inject({ method: 'GET', url: '/health/ready' });
+        assert.equal(res.statusCode, 200, res.body);
+        assert.deepEqual(res.json().checks, { database: 'ok', migrations: 'current', workers: 'running' });
+      }
+    });
+
     test('a killed HTTP process is replaced and the service keeps answering', async () => {
       const [victim, survivor] = childPids(kassa.child.pid!);
       process.kill(victim, 'SIGKILL');
