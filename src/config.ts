@@ -6,6 +6,7 @@ import os from 'node:os';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { compile as compileTrust } from '@fastify/proxy-addr';
 import { parseIsoDuration } from './lib/duration.ts';
 import { cardBrands, type CardBrand } from './ground/card-brand.ts';
 import { SCRIPT_SCHEMES, URL_SCHEME } from './lib/urls.ts';
@@ -186,13 +187,22 @@ const commaList = (raw: string | undefined) =>
     .map((entry) => entry.trim())
     .filter(Boolean);
 
+/**
+ * Checked by the library that applies it (Fastify's trustProxy): addresses, CIDR ranges and the
+ * names `loopback`, `linklocal`, `uniquelocal`. Named proxies only: trusting every sender (`true`,
+ * a hop count) would let any client name its own address, and so escape the per-address limit.
+ */
+const TRUST_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
 function trustProxy(raw: string | undefined): string[] {
   const proxies = commaList(raw);
-  // Named proxies only: trusting every sender would let any client name its own address (and so escape the per-address limit).
   for (const proxy of proxies) {
-    const [address = '', prefix] = proxy.split('/');
-    if (isIP(address) === 0 || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) {
-      throw new Error(`TRUST_PROXY lists the addresses or CIDR ranges of the proxies in front of Kassa, got "${proxy}"`);
+    try {
+      // proxy-addr also reads `1` as the address 0.0.0.1: an address here is written in full.
+      if (!TRUST_NAMES.includes(proxy) && isIP(proxy.split('/')[0]!) === 0) throw new Error('not an address');
+      compileTrust(proxy);
+    } catch {
+      throw new Error(`TRUST_PROXY lists the addresses or CIDR ranges of the proxies in front of Kassa (or loopback, linklocal, uniquelocal), got "${proxy}"`);
     }
   }
   return proxies;
