@@ -53,6 +53,8 @@ export interface Config {
   authFailureLimit: number;
   /** Shares rate-limit counters between Kassa processes. */
   redisUrl?: string;
+  /** The bearer token `GET /metrics` asks for (METRICS_TOKEN); unset = no /metrics. */
+  metricsToken?: string;
   /**
    * The proxies in front of Kassa whose X-Forwarded-For names the client (TRUST_PROXY): their
    * addresses or CIDR ranges. Empty: the connection's own address is the client.
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100),
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20),
     redisUrl: env.REDIS_URL || undefined,
+    metricsToken: env.METRICS_TOKEN || undefined,
     trustProxy: trustProxy(env.TRUST_PROXY),
     returnUrlSchemes: returnUrlSchemes(env.RETURN_URL_SCHEMES),
     webhooks: loadWebhookSettings(env),

@@ -27,7 +27,8 @@ import { startWorkers } from './workers.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 import { SECRETS_KEY_FILE } from './store/secrets.ts';
 import { vaultKeyFile } from './vault/keys.ts';
-import { answerHttpProcess, askPrimary, workersHere } from './cockpit.ts';
+import { httpProcess, primary, singleProcess, workersHere } from './cockpit.ts';
+import { collectProcessMetrics } from './lib/metrics.ts';
 
 async function openMigrated(config: Config, poolSize?: number) {
   const store = await openStore({ ...config, databasePoolSize: poolSize ?? config.databasePoolSize });
@@ -65,7 +66,7 @@ function stopOn(signals: NodeJS.Signals[], stop: (cause: string) => Promise<void
 async function runSingleProcess(config: Config) {
   const { store, demo, notices } = await openMigrated(config);
   const workers = workersHere(config.runWorkers);
-  const app = await buildServer(config, store, { cockpit: workers.cockpit });
+  const app = await buildServer(config, store, { cockpit: singleProcess(store, workers.state) });
   for (const notice of notices) app.log.warn(notice);
   await app.listen({ port: config.port, host: config.host });
   if (demo) process.stdout.write(demo);
@@ -92,7 +93,8 @@ async function runPrimary(config: Config) {
   // Every HTTP process must seal and unseal card data with the same key (a 3-D Secure step may end on another one).
   const env = { CARD_SEAL_KEY: config.cardSealKey.toString('hex') };
   const workers = workersHere(config.runWorkers);
-  const fork = () => answerHttpProcess(cluster.fork(env), workers.cockpit);
+  const answerHttpProcess = primary(store, workers.state);
+  const fork = () => answerHttpProcess(cluster.fork(env));
   let stopping = false;
   let ready = false;
 
@@ -161,11 +163,12 @@ async function runHttpProcess(config: Config) {
   process.on('disconnect', () => stopping() || process.exit(1));
   // The primary migrated and checkpoints; this process serves HTTP only.
   store = await openStore(config, { checkpoints: false });
-  app = await buildServer(config, store, { cockpit: askPrimary });
+  app = await buildServer(config, store, { cockpit: httpProcess(store) });
   if (!stopping()) await app.listen({ port: config.port, host: config.host });
 }
 
 const config = loadConfig();
+collectProcessMetrics();
 if (cluster.isWorker) await runHttpProcess(config);
 else if (config.httpProcesses > 1) await runPrimary(config);
 else await runSingleProcess(config);

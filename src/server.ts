@@ -12,8 +12,8 @@ import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
 import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-limit.ts';
 import { pages } from './pages/routes.ts';
-import { cockpitRoutes } from './api/cockpit.ts';
-import { withoutWorkers, type Cockpit } from './cockpit.ts';
+import { cockpitRoutes, installRequestMetrics } from './api/cockpit.ts';
+import { singleProcess, type Cockpit } from './cockpit.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 64 * 1024;
@@ -23,7 +23,7 @@ export interface ServerOptions {
   logger?: boolean;
   /** Where log lines go (default standard output). */
   logStream?: { write(line: string): void };
-  /** What readiness asks of the other processes (main.ts); without: a server whose process runs no workers. */
+  /** What readiness and metrics ask of the other processes (main.ts); without: one process that runs no workers (a test's). */
   cockpit?: Cockpit;
 }
 
@@ -56,6 +56,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
   });
   installErrorHandling(app);
   installAnswerHeaders(app, headers);
+  installRequestMetrics(app);
   installJsonBodyParser(app);
   const redis = openRedis(app, config);
   const auth = new Authenticator(new KeyResolver(store, config.apiKeyCacheMs), new FailedAuthentications(config.authFailureLimit, redis));
@@ -78,6 +79,6 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     { prefix: API_PREFIX },
   );
   await app.register(pages, deps);
-  await app.register(cockpitRoutes, { store, cockpit: options.cockpit ?? withoutWorkers });
+  await app.register(cockpitRoutes, { config, store, cockpit: options.cockpit ?? singleProcess(store, () => 'off') });
   return app;
 }

@@ -7,6 +7,7 @@ import { Problem } from '../ground/problem.ts';
 import type { Mode } from '../store/schema.ts';
 import type { AcquirerConnector } from './connector.ts';
 import { SimulatedAcquirer } from './simulator.ts';
+import { observed } from './observed.ts';
 
 /** Live connectors by the name given in ACQUIRER_CONNECTOR. None is built yet. */
 export const liveConnectors: Record<string, () => AcquirerConnector> = {};
@@ -23,13 +24,15 @@ export class AcquirerUnavailable extends Problem {
 
 export class Acquirers {
   readonly simulator = new SimulatedAcquirer();
+  /** What payments use: the connectors, timed and counted (observed.ts). */
+  private readonly test = observed(this.simulator);
   private readonly live: AcquirerConnector | undefined;
 
   constructor(liveConnectorName: string | undefined) {
     if (liveConnectorName !== undefined) {
       const make = liveConnectors[liveConnectorName];
       if (!make) throw new Error(`ACQUIRER_CONNECTOR "${liveConnectorName}" is not a known connector`);
-      this.live = make();
+      this.live = observed(make());
     }
   }
 
@@ -39,7 +42,7 @@ export class Acquirers {
   }
 
   forMode(mode: Mode): AcquirerConnector {
-    if (mode === 'test') return this.simulator;
+    if (mode === 'test') return this.test;
     if (!this.live) throw new AcquirerUnavailable();
     return this.live;
   }

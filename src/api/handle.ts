@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../ground/problem.ts';
 import { problemBody } from './errors.ts';
+import { idempotentReplays } from '../lib/metrics.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import type { Ports } from '../payments/ports.ts';
 import type { AnyOperation } from '../payments/operations/operation.ts';
@@ -19,7 +20,10 @@ export function objectBody(body: unknown): Record<string, unknown> {
 }
 
 export function sendOutcome(reply: FastifyReply, outcome: Outcome) {
-  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+  if (outcome.replayed) {
+    reply.header('Idempotent-Replayed', 'true');
+    idempotentReplays.inc({ route: reply.request.routeOptions.url ?? 'unmatched' });
+  }
   // A recorded problem names the request that is answered now: its log lines are the ones a support question leads to.
   if (outcome.status >= 400)
     return reply
