@@ -34,7 +34,7 @@ async function openMigrated(config: Config, poolSize?: number) {
   const store = await openStore({ ...config, databasePoolSize: poolSize ?? config.databasePoolSize });
   await store.migrate();
   const demo = config.demoMerchant ? await ensureDemoMerchant(store, config) : undefined;
-  return { store, demo, notices: [...store.notices, ...keyFilesBesideTheDatabase(config)] };
+  return { store, demo, notices: [...config.unknownSettings, ...store.notices, ...keyFilesBesideTheDatabase(config)] };
 }
 
 /**
