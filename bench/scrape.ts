@@ -23,15 +23,14 @@ const authorization = `Basic ${Buffer.from(`${testApiKey}:`).toString('base64')}
 async function round(scraping: boolean) {
   let scrapes = 0;
   let scrapeMs = 0;
-  const scraper = scraping
-    ? setInterval(async () => {
-        const started = performance.now();
-        const res = await fetch(`${kassa.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-        await res.text();
-        scrapeMs += performance.now() - started;
-        scrapes++;
-      }, 1000)
-    : undefined;
+  const scrape = async () => {
+    const started = performance.now();
+    const res = await fetch(`${kassa.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    await res.text();
+    scrapeMs += performance.now() - started;
+    scrapes++;
+  };
+  const scraper = scraping ? setInterval(() => void scrape(), 1000) : undefined;
   const result = await autocannon({
     url: `${kassa.baseUrl}/api/v1/payment`,
     method: 'POST',
@@ -41,7 +40,15 @@ async function round(scraping: boolean) {
     body: JSON.stringify(cardPayment()),
   });
   clearInterval(scraper);
-  return { scraping, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, scrapes, scrapeMs: scrapes ? scrapeMs / scrapes : 0 };
+  return {
+    scraping,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    scrapes,
+    scrapeMs: scrapes ? scrapeMs / scrapes : 0,
+  };
 }
 
 const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
