@@ -1,17 +1,19 @@
 /**
- * Typed configuration from environment variables. Every setting is documented in
- * the README; nothing else reads process.env.
+ * Typed configuration from environment variables, declared once as data (lib/settings.ts): every
+ * variable with its type, default and description, here and in events/settings.ts and
+ * wallet/settings.ts. The README's configuration table is generated from `settingsTable`
+ * (scripts/config-table.ts; `npm test` checks it). Nothing else reads process.env.
  */
 import os from 'node:os';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { parseIsoDuration } from './lib/duration.ts';
+import { compile as compileTrust } from '@fastify/proxy-addr';
 import { cardBrands, type CardBrand } from './ground/card-brand.ts';
 import { SCRIPT_SCHEMES, URL_SCHEME } from './lib/urls.ts';
-import { flag } from './lib/flag.ts';
-import { loadWebhookSettings, type WebhookSettings } from './events/settings.ts';
-import { loadWalletSettings, type WalletSettings } from './wallet/settings.ts';
+import { boolean, commaList, duration, integer, oneOf, setting, text, textOr, unknownSettings, value, type Env, type Setting } from './lib/settings.ts';
+import { loadWebhookSettings, webhookVariables, type WebhookSettings } from './events/settings.ts';
+import { loadWalletSettings, walletVariables, type WalletSettings } from './wallet/settings.ts';
 
 export interface Config {
   port: number;
@@ -52,6 +54,8 @@ export interface Config {
   authFailureLimit: number;
   /** Shares rate-limit counters between Kassa processes. */
   redisUrl?: string;
+  /** The bearer token `GET /metrics` asks for (METRICS_TOKEN); unset = no /metrics. */
+  metricsToken?: string;
   /**
    * The proxies in front of Kassa whose X-Forwarded-For names the client (TRUST_PROXY): their
    * addresses or CIDR ranges. Empty: the connection's own address is the client.
@@ -59,7 +63,7 @@ export interface Config {
   trustProxy: string[];
   /** Schemes a returnUrl may have besides http and https (RETURN_URL_SCHEMES): the merchants' app deep links, lower case, no colon. */
   returnUrlSchemes: string[];
-  /** How long an acquirer's answer may take before its outcome counts as unknown (ACQUIRER_TIMEOUT, ISO 8601 duration, default PT30S). */
+  /** How long an acquirer's answer may take before its outcome counts as unknown (ACQUIRER_TIMEOUT). */
   acquirerTimeoutMs: number;
   /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per start when unset (main.ts shares it with the HTTP processes). */
   cardSealKey: Buffer;
@@ -81,74 +85,13 @@ export interface Config {
   webhooks: WebhookSettings;
   /** Live wallet keys and merchant identity, token freshness (WALLET_* variables, see wallet/settings.ts). */
   wallet: WalletSettings;
+  /** Variables that look meant for Kassa but are none of its settings (misspelt, or from another version): main.ts warns. */
+  unknownSettings: string[];
 }
 
 export interface VaultKey {
   id: string;
   key: Buffer;
-}
-
-type Env = Record<string, string | undefined>;
-
-export function loadConfig(env: Env = process.env): Config {
-  const port = integer(env, 'PORT', 8080);
-  const paymentExpiry = env.PAYMENT_EXPIRY || 'PT15M';
-  const paymentExpiryMs = parseIsoDuration(paymentExpiry);
-  if (paymentExpiryMs === undefined || paymentExpiryMs <= 0) {
-    throw new Error(`PAYMENT_EXPIRY must be a positive ISO 8601 duration such as PT15M, got "${paymentExpiry}"`);
-  }
-  const synchronous = (env.SQLITE_SYNCHRONOUS || 'FULL').toUpperCase();
-  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
-    throw new Error(`SQLITE_SYNCHRONOUS must be FULL or NORMAL, got "${env.SQLITE_SYNCHRONOUS}"`);
-  }
-  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
-  try {
-    new URL(publicUrl);
-  } catch {
-    throw new Error(`PUBLIC_URL must be an absolute URL, got "${env.PUBLIC_URL}"`);
-  }
-  return {
-    port,
-    host: env.HOST || '0.0.0.0',
-    publicUrl,
-    databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: path.resolve(env.DATA_DIR || 'data'),
-    keyDir: path.resolve(env.KEY_DIR || 'keys'),
-    secretsKey: env.SECRETS_KEY ? key32('SECRETS_KEY', env.SECRETS_KEY) : undefined,
-    logLevel: env.LOG_LEVEL || 'info',
-    logRequests: flag(env, 'LOG_REQUESTS', true),
-    sqliteSynchronous: synchronous,
-    paymentExpiry,
-    paymentExpiryMs,
-    refundWindows: refundWindows(env),
-    expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 5000),
-    runWorkers: flag(env, 'RUN_WORKERS', true),
-    demoMerchant: flag(env, 'DEMO_MERCHANT', true),
-    apiKeyCacheMs: integer(env, 'API_KEY_CACHE_MS', 5000),
-    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 100),
-    authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20),
-    redisUrl: env.REDIS_URL || undefined,
-    trustProxy: trustProxy(env.TRUST_PROXY),
-    returnUrlSchemes: returnUrlSchemes(env.RETURN_URL_SCHEMES),
-    webhooks: loadWebhookSettings(env),
-    wallet: loadWalletSettings(env),
-    acquirerTimeoutMs: duration('ACQUIRER_TIMEOUT', env.ACQUIRER_TIMEOUT || 'PT30S'),
-    cardSealKey: env.CARD_SEAL_KEY ? key32('CARD_SEAL_KEY', env.CARD_SEAL_KEY) : randomBytes(32),
-    vaultKey: env.VAULT_KEY ? vaultKey('VAULT_KEY', env.VAULT_KEY_ID || 'vault-1', env.VAULT_KEY) : undefined,
-    vaultOldKeys: (env.VAULT_OLD_KEYS || '')
-      .split(',')
-      .filter(Boolean)
-      .map((entry) => {
-        const colon = entry.indexOf(':');
-        if (colon < 1) throw new Error('VAULT_OLD_KEYS must list id:base64 pairs separated by commas');
-        return vaultKey('VAULT_OLD_KEYS', entry.slice(0, colon).trim(), entry.slice(colon + 1).trim());
-      }),
-    httpProcesses:
-      env.HTTP_PROCESSES === undefined || env.HTTP_PROCESSES === '' || env.HTTP_PROCESSES === 'auto'
-        ? Math.min(os.availableParallelism(), MAX_DEFAULT_HTTP_PROCESSES)
-        : positive(env, 'HTTP_PROCESSES'),
-    databasePoolSize: env.DATABASE_POOL_SIZE ? positive(env, 'DATABASE_POOL_SIZE') : 10,
-  };
 }
 
 export interface RefundWindows {
@@ -157,58 +100,15 @@ export interface RefundWindows {
   byBrand: Partial<Record<CardBrand, number>>;
 }
 
-function duration(name: string, raw: string): number {
-  const ms = parseIsoDuration(raw);
-  if (ms === undefined || ms <= 0) throw new Error(`${name} must be a positive ISO 8601 duration such as P180D, got "${raw}"`);
-  return ms;
-}
-
-/** `REFUND_WINDOW=P180D` for every network, `REFUND_WINDOWS=amex=P365D,visa=P120D` for some. */
-function refundWindows(env: Env): RefundWindows {
-  const byBrand: Partial<Record<CardBrand, number>> = {};
-  for (const entry of (env.REFUND_WINDOWS || '').split(',').filter(Boolean)) {
-    const [brand, raw] = entry.split('=').map((part) => part.trim());
-    if (!cardBrands.includes(brand as CardBrand) || raw === undefined)
-      throw new Error(`REFUND_WINDOWS must list brand=duration pairs (brands: ${cardBrands.join(', ')}), got "${entry}"`);
-    byBrand[brand as CardBrand] = duration('REFUND_WINDOWS', raw);
-  }
-  return { default: duration('REFUND_WINDOW', env.REFUND_WINDOW || 'P180D'), byBrand };
-}
+const MAX_DEFAULT_HTTP_PROCESSES = 8;
+const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const TRUST_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
 function key32(name: string, raw: string): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
   if (key.length !== 32) throw new Error(`${name} must be 32 bytes, as 64 hex digits or base64`);
   return key;
 }
-
-const commaList = (raw: string | undefined) =>
-  (raw ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-
-function trustProxy(raw: string | undefined): string[] {
-  const proxies = commaList(raw);
-  // Named proxies only: trusting every sender would let any client name its own address (and so escape the per-address limit).
-  for (const proxy of proxies) {
-    const [address = '', prefix] = proxy.split('/');
-    if (isIP(address) === 0 || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) {
-      throw new Error(`TRUST_PROXY lists the addresses or CIDR ranges of the proxies in front of Kassa, got "${proxy}"`);
-    }
-  }
-  return proxies;
-}
-
-function returnUrlSchemes(raw: string | undefined): string[] {
-  const schemes = commaList(raw).map((entry) => entry.toLowerCase().replace(/:$/, ''));
-  for (const scheme of schemes) {
-    if (!URL_SCHEME.test(scheme)) throw new Error(`RETURN_URL_SCHEMES: "${scheme}" is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')`);
-    if (SCRIPT_SCHEMES.includes(scheme)) throw new Error(`RETURN_URL_SCHEMES must not list ${scheme}: a browser sent there runs code or reads local data`);
-  }
-  return schemes;
-}
-
-const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 function vaultKey(name: string, id: string, base64: string): VaultKey {
   if (!KEY_ID.test(id)) throw new Error(`${name}: a vault key id is 1 to 64 letters, digits, '.', '_' or '-', got "${id}"`);
@@ -217,17 +117,275 @@ function vaultKey(name: string, id: string, base64: string): VaultKey {
   return { id, key };
 }
 
-const MAX_DEFAULT_HTTP_PROCESSES = 8;
+/** A 32-byte key, 64 hex digits or base64. */
+const key = (d: { name: string; description: string; shownDefault?: string }): Setting<Buffer | undefined> => ({
+  type: '32-byte key',
+  shownDefault: 'unset',
+  ...d,
+  read: (raw) => (raw ? key32(d.name, raw) : undefined),
+});
 
-function positive(env: Env, name: string): number {
-  const value = integer(env, name, 0);
-  if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
-  return value;
+/** Kassa's own settings (the webhook and wallet ones live with their folders). */
+export const settings = {
+  port: integer(8080, { name: 'PORT', description: 'The HTTP port Kassa listens on' }),
+  host: textOr('0.0.0.0', { name: 'HOST', description: 'Address to listen on' }),
+  publicUrl: setting({
+    name: 'PUBLIC_URL',
+    type: 'URL',
+    shownDefault: '`http://localhost:$PORT`',
+    description:
+      'Root of every address Kassa hands out (`payUrl`, `cancelUrl`, API root `PUBLIC_URL/api/v1`). An `https:` one makes every answer carry `Strict-Transport-Security: max-age=31536000`',
+    read: (raw) => raw || undefined,
+  }),
+  databaseUrl: setting({
+    name: 'DATABASE_URL',
+    type: 'URL',
+    shownDefault: 'unset',
+    description: '`postgres://…` switches storage to PostgreSQL; unset = SQLite',
+    read: (raw) => raw || undefined,
+  }),
+  dataDir: setting({
+    name: 'DATA_DIR',
+    type: 'path',
+    shownDefault: '`./data`',
+    description:
+      'Where the SQLite database (`kassa.db`) lives; created 0700, the database files 0600 (wider permissions found at start are taken off, and the log says so once)',
+    read: (raw) => path.resolve(raw || 'data'),
+  }),
+  keyDir: setting({
+    name: 'KEY_DIR',
+    type: 'path',
+    shownDefault: '`./keys`',
+    description:
+      'Where Kassa makes the key files it needs when `SECRETS_KEY` or `VAULT_KEY` is unset (0700, files 0600). Keep it apart from `DATA_DIR`: a key file there is warned about at every start. What to back up where: [docs/operations.md](docs/operations.md)',
+    read: (raw) => path.resolve(raw || 'keys'),
+  }),
+  secretsKey: key({
+    name: 'SECRETS_KEY',
+    description:
+      '32 bytes (base64 or 64 hex digits) sealing the secrets the database keeps (webhook signing secrets, recorded answers) and deriving the capability tokens of `payUrl`/`cancelUrl`/`cardDataUrl`, of which only hashes are stored. Unset: `KEY_DIR/secrets-key.json`, made on first start. One key per database: a start with another key is refused. Set it, the same everywhere, on a deployment of several machines',
+  }),
+  logLevel: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', {
+    name: 'LOG_LEVEL',
+    description: 'What is logged, from the least (`fatal`) to the most (`trace`); `silent` logs nothing',
+  }),
+  logRequests: boolean(true, {
+    name: 'LOG_REQUESTS',
+    description:
+      'One log line per request (method, route, status, time). The route is the matched pattern (`/pay/:token`), none for an address that matched no route: headers, bodies, query strings and path tokens are never logged',
+  }),
+  sqliteSynchronous: oneOf(['FULL', 'NORMAL'], 'FULL', {
+    name: 'SQLITE_SYNCHRONOUS',
+    description: '`FULL`: an acknowledged payment survives a power cut. `NORMAL` is faster and may lose the last commits on power loss (never on a process crash)',
+  }),
+  paymentExpiry: duration('PT15M', {
+    name: 'PAYMENT_EXPIRY',
+    description: 'Default time a payment may stay `pending` (ISO 8601 duration); per payment `details.expirationDuration`',
+  }),
+  refundWindow: duration('P180D', {
+    name: 'REFUND_WINDOW',
+    description: 'How long after a payment it can be refunded (ISO 8601 duration), for every card network without its own window',
+  }),
+  refundWindows: setting({
+    name: 'REFUND_WINDOWS',
+    type: '`brand=duration` list',
+    shownDefault: 'unset',
+    description: 'Per card network: `amex=P365D,visa=P120D` (brands `visa` `mastercard` `amex` `maestro` `bcmc`)',
+    read: (raw) => {
+      const byBrand: Partial<Record<CardBrand, number>> = {};
+      for (const entry of commaList(raw)) {
+        const [brand, window] = entry.split('=').map((part) => part.trim());
+        if (!cardBrands.includes(brand as CardBrand) || window === undefined)
+          throw new Error(`REFUND_WINDOWS must list brand=duration pairs (brands: ${cardBrands.join(', ')}), got "${entry}"`);
+        byBrand[brand as CardBrand] = duration('P180D', { name: 'REFUND_WINDOWS', description: '' }).read(window);
+      }
+      return byBrand;
+    },
+  }),
+  expirySweepIntervalMs: integer(5000, {
+    name: 'EXPIRY_SWEEP_INTERVAL_MS',
+    description: 'How often pending payments are checked for expiry, and wallet payments cut off by a crash are resumed',
+  }),
+  httpProcesses: setting({
+    name: 'HTTP_PROCESSES',
+    type: 'integer or `auto`',
+    shownDefault: `\`auto\` = one per CPU core, at most ${MAX_DEFAULT_HTTP_PROCESSES}`,
+    description:
+      'HTTP server processes sharing the port. Above 1, a primary process migrates, creates the demo merchant, runs the background workers and supervises the HTTP processes (one that dies is replaced within a second; SIGTERM stops them all). `1` = everything in one process',
+    read: (raw) =>
+      raw === undefined || raw === '' || raw === 'auto'
+        ? Math.min(os.availableParallelism(), MAX_DEFAULT_HTTP_PROCESSES)
+        : integer(1, { name: 'HTTP_PROCESSES', description: '', min: 1 }).read(raw),
+  }),
+  databasePoolSize: integer(10, { name: 'DATABASE_POOL_SIZE', description: 'PostgreSQL connections per HTTP process (the primary keeps 4 for background work)', min: 1 }),
+  runWorkers: boolean(true, {
+    name: 'RUN_WORKERS',
+    description:
+      'Run background workers (expiry, resuming wallet payments cut off by a crash, webhook delivery) in this Kassa instance (its primary). Set `false` on API-only instances',
+  }),
+  demoMerchant: boolean(true, {
+    name: 'DEMO_MERCHANT',
+    description: 'On an empty database, create a demo merchant with a test API key at start and print it (no live key: `kassa key rotate --mode live` makes one)',
+  }),
+  apiKeyCacheMs: integer(5000, {
+    name: 'API_KEY_CACHE_MS',
+    description: 'How long a verified API key is cached in a process; a revoked key keeps working at most this long',
+  }),
+  rateLimitPerSecond: integer(100, {
+    name: 'RATE_LIMIT_PER_SECOND',
+    description: 'Requests per second per API key, averaged over a 2 s window (bursts up to twice this); `0` turns the limit off',
+  }),
+  authFailureLimit: integer(20, {
+    name: 'AUTH_FAILURE_LIMIT',
+    description:
+      'Requests per client address and minute with an API key that is not valid; then 429 (`Retry-After`) until the minute is over, with no key looked up, for every key not verified in the last `API_KEY_CACHE_MS`. IPv6 clients count by /64. `0` turns the limit off',
+  }),
+  trustProxy: setting({
+    name: 'TRUST_PROXY',
+    type: 'address list',
+    shownDefault: 'unset',
+    description:
+      'Comma-separated addresses or CIDR ranges of the reverse proxies in front of Kassa (`127.0.0.1,10.0.0.0/8`; also `loopback`, `linklocal`, `uniquelocal`), as Fastify\'s `trustProxy` takes them: a connection from one of them has its `X-Forwarded-For` believed back to the first address no trusted proxy added, which is the client for `AUTH_FAILURE_LIMIT` and the 3-D Secure `browserIP`. Unset, the connection\'s address is the client; never "everyone" or a hop count, which would let a client name its own address. Example for nginx: [docs/operations.md](docs/operations.md#behind-a-reverse-proxy)',
+    // Checked by the library that applies it (Fastify's trustProxy). Named proxies only: trusting every sender (`true`, a hop
+    // count) would let any client name its own address, and so escape the per-address limit.
+    read: (raw) => {
+      const proxies = commaList(raw);
+      for (const proxy of proxies) {
+        try {
+          // proxy-addr also reads `1` as the address 0.0.0.1: an address here is written in full.
+          if (!TRUST_NAMES.includes(proxy) && isIP(proxy.split('/')[0]!) === 0) throw new Error('not an address');
+          compileTrust(proxy);
+        } catch {
+          throw new Error(`TRUST_PROXY lists the addresses or CIDR ranges of the proxies in front of Kassa (or loopback, linklocal, uniquelocal), got "${proxy}"`);
+        }
+      }
+      return proxies;
+    },
+  }),
+  returnUrlSchemes: setting({
+    name: 'RETURN_URL_SCHEMES',
+    type: 'scheme list',
+    shownDefault: 'unset',
+    description:
+      "Comma-separated schemes a `returnUrl` may have besides `https` and `http`: your merchants' app deep links (`myshop,com.shop.app`). Schemes that run code or read local data (`javascript`, `data`, `file`, …) are refused at start",
+    read: (raw) => {
+      const schemes = commaList(raw).map((entry) => entry.toLowerCase().replace(/:$/, ''));
+      for (const scheme of schemes) {
+        if (!URL_SCHEME.test(scheme)) throw new Error(`RETURN_URL_SCHEMES: "${scheme}" is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')`);
+        if (SCRIPT_SCHEMES.includes(scheme)) throw new Error(`RETURN_URL_SCHEMES must not list ${scheme}: a browser sent there runs code or reads local data`);
+      }
+      return schemes;
+    },
+  }),
+  acquirerTimeout: duration('PT30S', {
+    name: 'ACQUIRER_TIMEOUT',
+    description:
+      "How long an acquirer's answer may take; past it the outcome is unknown (`manualintervention` for an authorisation). Which acquirer a merchant uses is set per merchant and mode with `kassa acquirer set` ([docs/acquirers.md](docs/acquirers.md)); without a connection test keys use the built-in simulator and live payments are still validated and created (spec §5), but their page says card payments are unavailable (503, no card form)",
+  }),
+  cardSealKey: key({
+    name: 'CARD_SEAL_KEY',
+    shownDefault: 'random per start',
+    description:
+      '32 bytes (64 hex digits or base64) sealing card data while the customer is at a 3-D Secure step. Unset, the primary draws one and gives it to all its HTTP processes; set the same key on every Kassa instance of a deployment with several machines',
+  }),
+  vaultKey: setting({
+    name: 'VAULT_KEY',
+    type: '32-byte key (base64)',
+    shownDefault: 'unset',
+    description:
+      '32 bytes in base64 (`openssl rand -base64 32`) encrypting the card numbers in the vault (AES-256-GCM). Unset on SQLite: Kassa creates `KEY_DIR/vault-key.json` (mode 0600) on first start and reuses it, so stored cards survive restarts and all HTTP processes share it; back it up, apart from the database. A `vault-key.json` an earlier version made in `DATA_DIR` is still read from there until moved (docs/operations.md). Unset with `DATABASE_URL`: vault enrollment, vault payments and `storeInVault` are refused with 503 (a key per process would make cards unreadable elsewhere)',
+    read: (raw) => raw || undefined,
+  }),
+  vaultKeyId: textOr('vault-1', { name: 'VAULT_KEY_ID', description: 'Name of `VAULT_KEY`, stored with every card it encrypts; give a new key a new id' }),
+  vaultOldKeys: setting({
+    name: 'VAULT_OLD_KEYS',
+    type: '`id:base64` list',
+    shownDefault: 'unset',
+    description: '`id:base64,…`: earlier vault keys, still used to decrypt the cards they encrypted (key rotation). A vault key file is always kept for decryption',
+    read: (raw) =>
+      commaList(raw).map((entry) => {
+        const colon = entry.indexOf(':');
+        if (colon < 1) throw new Error('VAULT_OLD_KEYS must list id:base64 pairs separated by commas');
+        return vaultKey('VAULT_OLD_KEYS', entry.slice(0, colon).trim(), entry.slice(colon + 1).trim());
+      }),
+  }),
+  metricsToken: text({
+    name: 'METRICS_TOKEN',
+    description:
+      'Turns on `GET /metrics` (Prometheus text, all HTTP processes added up), answered only with `Authorization: Bearer <this token>`. Unset, there is no `/metrics`. Series and scrape config: [docs/operations.md](docs/operations.md#metrics)',
+  }),
+  redisUrl: setting({
+    name: 'REDIS_URL',
+    type: 'URL',
+    shownDefault: 'unset',
+    description:
+      '`redis://…`: rate-limit counters (per key and per client address) shared by all Kassa processes. Without it each HTTP process counts on its own, so a key can reach up to `HTTP_PROCESSES` × the limit. A Redis outage skips the limits rather than refusing payments',
+    read: (raw) => raw || undefined,
+  }),
+};
+
+/** Every variable Kassa reads, in the README's order. */
+export const allSettings: readonly Setting<unknown>[] = [...Object.values(settings), ...webhookVariables, ...walletVariables];
+
+/** Prefixes of Kassa's own variables: an unknown one with such a prefix is warned about. */
+const FAMILIES = ['KASSA_', 'WEBHOOK_', 'WALLET_', 'VAULT_', 'SQLITE_', 'REFUND_', 'PAYMENT_', 'METRICS_', 'ACQUIRER_', 'HTTP_PROCESS', 'DEMO_', 'CARD_SEAL'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = <T>(definition: Setting<T>) => value(env, definition);
+  const port = read(settings.port);
+  const publicUrl = (read(settings.publicUrl) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new Error(`PUBLIC_URL must be an absolute URL, got "${env.PUBLIC_URL}"`);
+  }
+  const vaultKeyBase64 = read(settings.vaultKey);
+  return {
+    port,
+    host: read(settings.host),
+    publicUrl,
+    databaseUrl: read(settings.databaseUrl),
+    dataDir: read(settings.dataDir),
+    keyDir: read(settings.keyDir),
+    secretsKey: read(settings.secretsKey),
+    logLevel: read(settings.logLevel),
+    logRequests: read(settings.logRequests),
+    sqliteSynchronous: read(settings.sqliteSynchronous),
+    paymentExpiry: env.PAYMENT_EXPIRY || 'PT15M',
+    paymentExpiryMs: read(settings.paymentExpiry),
+    refundWindows: { default: read(settings.refundWindow), byBrand: read(settings.refundWindows) },
+    expirySweepIntervalMs: read(settings.expirySweepIntervalMs),
+    runWorkers: read(settings.runWorkers),
+    demoMerchant: read(settings.demoMerchant),
+    apiKeyCacheMs: read(settings.apiKeyCacheMs),
+    rateLimitPerSecond: read(settings.rateLimitPerSecond),
+    authFailureLimit: read(settings.authFailureLimit),
+    redisUrl: read(settings.redisUrl),
+    metricsToken: read(settings.metricsToken),
+    trustProxy: read(settings.trustProxy),
+    returnUrlSchemes: read(settings.returnUrlSchemes),
+    webhooks: loadWebhookSettings(env),
+    wallet: loadWalletSettings(env),
+    acquirerTimeoutMs: read(settings.acquirerTimeout),
+    cardSealKey: read(settings.cardSealKey) ?? randomBytes(32),
+    vaultKey: vaultKeyBase64 ? vaultKey('VAULT_KEY', read(settings.vaultKeyId), vaultKeyBase64) : undefined,
+    vaultOldKeys: read(settings.vaultOldKeys),
+    httpProcesses: read(settings.httpProcesses),
+    databasePoolSize: read(settings.databasePoolSize),
+    unknownSettings: unknownSettings(
+      env,
+      allSettings.map((definition) => definition.name),
+      FAMILIES,
+    ),
+  };
 }
 
-function integer(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, got "${raw}"`);
-  return Number(raw);
+/** The README's configuration table (scripts/config-table.ts writes it, test/unit/config.test.ts checks it). */
+export function settingsTable(): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  return [
+    '| Variable | Type | Default | Meaning |',
+    '|---|---|---|---|',
+    ...allSettings.map((d) => `| \`${d.name}\` | ${cell(d.type)} | ${d.shownDefault} | ${cell(d.description)} |`),
+  ].join('\n');
 }

@@ -27,12 +27,14 @@ import { startWorkers } from './workers.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 import { SECRETS_KEY_FILE } from './store/secrets.ts';
 import { vaultKeyFile } from './vault/keys.ts';
+import { httpProcess, primary, singleProcess, workersHere } from './cockpit.ts';
+import { collectProcessMetrics } from './lib/metrics.ts';
 
 async function openMigrated(config: Config, poolSize?: number) {
   const store = await openStore({ ...config, databasePoolSize: poolSize ?? config.databasePoolSize });
   await store.migrate();
   const demo = config.demoMerchant ? await ensureDemoMerchant(store, config) : undefined;
-  return { store, demo, notices: [...store.notices, ...keyFilesBesideTheDatabase(config)] };
+  return { store, demo, notices: [...config.unknownSettings, ...store.notices, ...keyFilesBesideTheDatabase(config)] };
 }
 
 /**
@@ -63,13 +65,16 @@ function stopOn(signals: NodeJS.Signals[], stop: (cause: string) => Promise<void
 
 async function runSingleProcess(config: Config) {
   const { store, demo, notices } = await openMigrated(config);
-  const app = await buildServer(config, store);
+  const workers = workersHere(config.runWorkers);
+  const app = await buildServer(config, store, { cockpit: singleProcess(store, workers.state) });
   for (const notice of notices) app.log.warn(notice);
   await app.listen({ port: config.port, host: config.host });
   if (demo) process.stdout.write(demo);
   const stopWorkers = config.runWorkers ? startWorkers(config, store, app.log) : async () => {};
+  workers.set('running');
   stopOn(['SIGTERM', 'SIGINT'], async (signal) => {
     app.log.info({ signal }, 'stopping');
+    workers.set('stopping');
     await stopWorkers();
     await app.close();
     await store.close();
@@ -87,7 +92,9 @@ async function runPrimary(config: Config) {
   for (const notice of notices) log.warn(notice);
   // Every HTTP process must seal and unseal card data with the same key (a 3-D Secure step may end on another one).
   const env = { CARD_SEAL_KEY: config.cardSealKey.toString('hex') };
-  const fork = () => cluster.fork(env);
+  const workers = workersHere(config.runWorkers);
+  const answerHttpProcess = primary(store, workers.state);
+  const fork = () => answerHttpProcess(cluster.fork(env));
   let stopping = false;
   let ready = false;
 
@@ -115,8 +122,10 @@ async function runPrimary(config: Config) {
   if (demo) process.stdout.write(demo);
 
   const stopWorkers = config.runWorkers ? startWorkers(config, store, log) : async () => {};
+  workers.set('running');
   stopOn(['SIGTERM', 'SIGINT'], async (signal) => {
     stopping = true;
+    workers.set('stopping');
     log.info({ signal }, 'stopping');
     await Promise.all(Object.values(cluster.workers ?? {}).map((worker) => stopHttpProcess(worker!)));
     await stopWorkers();
@@ -154,11 +163,12 @@ async function runHttpProcess(config: Config) {
   process.on('disconnect', () => stopping() || process.exit(1));
   // The primary migrated and checkpoints; this process serves HTTP only.
   store = await openStore(config, { checkpoints: false });
-  app = await buildServer(config, store);
+  app = await buildServer(config, store, { cockpit: httpProcess(store) });
   if (!stopping()) await app.listen({ port: config.port, host: config.host });
 }
 
 const config = loadConfig();
+collectProcessMetrics();
 if (cluster.isWorker) await runHttpProcess(config);
 else if (config.httpProcesses > 1) await runPrimary(config);
 else await runSingleProcess(config);

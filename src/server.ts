@@ -6,12 +6,15 @@ import { KeyResolver } from './merchants/merchants.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './api/errors.ts';
 import { installJsonBodyParser } from './api/json-body.ts';
 import { answerHeaders, installAnswerHeaders } from './api/answer-headers.ts';
+import { requestIdOf } from './api/request-id.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
 import { acquirerNotifications } from './api/acquirer-notifications.ts';
 import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-limit.ts';
 import { pages } from './pages/routes.ts';
+import { cockpitRoutes, installRequestMetrics } from './api/cockpit.ts';
+import { singleProcess, type Cockpit } from './cockpit.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 64 * 1024;
@@ -21,6 +24,8 @@ export interface ServerOptions {
   logger?: boolean;
   /** Where log lines go (default standard output). */
   logStream?: { write(line: string): void };
+  /** What readiness and metrics ask of the other processes (main.ts); without: one process that runs no workers (a test's). */
+  cockpit?: Cockpit;
 }
 
 export async function buildServer(config: Config, store: Store, options: ServerOptions = {}): Promise<FastifyInstance> {
@@ -40,6 +45,8 @@ export async function buildServer(config: Config, store: Store, options: ServerO
             redact: ['req.headers.authorization', '*.cardNumber', '*.cvc', '*.pan'],
           },
     bodyLimit: BODY_LIMIT,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     // Fastify's own answers to these are not problems: errors.ts answers them.
@@ -50,6 +57,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
   });
   installErrorHandling(app);
   installAnswerHeaders(app, headers);
+  installRequestMetrics(app);
   installJsonBodyParser(app);
   const redis = openRedis(app, config);
   const auth = new Authenticator(new KeyResolver(store, config.apiKeyCacheMs), new FailedAuthentications(config.authFailureLimit, redis));
@@ -73,6 +81,6 @@ export async function buildServer(config: Config, store: Store, options: ServerO
   );
   await app.register(pages, deps);
   await app.register(acquirerNotifications, deps);
-  app.get('/health', async () => ({ status: 'ok' }));
+  await app.register(cockpitRoutes, { config, store, cockpit: options.cockpit ?? singleProcess(store, () => 'off') });
   return app;
 }

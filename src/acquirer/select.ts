@@ -12,6 +12,7 @@ import { findAcquirerConnection, type AcquirerConnection } from '../store/acquir
 import type { AcquirerConnector } from './connector.ts';
 import { SimulatedAcquirer } from './simulator.ts';
 import { AdyenConnector } from './adyen.ts';
+import { observed } from './observed.ts';
 
 /** The connectors a connection may name, each made from the connection's settings and credentials. */
 export const connectors: Record<string, (connection: AcquirerConnection, options: { timeoutMs: number }) => AcquirerConnector> = {
@@ -38,6 +39,8 @@ interface Owner {
 
 export class Acquirers {
   readonly simulator = new SimulatedAcquirer();
+  /** What payments use: the connectors, timed and counted (observed.ts). */
+  private readonly test = observed(this.simulator);
   private readonly cache = new Map<string, { connector: AcquirerConnector | undefined; until: number }>();
 
   constructor(
@@ -52,7 +55,8 @@ export class Acquirers {
     const cached = this.cache.get(key);
     if (cached && cached.until > now) return cached.connector;
     const connection = await findAcquirerConnection(this.store.read, this.store.secrets, owner);
-    const connector = connection ? connectors[connection.connector]?.(connection, this.options) : owner.mode === 'test' ? this.simulator : undefined;
+    const make = connection && connectors[connection.connector];
+    const connector = make ? observed(make(connection, this.options)) : owner.mode === 'test' && !connection ? this.test : undefined;
     this.cache.set(key, { connector, until: now + CONNECTION_CACHE_MS });
     return connector;
   }

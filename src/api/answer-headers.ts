@@ -16,10 +16,10 @@ export function answerHeaders(publicUrl: string): Record<string, string> {
   };
 }
 
-/** Sets `headers` on every answer that goes through Fastify's routing (a route or the not-found handler). */
+/** Sets `headers` and the request id (request-id.ts) on every answer that goes through Fastify's routing (a route or the not-found handler). */
 export function installAnswerHeaders(app: FastifyInstance, headers: Record<string, string>) {
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(headers).header('X-Request-Id', request.id);
     done();
   });
 }

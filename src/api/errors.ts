@@ -12,9 +12,12 @@ import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, Fast
 import type { Socket } from 'node:net';
 import { Problem, type FieldError } from '../ground/problem.ts';
 
+/** A problem answered to a request: its body also names the request id (request-id.ts). */
 export function sendProblem(reply: FastifyReply, problem: Problem) {
-  return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problem.toBody());
+  return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problemBody(reply, problem.toBody()));
 }
+
+export const problemBody = (reply: FastifyReply, body: Record<string, unknown>) => ({ ...body, requestId: reply.request.id });
 
 export function installErrorHandling(app: FastifyInstance) {
   app.setNotFoundHandler((request, reply) => sendProblem(reply, Problem.notFound(`There is nothing at ${request.method} ${request.url.split('?')[0]}.`)));
@@ -76,7 +79,8 @@ function toProblem(error: FastifyError | Problem, request: FastifyRequest): Prob
  * decode), so before any hook. It gets the answer headers a hook would have set.
  */
 export function frameworkErrorHandler(headers: Record<string, string>) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void sendProblem(reply.headers(headers), toProblem(error, request));
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    void sendProblem(reply.headers(headers).header('X-Request-Id', request.id), toProblem(error, request));
 }
 
 /** Node's refusals of what is not HTTP at all, before any request exists: written to the socket as Node's own would be. */

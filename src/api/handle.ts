@@ -5,6 +5,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../ground/problem.ts';
+import { problemBody } from './errors.ts';
+import { idempotentReplays } from '../lib/metrics.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import type { Ports } from '../payments/ports.ts';
 import type { AnyOperation } from '../payments/operations/operation.ts';
@@ -18,9 +20,17 @@ export function objectBody(body: unknown): Record<string, unknown> {
 }
 
 export function sendOutcome(reply: FastifyReply, outcome: Outcome) {
-  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-  if (outcome.status >= 400) reply.type('application/problem+json');
-  else if (outcome.json !== undefined) reply.type('application/json; charset=utf-8');
+  if (outcome.replayed) {
+    reply.header('Idempotent-Replayed', 'true');
+    idempotentReplays.inc({ route: reply.request.routeOptions.url ?? 'unmatched' });
+  }
+  // A recorded problem names the request that is answered now: its log lines are the ones a support question leads to.
+  if (outcome.status >= 400)
+    return reply
+      .code(outcome.status)
+      .type('application/problem+json')
+      .send(problemBody(reply, outcome.json ? JSON.parse(outcome.json) : outcome.body));
+  if (outcome.json !== undefined) reply.type('application/json; charset=utf-8');
   return reply.code(outcome.status).send(outcome.json ?? outcome.body);
 }
 

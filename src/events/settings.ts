@@ -1,21 +1,10 @@
 /**
- * Webhook delivery settings, read from the environment by config.ts:
- * - WEBHOOK_TIMEOUT_MS (10000): a receiver must answer within this; longer is a failed attempt (DESIGN §3).
- * - WEBHOOK_CONCURRENCY (64): deliveries in flight at once per process.
- * - WEBHOOK_BATCH_SIZE (100): deliveries claimed per database round trip.
- * - WEBHOOK_LEASE_MS (60000): how long a claim lasts; a crashed worker's deliveries are retried after it.
- *   Must exceed the timeout, so a live claim never expires while its request is still running.
- * - WEBHOOK_POLL_INTERVAL_MS (250): how often an idle worker looks for due deliveries.
- * - WEBHOOK_RETRY_SCHEDULE (PT1M,PT5M,PT30M,PT2H,PT6H,PT12H,PT24H,PT24H): waits after each failed attempt,
- *   as ISO 8601 durations; after the last one the delivery is given up.
- * - WEBHOOK_RETENTION (P30D): how long a finished delivery (delivered or given up) and its attempts stay
- *   visible to `kassa webhook deliveries` before the hourly housekeeping deletes them.
- * - WEBHOOK_TEST_PRIVATE_NETWORKS (true): test-mode webhooks may go to loopback and private networks
- *   (ssrf.ts), so a merchant's local receiver works out of the box; production turns it off. Link-local
- *   and cloud-metadata addresses are refused whatever this says, and live webhooks never reach either.
+ * Webhook delivery settings (WEBHOOK_* variables), declared here with their defaults and
+ * descriptions (lib/settings.ts) and composed by config.ts. The lease must exceed the timeout, so
+ * a live claim never expires while its request is still running.
  */
 import { parseIsoDuration } from '../lib/duration.ts';
-import { flag } from '../lib/flag.ts';
+import { boolean, duration, integer, setting, value, type Env } from '../lib/settings.ts';
 import { defaultRetrySchedule } from './schedule.ts';
 
 export interface WebhookSettings {
@@ -30,44 +19,56 @@ export interface WebhookSettings {
   testPrivateNetworks: boolean;
 }
 
-type Env = Record<string, string | undefined>;
+const variables = {
+  timeoutMs: integer(10_000, { name: 'WEBHOOK_TIMEOUT_MS', min: 1, description: 'A webhook receiver must answer 2xx within this' }),
+  concurrency: integer(64, { name: 'WEBHOOK_CONCURRENCY', min: 1, description: 'Webhook deliveries in flight per process' }),
+  batchSize: integer(100, { name: 'WEBHOOK_BATCH_SIZE', min: 1, description: 'Deliveries claimed per database round trip' }),
+  leaseMs: integer(60_000, {
+    name: 'WEBHOOK_LEASE_MS',
+    min: 1,
+    description: "How long a worker's claim lasts; a crashed worker's deliveries are retried after it (must exceed the timeout)",
+  }),
+  pollIntervalMs: integer(250, { name: 'WEBHOOK_POLL_INTERVAL_MS', min: 1, description: 'How often an idle delivery worker looks for due webhooks' }),
+  retryScheduleMs: setting({
+    name: 'WEBHOOK_RETRY_SCHEDULE',
+    type: 'ISO 8601 duration list',
+    shownDefault: '`PT1M,PT5M,PT30M,PT2H,PT6H,PT12H,PT24H,PT24H`',
+    description: 'Waits after each failed attempt (about 3 days); then the delivery is given up and stays visible',
+    read: (raw) => {
+      if (raw === undefined || raw.trim() === '') return [...defaultRetrySchedule];
+      return raw.split(',').map((part) => {
+        const ms = parseIsoDuration(part.trim());
+        if (ms === undefined || ms <= 0) throw new Error(`WEBHOOK_RETRY_SCHEDULE must list ISO 8601 durations such as PT1M,PT5M; "${part.trim()}" is not one`);
+        return ms;
+      });
+    },
+  }),
+  retentionMs: duration('P30D', {
+    name: 'WEBHOOK_RETENTION',
+    description: 'How long a finished delivery (delivered or given up) and its attempts stay visible; the hourly housekeeping then deletes them',
+  }),
+  testPrivateNetworks: boolean(true, {
+    name: 'WEBHOOK_TEST_PRIVATE_NETWORKS',
+    description:
+      "Test-mode webhooks may go to loopback and private networks (`127.0.0.0/8`, `10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`, `100.64.0.0/10`, `::1`, `fc00::/7`), so a receiver on the merchant's own machine works in the quickstart. Turn it off in production ([below](#running-in-production)). Link-local and cloud-metadata addresses are refused in every mode whatever this says; live webhooks reach public addresses only",
+  }),
+};
+
+export const webhookVariables = Object.values(variables);
 
 export function loadWebhookSettings(env: Env): WebhookSettings {
   const settings: WebhookSettings = {
-    timeoutMs: positive(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
-    concurrency: positive(env, 'WEBHOOK_CONCURRENCY', 64),
-    batchSize: positive(env, 'WEBHOOK_BATCH_SIZE', 100),
-    leaseMs: positive(env, 'WEBHOOK_LEASE_MS', 60_000),
-    pollIntervalMs: positive(env, 'WEBHOOK_POLL_INTERVAL_MS', 250),
-    retryScheduleMs: schedule(env.WEBHOOK_RETRY_SCHEDULE),
-    retentionMs: duration(env, 'WEBHOOK_RETENTION', 'P30D'),
-    testPrivateNetworks: flag(env, 'WEBHOOK_TEST_PRIVATE_NETWORKS', true),
+    timeoutMs: value(env, variables.timeoutMs),
+    concurrency: value(env, variables.concurrency),
+    batchSize: value(env, variables.batchSize),
+    leaseMs: value(env, variables.leaseMs),
+    pollIntervalMs: value(env, variables.pollIntervalMs),
+    retryScheduleMs: value(env, variables.retryScheduleMs),
+    retentionMs: value(env, variables.retentionMs),
+    testPrivateNetworks: value(env, variables.testPrivateNetworks),
   };
   if (settings.leaseMs <= settings.timeoutMs) {
     throw new Error(`WEBHOOK_LEASE_MS (${settings.leaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${settings.timeoutMs})`);
   }
   return settings;
-}
-
-function positive(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) === 0) throw new Error(`${name} must be a positive whole number, got "${raw}"`);
-  return Number(raw);
-}
-
-function duration(env: Env, name: string, fallback: string): number {
-  const raw = env[name] || fallback;
-  const ms = parseIsoDuration(raw);
-  if (ms === undefined || ms <= 0) throw new Error(`${name} must be a positive ISO 8601 duration such as ${fallback}, got "${raw}"`);
-  return ms;
-}
-
-function schedule(raw: string | undefined): number[] {
-  if (raw === undefined || raw.trim() === '') return [...defaultRetrySchedule];
-  return raw.split(',').map((part) => {
-    const ms = parseIsoDuration(part.trim());
-    if (ms === undefined || ms <= 0) throw new Error(`WEBHOOK_RETRY_SCHEDULE must list ISO 8601 durations such as PT1M,PT5M; "${part.trim()}" is not one`);
-    return ms;
-  });
 }

@@ -10,6 +10,7 @@ import type { Store } from '../store/store.ts';
 import { claimDueDeliveries, recordAttempt, type ClaimedDelivery } from '../store/webhooks.ts';
 import { bindings } from '../store/secrets.ts';
 import { randomBase62 } from '../lib/tokens.ts';
+import { webhookAttempts, webhooksGivenUp } from '../lib/metrics.ts';
 import { WebhookSender, type AttemptResult } from './sender.ts';
 import { secretKey, signWebhook, webhookBody, type SignedHeaders } from './signing.ts';
 import { nextRetryAt } from './schedule.ts';
@@ -147,6 +148,8 @@ export class WebhookWorker {
     if (result.ok) this.stats.delivered++;
     else this.stats.failedAttempts++;
     if (state === 'failed') this.stats.givenUp++;
+    webhookAttempts.inc({ outcome: result.ok ? 'delivered' : 'failed' });
+    if (state === 'failed') webhooksGivenUp.inc();
     try {
       await this.store.transact((db) =>
         recordAttempt(db, {

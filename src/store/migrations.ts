@@ -4,7 +4,7 @@
  * `kassa migrate`; each is applied once.
  */
 import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
-import type { Dialect } from './schema.ts';
+import type { Database, Dialect } from './schema.ts';
 import { foundation } from './migrations/001_foundation.ts';
 import { webhooks } from './migrations/002_webhooks.ts';
 import { pages } from './migrations/003_pages.ts';
@@ -45,4 +45,15 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, secrets
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * The migrations this code has that the database has not applied (readiness: a Kassa newer than
+ * its database's schema must not take traffic). Reading the list is also the database's answer
+ * to "are you there".
+ */
+export async function pendingMigrations(db: Kysely<Database>, dialect: Dialect, secrets: SecretBox): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect, secrets) };
+  const known = await new Migrator({ db, provider }).getMigrations();
+  return known.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
 }

@@ -71,6 +71,7 @@ export function openPostgres(databaseUrl: string, poolSize: number) {
       }
     },
     notices: [],
+    poolUse: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     migrate: async (secrets: SecretBox) => {
       const applied = await migrateToLatest(read, 'postgres', secrets);
       // The rows 007 rewrote leave their versions in clear behind as dead tuples until vacuumed:

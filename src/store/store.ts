@@ -9,6 +9,7 @@ import type { Database, Dialect } from './schema.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { openSqlite, type SqliteOptions } from './sqlite.ts';
 import { openPostgres } from './postgres.ts';
+import { withAfterCommit } from './after-commit.ts';
 import { checkSecretsKey, openSecretsKey, type SecretsKeyOptions } from './secrets.ts';
 
 export type { Dialect };
@@ -27,6 +28,14 @@ export interface Store {
   secrets: SecretBox;
   /** What opening changed or made, for the log to say once (permissions taken off the database files, a key file made). */
   notices: string[];
+  /** PostgreSQL: the connections of this process's pool right now (metrics); SQLite has no pool. */
+  poolUse?(): PoolUse;
+}
+
+export interface PoolUse {
+  open: number;
+  idle: number;
+  waiting: number;
 }
 
 export interface StoreOptions extends SqliteOptions, SecretsKeyOptions {
@@ -45,6 +54,7 @@ export async function openStore(options: StoreOptions, { checkpoints = true }: O
   const adapter = options.databaseUrl ? openPostgres(options.databaseUrl, options.databasePoolSize ?? 10) : openSqlite(options, checkpoints);
   return {
     ...adapter,
+    transact: withAfterCommit(adapter.transact),
     secrets,
     notices: [...adapter.notices, ...notices],
     migrate: async () => {

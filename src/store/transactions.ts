@@ -3,6 +3,8 @@ import type { Db, Dialect } from './store.ts';
 import type { Mode, NewTransaction, TransactionRow } from './schema.ts';
 import { prepare, standInRow } from './prepared.ts';
 import { identifierShaped, pageTokenHash } from '../lib/tokens.ts';
+import { statusTransitions, transactionsCreated } from '../lib/metrics.ts';
+import { afterCommit } from './after-commit.ts';
 
 const transactionColumns = [
   'reference',
@@ -70,6 +72,8 @@ export interface StatusChange {
 export async function insertTransaction(db: Db, row: NewTransaction, cause: string): Promise<void> {
   await insertTransactionRow(db, { ...row });
   await insertEvent(db, { reference: row.reference, from: null, to: row.status, failureCode: null, cause, at: row.created });
+  // Counted here, where every writer passes, and only once the unit commits.
+  afterCommit(db, () => transactionsCreated.inc({ method: row.method, type: row.type, status: row.status, mode: row.mode }));
 }
 
 /**
@@ -77,14 +81,16 @@ export async function insertTransaction(db: Db, row: NewTransaction, cause: stri
  * processes can never both move the same payment. Returns false when it did not apply.
  */
 export async function changeStatus(db: Db, change: StatusChange): Promise<boolean> {
-  const result = await db
+  const moved = await db
     .updateTable('transactions')
     .set((eb) => ({ ...change.set, status: change.to, failure_code: change.failureCode ?? null, last_update: change.at, version: eb('version', '+', 1) }))
     .where('reference', '=', change.reference)
     .where('status', '=', change.from)
+    .returning(['method', 'mode'])
     .executeTakeFirst();
-  if (result.numUpdatedRows === 0n) return false;
+  if (!moved) return false;
   await insertEvent(db, { reference: change.reference, from: change.from, to: change.to, failureCode: change.failureCode ?? null, cause: change.cause, at: change.at });
+  afterCommit(db, () => statusTransitions.inc({ method: moved.method, status: change.to, mode: moved.mode }));
   return true;
 }
 

@@ -1,17 +1,11 @@
 /**
- * Wallet settings, read from the environment by config.ts. Live wallet payments need the
- * merchant identity and payment processing keys issued by the wallet vendor; test mode
- * uses Kassa's built-in test PKI (test-pki.ts) and needs none of them.
- * - WALLET_PROCESSING_KEYS: comma-separated `<private-key.pem>:<certificate.pem>` file
- *   pairs, the payment processing keys that live tokens are encrypted to (several while
- *   a key is being rotated; the token's publicKeyHash picks one).
- * - WALLET_MERCHANT_ID, WALLET_DISPLAY_NAME, WALLET_MERCHANT_IDENTITY_CERT,
- *   WALLET_MERCHANT_IDENTITY_KEY (PEM files): the identity Kassa presents (mutual TLS) to
- *   the wallet's validation host to obtain a merchant session for the hybrid flow.
- * - WALLET_TOKEN_MAX_AGE (PT5M): a token signed longer ago than this is refused (replay).
+ * Wallet settings (WALLET_* variables), declared here with their defaults and descriptions
+ * (lib/settings.ts) and composed by config.ts. Live wallet payments need the merchant identity
+ * and payment processing keys issued by the wallet vendor; test mode uses Kassa's built-in test
+ * PKI (test-pki.ts) and needs none of them.
  */
 import fs from 'node:fs';
-import { parseIsoDuration } from '../lib/duration.ts';
+import { duration, setting, text, textOr, value, type Env } from '../lib/settings.ts';
 import type { WalletProcessingKey } from './index.ts';
 
 export interface MerchantIdentity {
@@ -27,14 +21,37 @@ export interface WalletSettings {
   tokenMaxAgeMs: number;
 }
 
-type Env = Record<string, string | undefined>;
+const variables = {
+  processingKeys: setting({
+    name: 'WALLET_PROCESSING_KEYS',
+    type: '`key.pem:cert.pem` list',
+    shownDefault: 'unset',
+    description:
+      "Live wallet tokens: comma-separated `<private-key.pem>:<certificate.pem>` pairs of the wallet payment processing keys (several during a rotation; the token's `publicKeyHash` picks one). Without it a live wallet token is refused (503). Test keys use Kassa's built-in test PKI",
+    read: (raw) => processingKeys(raw),
+  }),
+  merchantId: text({
+    name: 'WALLET_MERCHANT_ID',
+    description:
+      "Live hybrid wallet flow: the merchant identifier Kassa presents to the wallet's validation host; set together with `WALLET_MERCHANT_IDENTITY_CERT` and `WALLET_MERCHANT_IDENTITY_KEY`",
+  }),
+  displayName: textOr('Kassa', { name: 'WALLET_DISPLAY_NAME', description: 'Live hybrid wallet flow: the name shown in the wallet sheet' }),
+  identityCert: text({
+    name: 'WALLET_MERCHANT_IDENTITY_CERT',
+    description: "Live hybrid wallet flow: the merchant identity certificate (PEM file) Kassa presents (mutual TLS) to the wallet's validation host",
+  }),
+  identityKey: text({ name: 'WALLET_MERCHANT_IDENTITY_KEY', description: 'Live hybrid wallet flow: the private key (PEM file) of `WALLET_MERCHANT_IDENTITY_CERT`' }),
+  tokenMaxAgeMs: duration('PT5M', { name: 'WALLET_TOKEN_MAX_AGE', description: 'A wallet token signed longer ago than this is refused (`token_stale`)' }),
+};
+
+export const walletVariables = Object.values(variables);
 
 export function loadWalletSettings(env: Env): WalletSettings {
-  const tokenMaxAgeMs = parseIsoDuration(env.WALLET_TOKEN_MAX_AGE || 'PT5M');
-  if (tokenMaxAgeMs === undefined || tokenMaxAgeMs <= 0) {
-    throw new Error(`WALLET_TOKEN_MAX_AGE must be a positive ISO 8601 duration such as PT5M, got "${env.WALLET_TOKEN_MAX_AGE}"`);
-  }
-  return { liveProcessingKeys: processingKeys(env.WALLET_PROCESSING_KEYS), merchantIdentity: merchantIdentity(env), tokenMaxAgeMs };
+  return {
+    liveProcessingKeys: value(env, variables.processingKeys),
+    merchantIdentity: merchantIdentity(env),
+    tokenMaxAgeMs: value(env, variables.tokenMaxAgeMs),
+  };
 }
 
 function processingKeys(raw: string | undefined): WalletProcessingKey[] {
@@ -49,15 +66,15 @@ function processingKeys(raw: string | undefined): WalletProcessingKey[] {
 }
 
 function merchantIdentity(env: Env): MerchantIdentity | undefined {
-  const names = ['WALLET_MERCHANT_ID', 'WALLET_MERCHANT_IDENTITY_CERT', 'WALLET_MERCHANT_IDENTITY_KEY'] as const;
-  const given = names.filter((name) => env[name]);
-  if (given.length === 0) return undefined;
-  if (given.length < names.length) throw new Error(`${names.join(', ')} must be set together (missing: ${names.filter((n) => !env[n]).join(', ')})`);
+  const together = [variables.merchantId, variables.identityCert, variables.identityKey];
+  const missing = together.filter((definition) => !value(env, definition)).map((definition) => definition.name);
+  if (missing.length === together.length) return undefined;
+  if (missing.length > 0) throw new Error(`${together.map((definition) => definition.name).join(', ')} must be set together (missing: ${missing.join(', ')})`);
   return {
-    merchantIdentifier: env.WALLET_MERCHANT_ID!,
-    displayName: env.WALLET_DISPLAY_NAME || 'Kassa',
-    certificatePem: readPem(env.WALLET_MERCHANT_IDENTITY_CERT!, 'WALLET_MERCHANT_IDENTITY_CERT'),
-    privateKeyPem: readPem(env.WALLET_MERCHANT_IDENTITY_KEY!, 'WALLET_MERCHANT_IDENTITY_KEY'),
+    merchantIdentifier: value(env, variables.merchantId)!,
+    displayName: value(env, variables.displayName),
+    certificatePem: readPem(value(env, variables.identityCert)!, 'WALLET_MERCHANT_IDENTITY_CERT'),
+    privateKeyPem: readPem(value(env, variables.identityKey)!, 'WALLET_MERCHANT_IDENTITY_KEY'),
   };
 }
 

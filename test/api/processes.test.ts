@@ -10,11 +10,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseMetrics, sampleValue } from '../support/metrics.ts';
 import { api, backends, cardPayment, createTestDatabase, type TestDatabase } from '../support/app.ts';
 import { childPids, freePort, httpInjector, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
 import { card, openPage, playChallenge, postForm } from '../pages/flow.ts';
 
 const PROCESSES = 2;
+const METRICS_TOKEN = 'cluster-metrics-token';
 
 /** Waits for `condition`, at most 60 s: a process starting on a loaded CI machine can take many seconds. */
 async function until(condition: () => boolean, what: string | (() => string)) {
@@ -30,7 +34,7 @@ for (const backend of backends) {
     before(async () => {
       db = await createTestDatabase(backend);
       const { testApiKey } = JSON.parse(kassaCli(db.env, 'merchant', 'create', '--name', 'Cluster Shop', '--json'));
-      kassa = await startKassaProcess({ ...db.env, HTTP_PROCESSES: String(PROCESSES), RATE_LIMIT_PER_SECOND: '0' });
+      kassa = await startKassaProcess({ ...db.env, HTTP_PROCESSES: String(PROCESSES), RATE_LIMIT_PER_SECOND: '0', METRICS_TOKEN });
       merchant = api(httpInjector(kassa.baseUrl), testApiKey);
       await until(
         () => childPids(kassa.child.pid!).length === PROCESSES,
@@ -75,6 +79,51 @@ for (const backend of backends) {
       assert.equal(answers.filter((a) => a.statusCode === 200).length, 10, answers.map((a) => a.statusCode).join(' '));
       assert.ok(answers.every((a) => a.statusCode === 200 || a.json().errors?.[0]?.code === 'fully_refunded' || a.statusCode === 409));
       assert.equal((await merchant.get(`/transaction?reference=${sale}`)).json().details.refundedAmount, 10);
+    });
+
+    test('every HTTP process is ready: it asks the primary, which runs the workers', async () => {
+      // New connections: each lands on the next process.
+      for (let i = 0; i < PROCESSES * 2; i++) {
+        const res = await httpInjector(kassa.baseUrl).inject({ method: 'GET', url: '/health/ready' });
+        assert.equal(res.statusCode, 200, res.body);
+        assert.deepEqual(res.json().checks, { database: 'ok', migrations: 'current', workers: 'running' });
+      }
+    });
+
+    test('/metrics, asked of any HTTP process, adds up every process: requests served by each, webhooks sent by the primary', async () => {
+      const scrape = async () => {
+        const res = await httpInjector(kassa.baseUrl).inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+        assert.equal(res.statusCode, 200, res.body);
+        return parseMetrics(res.body);
+      };
+      const success = { method: 'card', status: 'success', mode: 'test' };
+      const successesBefore = sampleValue(await scrape(), 'kassa_payment_transitions_total', success);
+      const received: string[] = [];
+      const receiver = http.createServer((request, response) => {
+        request.resume();
+        request.on('end', () => {
+          received.push(String(request.headers['webhook-id']));
+          response.end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = receiver.address() as AddressInfo;
+        const payment = (await merchant.post('/payment', cardPayment({ webhookUrl: `http://127.0.0.1:${port}/hook` }))).json();
+        assert.equal((await merchant.post('/test/complete', { reference: payment.reference, outcome: 'success' })).statusCode, 200);
+        await until(() => received.length > 0, 'the primary delivered the webhook');
+        const LIVE_CHECKS = 6;
+        for (let i = 0; i < LIVE_CHECKS; i++) assert.equal((await httpInjector(kassa.baseUrl).inject({ method: 'GET', url: '/health/live' })).statusCode, 200);
+        for (let i = 0; i < PROCESSES; i++) {
+          const samples = await scrape();
+          assert.equal(sampleValue(samples, 'kassa_http_request_duration_seconds_count', { route: '/health/live', status: '200' }), LIVE_CHECKS);
+          assert.equal(sampleValue(samples, 'kassa_webhook_attempts_total', { outcome: 'delivered' }), 1);
+          assert.equal(sampleValue(samples, 'kassa_payment_transitions_total', success), successesBefore + 1);
+          assert.ok(samples.some((sample) => sample.name === 'nodejs_eventloop_lag_seconds'));
+        }
+      } finally {
+        receiver.close();
+      }
     });
 
     test('a killed HTTP process is replaced and the service keeps answering', async () => {

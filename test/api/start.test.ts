@@ -1,5 +1,5 @@
 /**
- * What `npm start` (src/main.ts, two HTTP processes under a primary) prints and logs at start:
+ * What Kassa (src/main.ts, two HTTP processes under a primary; `npm start` runs it compiled, dist/main.js) prints and logs at start:
  * the demo merchant with a test key only, and once each, what it found of an earlier
  * version's files (permissions taken off, a key file beside the database).
  */
@@ -8,21 +8,58 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { basic, createTestDatabase } from '../support/app.ts';
-import { kassaCli, startKassaProcess } from '../support/process.ts';
+import { spawn } from 'node:child_process';
+import { freePort, kassaCli, startKassaProcess, waitForExit } from '../support/process.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { ensureKeyFile } from '../../src/lib/private-files.ts';
 import { VAULT_KEY_FILE } from '../../src/vault/keys.ts';
 
-/** Waits for `condition`, at most 30 s. */
-async function until(condition: () => boolean, what: () => string) {
-  for (let i = 0; i < 300 && !condition(); i++) await new Promise((r) => setTimeout(r, 100));
+/** Waits for `condition`, at most 30 s, running `poll` (if any) before each look. */
+async function until(condition: () => boolean, what: () => string, poll: () => Promise<void> = async () => {}) {
+  for (let i = 0; i < 300; i++) {
+    await poll();
+    if (condition()) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   assert.ok(condition(), what());
 }
+
+const root = path.resolve(import.meta.dirname, '../..');
 
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
 describe('starting Kassa', () => {
+  test('the compiled build starts with plain node (no tsx) and warns of a misspelt setting', async () => {
+    assert.ok(fs.existsSync(path.join(root, 'dist/main.js')), 'npm run build made dist/ (scripts/test.sh runs it)');
+    const db = await createTestDatabase('sqlite');
+    const port = await freePort();
+    let output = '';
+    const child = spawn(process.execPath, ['dist/main.js'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, ...db.env, PORT: String(port), HOST: '127.0.0.1', HTTP_PROCESSES: '1', DEMO_MERCHANT: 'false', PUBLIC_ULR: 'https://pay.example' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    try {
+      let ready: Response | undefined;
+      await until(
+        () => ready?.status === 200 || child.exitCode !== null,
+        () => `no answer; output:\n${output}`,
+        async () => {
+          ready = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined);
+        },
+      );
+      assert.equal(ready?.status, 200, output);
+      assert.match(output, /PUBLIC_ULR is not a Kassa setting: did you mean PUBLIC_URL\?/);
+    } finally {
+      child.kill('SIGTERM');
+      assert.equal(await waitForExit(child), 0);
+      await db.drop();
+    }
+  });
+
   test('the demo merchant has a test key only: the start prints no live key, and a live key comes from the CLI, once', async () => {
     const db = await createTestDatabase('sqlite');
     const kassa = await startKassaProcess({ ...db.env, DEMO_MERCHANT: 'true', HTTP_PROCESSES: '2' });

@@ -1,0 +1,29 @@
+/**
+ * An acquirer connector as the metrics see it: every call timed by acquirer, call and outcome,
+ * and a call that throws counted as an error (lib/metrics.ts). The connector underneath is looked
+ * up at each call, so what it does stays its own.
+ */
+import { acquirerCallDuration, acquirerCallErrors } from '../lib/metrics.ts';
+import type { AcquirerConnector } from './connector.ts';
+
+export function observed(connector: AcquirerConnector): AcquirerConnector {
+  const timed = async <Result extends { outcome: string }>(call: string, send: () => Promise<Result>): Promise<Result> => {
+    const stop = acquirerCallDuration.startTimer({ acquirer: connector.name, call });
+    try {
+      const result = await send();
+      stop({ outcome: result.outcome });
+      return result;
+    } catch (error) {
+      stop({ outcome: 'error' });
+      acquirerCallErrors.inc({ acquirer: connector.name, call });
+      throw error;
+    }
+  };
+  return {
+    name: connector.name,
+    authorise: (request, key) => timed('authorise', () => connector.authorise(request, key)),
+    capture: (request, key) => timed('capture', () => connector.capture(request, key)),
+    refund: (request, key) => timed('refund', () => connector.refund(request, key)),
+    reversal: (request, key) => timed('reversal', () => connector.reversal(request, key)),
+  };
+}
