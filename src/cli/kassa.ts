@@ -9,6 +9,7 @@ import { createMerchant, rotateApiKey, setVaultPaymentPath } from '../merchants/
 import { listMerchants } from '../store/merchants.ts';
 import type { Mode } from '../store/schema.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
+import { registerOperatorCommands } from './operator-commands.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { findCurrency, parseAmount } from '../ground/amount.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
@@ -107,6 +108,7 @@ key
   );
 
 registerWebhookCommands(program);
+registerOperatorCommands(program);
 
 program
   .command('payment')

@@ -17,7 +17,7 @@ import { flowOf, type Page } from '../payments/flows.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { landingMethods } from '../payments/operations/choose-method.ts';
 import { translator } from './i18n.ts';
-import { newNonce, sendPage, sourceOf, type PagePolicy } from './security.ts';
+import { newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
 import { cardPage, challengePage, landingPage, messagePage, outcomePage, redirect3ds1Page, storedCardPage, walletPage, type PaymentView } from './views.ts';
 
 /** A payment as its page request loaded it: the payment, its page row and what every view shows. */

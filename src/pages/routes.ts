@@ -34,7 +34,7 @@ import { testWalletToken } from '../wallet/test-sheet.ts';
 import { encodeCReq } from '../threeds/server.ts';
 import { translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
-import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form } from './security.ts';
+import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form } from '../lib/page-security.ts';
 import { challengeFramePage, messagePage, notifyPage, type PaymentView } from './views.ts';
 import { acsPages } from './acs-pages.ts';
 import { amountText, notFound, pageShown, policy, respond, show, type Loaded } from './render.ts';

@@ -48,7 +48,7 @@ export interface StoredPaymentRequest extends StoredRequest {
 export const storedRequestOf = (row: TransactionRow) => JSON.parse(row.request) as StoredPaymentRequest;
 
 /** The columns the payment object is built from (the large `request` column is not needed). */
-export type SerializableRow = Omit<TransactionRow, 'request'>;
+export type SerializableRow = Omit<TransactionRow, 'request' | 'card_last_four'>;
 
 export function serializePayment(row: SerializableRow, { publicUrl, secrets }: PaymentLinks): Record<string, unknown> {
   const currency = findCurrency(row.currency)!;

@@ -15,6 +15,7 @@ import { SEALED_SECRETS, sealedSecrets } from './migrations/007_sealed_secrets.t
 import type { SecretBox } from '../lib/secret-box.ts';
 import { refunds } from './migrations/008_refunds.ts';
 import { captures } from './migrations/009_captures.ts';
+import { consoleTables } from './migrations/013_console.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -27,6 +28,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   [SEALED_SECRETS]: sealedSecrets(dialect, secrets),
   '008_refunds': refunds(),
   '009_captures': captures(dialect, secrets),
+  '013_console': consoleTables(dialect),
 });
 
 /**
