@@ -3,7 +3,7 @@ export const consoleStylesheet = `
 :root{color-scheme:light;--ink:#1d2330;--muted:#4a5263;--line:#c5cad3;--accent:#1a56b8;--error:#b00020;--ok:#116b2f;--bg:#f3f5f8}
 *{box-sizing:border-box}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
+body{margin:0;overflow-wrap:anywhere;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
 .skip{position:absolute;left:-999px}.skip:focus{left:.5rem;top:.5rem;background:#fff;padding:.5rem;z-index:1}
 header.bar{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding:.6rem 1rem;background:#fff;border-bottom:1px solid var(--line)}
 header.bar .brand{font-weight:800;margin-right:auto}

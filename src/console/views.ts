@@ -1,7 +1,8 @@
 /**
  * The console's pages as template functions (the customer pages' approach: lib/html.ts escapes
  * every value). Every text comes from the translations; every state-changing form carries the
- * session's CSRF token.
+ * session's CSRF token. Wide tables scroll sideways in their own region on a phone, focusable and
+ * labelled so a keyboard can scroll them too (WCAG 2.1.1).
  */
 import { html, trusted, type SafeHtml } from '../lib/html.ts';
 import { amountText } from '../ground/amount.ts';
@@ -166,7 +167,7 @@ ${select(view, 'type', t('type'), filterChoices.type, filters.type)}
 ${
   state.rows.length === 0
     ? html`<p>${t('noPayments')}</p>`
-    : html`<div class="table-wrap"><table>
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('listCaption')}"><table>
 <caption>${t('listCaption')}</caption>
 <thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th>${platform ? html`<th scope="col">${t('merchant')}</th>` : ''}<th scope="col">${t('mode')}</th><th scope="col">${t('type')}</th><th scope="col">${t('method')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th><th scope="col">${t('orderReference')}</th></tr></thead>
 <tbody>
@@ -261,7 +262,7 @@ ${state.acquirerReference ? html`<dl><dt>${t('acquirerReference')}</dt><dd>${sta
 </section>
 <section class="card" aria-labelledby="events-title">
 <h2 id="events-title">${t('timeline')}</h2>
-<div class="table-wrap"><table><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('change')}</th><th scope="col">${t('cause')}</th></tr></thead><tbody>
+<div class="table-wrap" tabindex="0" role="region" aria-label="${t('timeline')}"><table><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('change')}</th><th scope="col">${t('cause')}</th></tr></thead><tbody>
 ${state.events.map((e) => html`<tr><td>${time(e.at)}</td><td>${e.from_status ?? '–'} → ${e.to_status}${e.failure_code ? ` / ${e.failure_code}` : ''}</td><td>${e.cause}</td></tr>`)}
 </tbody></table></div>
 </section>
@@ -270,7 +271,7 @@ ${state.events.map((e) => html`<tr><td>${time(e.at)}</td><td>${e.from_status ?? 
 ${
   state.related.length === 0
     ? html`<p>${t('noRelated')}</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th><th scope="col">${t('type')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th></tr></thead><tbody>
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('related')}"><table><thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th><th scope="col">${t('type')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th></tr></thead><tbody>
 ${state.related.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${r.type}</td><td>${statusText(r)}</td><td>${amountText(r, t('htmlLang'))}</td></tr>`)}
 </tbody></table></div>`
 }
@@ -294,7 +295,7 @@ function deliveryView(view: ConsoleView, d: DeliveryView): SafeHtml {
 ${
   d.attemptLog.length === 0
     ? html`<p>${t('noAttempts')}</p>`
-    : html`<div class="table-wrap"><table><caption>${t('attempts')}</caption><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('statusCode')}</th><th scope="col">${t('duration')}</th><th scope="col">${t('error')}</th></tr></thead><tbody>
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('attempts')} ${d.id}"><table><caption>${t('attempts')}</caption><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('statusCode')}</th><th scope="col">${t('duration')}</th><th scope="col">${t('error')}</th></tr></thead><tbody>
 ${d.attemptLog.map((a) => html`<tr><td>${time(a.at)}</td><td>${a.statusCode ?? '–'}</td><td>${a.durationMs} ms</td><td class="wrap">${a.error ?? ''}</td></tr>`)}
 </tbody></table></div>`
 }
@@ -306,7 +307,7 @@ ${d.nextAttemptAt ? html`<p>${t('nextAttempt', { time: time(d.nextAttemptAt) })}
 function auditTable(view: ConsoleView, entries: AuditLogRow[]): SafeHtml {
   const { t } = view;
   if (entries.length === 0) return html`<p>${t('noAudit')}</p>`;
-  return html`<div class="table-wrap"><table><caption>${t('auditCaption')}</caption><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('who')}</th><th scope="col">${t('what')}</th><th scope="col">${t('reference')}</th><th scope="col">${t('from')}</th><th scope="col">${t('details')}</th></tr></thead><tbody>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('auditCaption')}"><table><caption>${t('auditCaption')}</caption><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('who')}</th><th scope="col">${t('what')}</th><th scope="col">${t('reference')}</th><th scope="col">${t('from')}</th><th scope="col">${t('details')}</th></tr></thead><tbody>
 ${entries.map(
   (e) =>
     html`<tr><td>${time(e.at)}</td><td>${e.operator_email}</td><td>${e.action}</td><td>${e.reference ? html`<a href="/dashboard/payments/${e.reference}">${e.reference}</a>` : ''}</td><td>${e.address}</td><td class="wrap">${e.detail}</td></tr>`,

@@ -7,7 +7,8 @@ import { createMerchant } from '../../src/merchants/merchants.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { ConsoleClient, makeAccount } from './support.ts';
 import type { Injector } from '../support/app.ts';
-import { FAILURES_PER_ACCOUNT } from '../../src/operators/sessions.ts';
+import { FAILURES_PER_ACCOUNT, FAILURE_WINDOW_MS, SESSION_TTL_MS } from '../../src/operators/sessions.ts';
+import { runHousekeeping } from '../../src/housekeeping.ts';
 
 /** A card payment paid on its page (frictionless 3-D Secure), as a customer would. */
 async function paidCardPayment(app: Injector, key: string, overrides: Record<string, unknown> = {}, cardNumber = '4111 1111 1111 1111') {
@@ -209,6 +210,26 @@ for (const backend of backends) {
       const toReverse = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { transactionType: 'authorise' });
       assert.equal((await client.post(`/dashboard/payments/${toReverse}/reversal`, { csrf })).statusCode, 303);
       assert.equal((await kassa.client.get(`/transaction?reference=${toReverse}`)).json().details.captureStatus, 'reversed');
+    });
+
+    test('housekeeping deletes expired sessions and failed sign-ins that no longer count', async () => {
+      await makeAccount(kassa.store, 'purged@kassa.test');
+      await new ConsoleClient(kassa.app).signIn('purged@kassa.test');
+      await new ConsoleClient(kassa.app).signIn('purged@kassa.test', 'wrong');
+      const count = async (table: 'console_sessions' | 'sign_in_failures') =>
+        Number(
+          (
+            await kassa.store.read
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const [sessions, failures] = [await count('console_sessions'), await count('sign_in_failures')];
+      assert.ok(sessions > 0 && failures > 0);
+      const purged = await runHousekeeping(kassa.config, kassa.store, Date.now() + SESSION_TTL_MS + FAILURE_WINDOW_MS);
+      assert.deepEqual([purged.consoleSessions, purged.signInFailures], [sessions, failures]);
+      assert.deepEqual([await count('console_sessions'), await count('sign_in_failures')], [0, 0]);
     });
 
     test('a set-password link sets the password once', async () => {
