@@ -13,6 +13,7 @@ main{max-width:72rem;margin:1rem auto;padding:0 1rem}
 main.narrow{max-width:26rem;margin:3rem auto;background:#fff;border:1px solid var(--line);border-radius:.75rem;padding:1.5rem}
 h1{font-size:1.4rem;margin:.5rem 0 1rem}
 h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+section.card>h2:first-child{margin-top:0}
 section.card{background:#fff;border:1px solid var(--line);border-radius:.6rem;padding:1rem;margin-bottom:1rem}
 a{color:var(--accent)}
 label{display:block;font-weight:600;margin-bottom:.2rem}
