@@ -16,6 +16,8 @@ export const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+/** Whether a (normalized) address could be an account's; anything else is never looked up (PostgreSQL refuses text with NUL). */
+export const emailShaped = (email: string) => EMAIL.test(email) && !email.includes('\0');
 export const setPasswordUrlOf = (publicUrl: string, token: string) => `${publicUrl}/dashboard/set-password/${token}`;
 
 export interface CreatedOperator {
@@ -31,7 +33,7 @@ export async function createOperator(
   now = Date.now(),
 ): Promise<CreatedOperator> {
   const email = normalizeEmail(account.email);
-  if (!EMAIL.test(email)) throw new AdminError('--email must be an e-mail address');
+  if (!emailShaped(email)) throw new AdminError('--email must be an e-mail address');
   if (account.password !== undefined) refuseWeak(account.password);
   const token = account.password === undefined ? `sp_${randomBase62(43)}` : undefined;
   const row: OperatorRow = {

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.ts';
 import { clearSignInFailures, countSignInFailures, deleteSession, findOperatorByEmail, findSession, insertSession, insertSignInFailures } from '../store/operators.ts';
 import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { verifyPassword } from './passwords.ts';
-import { normalizeEmail } from './accounts.ts';
+import { emailShaped, normalizeEmail } from './accounts.ts';
 
 export const SESSION_TTL_MS = 8 * 3600 * 1000;
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
@@ -33,11 +33,13 @@ export type SignIn = { outcome: 'signed-in'; sessionId: string } | { outcome: 'r
 
 export async function signIn(store: Store, attempt: { email: string; password: string; address: string }, now = Date.now()): Promise<SignIn> {
   const email = normalizeEmail(attempt.email);
-  const subjects = [`account:${email}`, `address:${attempt.address}`];
+  // An address no account can have is counted against the client address only.
+  const subjects = emailShaped(email) ? [`account:${email}`, `address:${attempt.address}`] : [`address:${attempt.address}`];
   const since = now - FAILURE_WINDOW_MS;
-  const [byAccount, byAddress] = await Promise.all(subjects.map((subject) => countSignInFailures(store.read, subject, since)));
-  if (byAccount >= FAILURES_PER_ACCOUNT || byAddress >= FAILURES_PER_ADDRESS) return { outcome: 'throttled' };
-  const operator = await findOperatorByEmail(store.read, email);
+  const counts = await Promise.all(subjects.map((subject) => countSignInFailures(store.read, subject, since)));
+  const limits = subjects.map((subject) => (subject.startsWith('account:') ? FAILURES_PER_ACCOUNT : FAILURES_PER_ADDRESS));
+  if (counts.some((count, i) => count >= limits[i])) return { outcome: 'throttled' };
+  const operator = emailShaped(email) ? await findOperatorByEmail(store.read, email) : undefined;
   const matches = await verifyPassword(attempt.password, operator?.password_hash ?? null);
   if (!operator || !matches || operator.disabled_at !== null) {
     await store.transact((db) => insertSignInFailures(db, subjects, now));
@@ -45,7 +47,7 @@ export async function signIn(store: Store, attempt: { email: string; password: s
   }
   const sessionId = randomBase62(43);
   await store.transact(async (db) => {
-    await clearSignInFailures(db, subjects[0]);
+    await clearSignInFailures(db, `account:${email}`);
     await insertSession(db, { id_hash: sha256Hex(sessionId), operator_id: operator.id, csrf_token: randomBase62(32), created: now, expires_at: now + SESSION_TTL_MS });
   });
   return { outcome: 'signed-in', sessionId };

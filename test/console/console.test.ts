@@ -32,6 +32,7 @@ for (const backend of backends) {
       const message = (body: string) => /<div class="problem" role="alert"><p>([^<]+)</.exec(body)?.[1];
       assert.equal(message(wrong.body), 'The email address or password is not right.');
       assert.equal(message(unknown.body), message(wrong.body));
+      assert.equal((await new ConsoleClient(kassa.app).signIn('nul\u0000@kassa.test')).statusCode, 401, 'text no database stores is refused like any wrong address');
       const client = new ConsoleClient(kassa.app);
       const signedIn = await client.signIn('OPS@kassa.test');
       assert.equal(signedIn.statusCode, 303);
