@@ -40,7 +40,8 @@ export const sealedSecretsHeldInClear = (applied: string[]) => applied.includes(
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, secrets: SecretBox): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect, secrets) };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  // Migrations are numbered on parallel branches (013 may land before 010): one applied later than a higher number still runs.
+  const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

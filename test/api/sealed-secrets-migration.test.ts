@@ -197,7 +197,7 @@ for (const backend of backends) {
       const receiver = await startReceiver(() => earlier.secret);
       const worker = new WebhookWorker(store, fastWorkerOptions());
       try {
-        assert.deepEqual(await store.migrate(), ['007_sealed_secrets', '008_refunds', '009_captures']);
+        assert.deepEqual(await store.migrate(), ['007_sealed_secrets', '008_refunds', '009_captures', '013_console']);
         assert.deepEqual(await store.migrate(), [], 'applied once');
         // Right after the upgrade, before anything reuses the space the old values were freed into.
         const dump = JSON.stringify(
