@@ -4,9 +4,10 @@
 //
 //   ground, lib                                    imports nothing of Kassa's outside its own folder
 //   store                                          ground, lib — and the only place for kysely, pg, better-sqlite3
-//   acquirer threeds wallet vault events merchants ground, lib, store and each other (without cycles)
+//   acquirer threeds wallet vault events merchants operators
+//                                                  ground, lib, store and each other (without cycles)
 //   payments                                       everything above this line
-//   api pages cli, and the files directly in src/  anything; api/ and pages/ reach payments/ only through
+//   api pages console cli, and the files in src/    anything; api/, pages/ and console/ reach payments/ only through
 //                                                  payments/operations/, payments/read.ts and payments/serialize.ts
 //
 // src/config.ts sits at the top but is imported from many folders: it is allowed from any folder
@@ -18,8 +19,8 @@
 
 const TOP_FILES = '^src/[^/]+[.]ts$';
 const CONFIG = '^src/config[.]ts$';
-const MIDDLE = '^src/(acquirer|threeds|wallet|vault|events|merchants)/';
-const ABOVE_MIDDLE = '^src/(payments|api|pages|cli)/';
+const MIDDLE = '^src/(acquirer|threeds|wallet|vault|events|merchants|operators)/';
+const ABOVE_MIDDLE = '^src/(payments|api|pages|console|cli)/';
 const DB_DRIVERS = '(^|/)node_modules/(@types/)?(kysely|pg|better-sqlite3)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -64,23 +65,23 @@ module.exports = {
       name: 'layer-middle',
       severity: 'error',
       comment:
-        'acquirer, threeds, wallet, vault, events and merchants may import ground, lib, store and each other, never payments/, api/, pages/, cli/ or the top-level files.',
+        'acquirer, threeds, wallet, vault, events, merchants and operators may import ground, lib, store and each other, never payments/, api/, pages/, console/, cli/ or the top-level files.',
       from: { path: MIDDLE },
       to: { path: [ABOVE_MIDDLE, TOP_FILES], pathNot: CONFIG },
     },
     {
       name: 'layer-payments',
       severity: 'error',
-      comment: 'src/payments/ may not import api/, pages/, cli/ or the top-level files.',
+      comment: 'src/payments/ may not import api/, pages/, console/, cli/ or the top-level files.',
       from: { path: '^src/payments/' },
-      to: { path: ['^src/(api|pages|cli)/', TOP_FILES], pathNot: CONFIG },
+      to: { path: ['^src/(api|pages|console|cli)/', TOP_FILES], pathNot: CONFIG },
     },
     {
       name: 'payments-through-operations',
       severity: 'error',
       comment:
-        'src/api/ and src/pages/ reach src/payments/ only through payments/operations/, the readers payments/read.ts and payments/serialize.ts, the flows table (payments/flows.ts), and the ports they hand to operations (payments/ports.ts); the types of what operations take and answer may be imported from anywhere in payments/.',
-      from: { path: '^src/(api|pages)/' },
+        'src/api/, src/pages/ and src/console/ reach src/payments/ only through payments/operations/, the readers payments/read.ts and payments/serialize.ts, the flows table (payments/flows.ts), and the ports they hand to operations (payments/ports.ts); the types of what operations take and answer may be imported from anywhere in payments/.',
+      from: { path: '^src/(api|pages|console)/' },
       to: { path: '^src/payments/', pathNot: '^src/payments/(operations/|read[.]ts$|serialize[.]ts$|flows[.]ts$|ports[.]ts$)', dependencyTypesNot: ['type-only'] },
     },
     {
@@ -98,10 +99,17 @@ module.exports = {
       to: { path: '^src/pages/' },
     },
     {
+      name: 'api-pages-private',
+      severity: 'error',
+      comment: 'Only src/server.ts (which mounts it) imports src/console/; inside, it imports only its own folder.',
+      from: { path: '^src/', pathNot: ['^src/server[.]ts$', '^src/console/'] },
+      to: { path: '^src/console/' },
+    },
+    {
       name: 'config-below-top',
       severity: 'info',
       comment: 'src/config.ts is a top-level file imported from a lower folder: a candidate for moving the settings it reads down (see docs/architecture.md).',
-      from: { path: '^src/[^/]+/', pathNot: '^src/(api|pages|cli)/' },
+      from: { path: '^src/[^/]+/', pathNot: '^src/(api|pages|console|cli)/' },
       to: { path: CONFIG },
     },
   ],

@@ -15,6 +15,7 @@ import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-
 import { pages } from './pages/routes.ts';
 import { cockpitRoutes, installRequestMetrics } from './api/cockpit.ts';
 import { singleProcess, type Cockpit } from './cockpit.ts';
+import { consoleRoutes } from './console/routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 64 * 1024;
@@ -82,5 +83,6 @@ export async function buildServer(config: Config, store: Store, options: ServerO
   await app.register(pages, deps);
   await app.register(acquirerNotifications, deps);
   await app.register(cockpitRoutes, { config, store, cockpit: options.cockpit ?? singleProcess(store, () => 'off') });
+  await app.register(consoleRoutes, deps);
   return app;
 }

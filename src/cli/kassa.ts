@@ -10,6 +10,7 @@ import { listMerchants } from '../store/merchants.ts';
 import type { Mode } from '../store/schema.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 import { registerAcquirerCommands } from './acquirer-commands.ts';
+import { registerOperatorCommands } from './operator-commands.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { findCurrency, parseAmount } from '../ground/amount.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
@@ -109,6 +110,7 @@ key
 
 registerWebhookCommands(program);
 registerAcquirerCommands(program, parseMode);
+registerOperatorCommands(program);
 
 program
   .command('payment')

@@ -69,3 +69,19 @@ export function formatAmount(minor: number, currency: Currency): string {
 export function amountNumber(minor: number, currency: Currency): number {
   return Number(formatAmount(minor, currency));
 }
+
+/** An amount as people read it in a language (`en`, `nl`): the currency's symbol or code, its decimals, the language's separators. */
+export function amountText(row: { amount_minor: number; currency: string }, htmlLang: string): string {
+  const currency = findCurrency(row.currency)!;
+  const decimal = formatAmount(row.amount_minor, currency);
+  try {
+    return new Intl.NumberFormat(htmlLang, {
+      style: 'currency',
+      currency: currency.code.toUpperCase(),
+      minimumFractionDigits: currency.exponent,
+      maximumFractionDigits: currency.exponent,
+    }).format(Number(decimal));
+  } catch {
+    return `${decimal} ${currency.code.toUpperCase()}`;
+  }
+}

@@ -10,9 +10,9 @@ import type { Ports } from '../payments/ports.ts';
 import type { AcsOutcome } from '../threeds/acs-simulator.ts';
 import { TEST_ONE_TIME_CODE } from '../threeds/acs-simulator.ts';
 import { ACS_SIMULATOR_PATH } from '../threeds/ds-simulator.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../lib/html.ts';
 import { translator, type Translate } from './i18n.ts';
-import { csrfValid, field, newNonce, sendPage, sourceOf, type PagePolicy } from './security.ts';
+import { csrfValid, field, newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
 import { autosubmitScript } from './assets.ts';
 import { layout, messagePage } from './views.ts';
 

@@ -7,7 +7,6 @@
 import type { FastifyReply } from 'fastify';
 import type { TransactionRow } from '../store/schema.ts';
 import type { PaymentPageRow } from '../store/payment-pages.ts';
-import { findCurrency, formatAmount } from '../ground/amount.ts';
 import { isFinal, type Status } from '../ground/states.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { cardsTaken, type Ports } from '../payments/ports.ts';
@@ -17,7 +16,7 @@ import { flowOf, type Page } from '../payments/flows.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { landingMethods } from '../payments/operations/choose-method.ts';
 import { translator } from './i18n.ts';
-import { newNonce, sendPage, sourceOf, type PagePolicy } from './security.ts';
+import { newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
 import { cardPage, challengePage, landingPage, messagePage, outcomePage, redirect3ds1Page, storedCardPage, walletPage, type PaymentView } from './views.ts';
 
 /** A payment as its page request loaded it: the payment, its page row and what every view shows. */
@@ -33,21 +32,6 @@ export function pageShown(row: TransactionRow, page: { chosen_method: string | n
   const shown = flowOf(row.flow).page;
   if (shown !== 'method-choice') return shown;
   return page.chosen_method === 'card' ? 'card-form' : page.chosen_method === 'walletpay' ? 'wallet-sheet' : 'method-choice';
-}
-
-export function amountText(row: Pick<TransactionRow, 'amount_minor' | 'currency'>, htmlLang: string): string {
-  const currency = findCurrency(row.currency)!;
-  const decimal = formatAmount(row.amount_minor, currency);
-  try {
-    return new Intl.NumberFormat(htmlLang, {
-      style: 'currency',
-      currency: currency.code.toUpperCase(),
-      minimumFractionDigits: currency.exponent,
-      maximumFractionDigits: currency.exponent,
-    }).format(Number(decimal));
-  } catch {
-    return `${decimal} ${currency.code.toUpperCase()}`;
-  }
 }
 
 export const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: TransactionRow): PagePolicy => ({

@@ -13,7 +13,7 @@ import type { Store } from '../store/store.ts';
 import { findByPageToken } from '../store/transactions.ts';
 import { ensurePaymentPage, findThreeDSSession } from '../store/payment-pages.ts';
 import { randomBase62 } from '../lib/tokens.ts';
-import { findCurrency } from '../ground/amount.ts';
+import { amountText, findCurrency } from '../ground/amount.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
 import { Problem } from '../ground/problem.ts';
 import { paymentPorts, type Ports } from '../payments/ports.ts';
@@ -34,10 +34,10 @@ import { testWalletToken } from '../wallet/test-sheet.ts';
 import { encodeCReq } from '../threeds/server.ts';
 import { translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
-import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form } from './security.ts';
+import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form } from '../lib/page-security.ts';
 import { challengeFramePage, messagePage, notifyPage, type PaymentView } from './views.ts';
 import { acsPages } from './acs-pages.ts';
-import { amountText, notFound, pageShown, policy, respond, show, type Loaded } from './render.ts';
+import { notFound, pageShown, policy, respond, show, type Loaded } from './render.ts';
 
 interface Deps {
   config: Config;

@@ -3,7 +3,7 @@
  * challenge pop-up, the 3DS1 redirect step, the outcome. Every text comes from the
  * translations; every value is escaped by `html`.
  */
-import { html, jsonScriptData, trusted, type SafeHtml } from './html.ts';
+import { html, jsonScriptData, trusted, type SafeHtml } from '../lib/html.ts';
 import { autosubmitScript, browserFactsScript, cardScript, challengeScript, notifyScript, stylesheet } from './assets.ts';
 import type { MessageKey, Translate } from './i18n.ts';
 import type { CardError, CardField } from '../payments/card-input.ts';

@@ -163,8 +163,11 @@ export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext)
 /** After 3-D Secure: authenticated → authorise (or store the card); not → failed/rejected. */
 export function concludeAuthentication(card: CardData, authentication: Authentication, key: string, ctx: CardContext): Promise<Settlement> | Settlement {
   if (isAuthenticated(authentication)) return settle(card, authentication, key, ctx);
-  return { finish: { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', brand: card.brand, authentication } };
+  return { finish: { status: 'failed', failureCode: 'rejected', cause: 'authentication_failed', ...cardFacts(card), authentication } };
 }
+
+/** What a payment keeps of its card: the brand, and the last four digits (PCI DSS allows them; the console finds payments by them). */
+const cardFacts = (card: CardData) => ({ brand: card.brand, lastFour: card.pan.slice(-4) });
 
 /** The card sealed across a 3-D Secure step is bound to the payment and the step's session. */
 export const sealBinding = (reference: string, sessionId: string) => `${reference}|${sessionId}`;
@@ -179,7 +182,7 @@ function settle(card: CardData, authentication: Authentication | undefined, key:
   if (flowOf(ctx.caller.row.flow).threeDS.operation !== 'enrollment') return authorise(card, authentication, key, ctx);
   // scaToken (spec §2.2): true only when the cardholder was authenticated; an attempt (A) or no 3-D Secure at all is a fallback without it.
   const vault = prepareForVault(card, ctx);
-  return { finish: { status: 'success', cause: 'card_enrolled', brand: card.brand, authentication, vault, scaToken: authentication?.transStatus === 'Y' } };
+  return { finish: { status: 'success', cause: 'card_enrolled', ...cardFacts(card), authentication, vault, scaToken: authentication?.transStatus === 'Y' } };
 }
 
 /** Authorises at the acquirer of the payment's mode; its answer decides the one state change. */
@@ -196,7 +199,7 @@ export async function authorise(card: CardData, authentication: Authentication |
     },
     `${row.reference}:${key}`,
   );
-  const common = { brand: card.brand, authentication };
+  const common = { ...cardFacts(card), authentication };
   switch (result.outcome) {
     case 'authorised': {
       const vault = storesCard(row) ? prepareForVault(card, ctx) : undefined;
@@ -220,6 +223,8 @@ export interface Finish {
   failureCode?: FailureCode;
   cause: string;
   brand: CardBrand;
+  /** The card number's last four digits, when a card number was entered or taken from the vault. */
+  lastFour?: string;
   authentication?: Authentication;
   acquirerReference?: string;
   /** A success that stores the card in the vault (enrollment, storeInVault). */
@@ -256,6 +261,7 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
       at: now,
       set: {
         brand: outcome.brand,
+        ...(outcome.lastFour ? { card_last_four: outcome.lastFour } : {}),
         authentication: outcome.authentication ? JSON.stringify(outcome.authentication) : null,
         ...(authorisedOnly || stored ? { details: authorisedOnly ? authorisedDetails(details) : JSON.stringify(details) } : {}),
       },

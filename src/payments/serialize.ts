@@ -56,7 +56,7 @@ export function storedRequestOf(row: Pick<TransactionRow, 'request' | 'echo'>): 
 }
 
 /** The columns the payment object is built from (the large `request` column is not needed). */
-export type SerializableRow = Omit<TransactionRow, 'request'>;
+export type SerializableRow = Omit<TransactionRow, 'request' | 'card_last_four'>;
 
 /** The columns of a transaction row that may change after its creation and show in its payment object. */
 export type ChangingColumns = Pick<SerializableRow, 'status' | 'failure_code' | 'last_update' | 'brand' | 'details'>;

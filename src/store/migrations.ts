@@ -17,6 +17,7 @@ import { refunds } from './migrations/008_refunds.ts';
 import { captures } from './migrations/009_captures.ts';
 import { createdAnswers } from './migrations/010_created_answers.ts';
 import { acquirerConnections } from './migrations/012_acquirer_connections.ts';
+import { consoleTables } from './migrations/013_console.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -31,6 +32,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '009_captures': captures(dialect, secrets),
   '010_created_answers': createdAnswers(),
   '012_acquirer_connections': acquirerConnections(),
+  '013_console': consoleTables(dialect),
 });
 
 /**
@@ -42,7 +44,8 @@ export const sealedSecretsHeldInClear = (applied: string[]) => applied.includes(
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, secrets: SecretBox): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect, secrets) };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  // Migrations are numbered on parallel branches (013 may land before 010): one applied later than a higher number still runs.
+  const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -72,6 +72,8 @@ export interface TransactionTable {
    * sealed with the secrets key; null for every later payment.
    */
   page_token_sealed: string | null;
+  /** The card number's last four digits, once a card paid (013_console): the console's search finds payments by them. */
+  card_last_four: Generated<string | null>;
 }
 
 export interface TransactionEventTable {
@@ -243,6 +245,53 @@ export interface SecretsKeyTable {
   created: number;
 }
 
+/** A console account (013_console): a platform operator (no merchant) or a merchant's user. */
+export interface OperatorTable {
+  id: string;
+  /** Lower case. */
+  email: string;
+  merchant_id: string | null;
+  /** scrypt (operators/passwords.ts); null until a password is set. */
+  password_hash: string | null;
+  /** SHA-256 of the one-time set-password token, while one is outstanding. */
+  set_password_hash: string | null;
+  set_password_expires_at: number | null;
+  created: number;
+  disabled_at: number | null;
+}
+
+/** A signed-in console session; the cookie holds the id, the table only its SHA-256. */
+export interface ConsoleSessionTable {
+  id_hash: string;
+  operator_id: string;
+  /** The synchronizer token every state-changing form of this session carries. */
+  csrf_token: string;
+  created: number;
+  expires_at: number;
+}
+
+/** One failed sign-in, counted per account (`account:<email>`) and per client address (`address:<ip>`). */
+export interface SignInFailureTable {
+  id: Generated<number>;
+  subject: string;
+  at: number;
+}
+
+/** What console accounts did (append-only: database triggers refuse edits). */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  operator_id: string;
+  operator_email: string;
+  merchant_id: string | null;
+  action: string;
+  reference: string | null;
+  /** JSON: the action's parameters (amount, outcome, reason, …); never a secret. */
+  detail: string;
+  /** The client address the request came from. */
+  address: string;
+}
+
 export interface Database {
   merchants: MerchantTable;
   api_keys: ApiKeyTable;
@@ -259,6 +308,10 @@ export interface Database {
   wallet_token_uses: WalletTokenUseTable;
   secrets_key: SecretsKeyTable;
   acquirer_connections: AcquirerConnectionTable;
+  operators: OperatorTable;
+  console_sessions: ConsoleSessionTable;
+  sign_in_failures: SignInFailureTable;
+  audit_log: AuditLogTable;
 }
 
 /** A merchant's acquirer for one mode (012_acquirer_connections): which connector, where, and its sealed credentials. */
@@ -277,5 +330,7 @@ export interface AcquirerConnectionTable {
 export type TransactionRow = Selectable<TransactionTable>;
 export type NewTransaction = Insertable<TransactionTable>;
 export type MerchantRow = Selectable<MerchantTable>;
+export type OperatorRow = Selectable<OperatorTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;
 export type VaultCardRow = Selectable<VaultCardTable>;
 export type NewVaultCard = Insertable<VaultCardTable>;

@@ -66,7 +66,7 @@ export interface StatusChange {
   cause: string;
   at: number;
   /** Extra columns written in the same conditional update (e.g. authentication). */
-  set?: Partial<Pick<TransactionRow, 'authentication' | 'brand' | 'details'>>;
+  set?: Partial<Pick<TransactionRow, 'authentication' | 'brand' | 'details' | 'card_last_four'>>;
 }
 
 export async function insertTransaction(db: Db, row: NewTransaction, cause: string): Promise<void> {
@@ -108,7 +108,11 @@ export async function ownPaymentVersion(db: Db, owner: { merchantId: string; mod
 }
 
 /** As findOwnTransaction, without the `request` document: for reading the payment object. */
-export async function findOwnPayment(db: Db, owner: { merchantId: string; mode: Mode }, reference: string): Promise<Omit<TransactionRow, 'request'> | undefined> {
+export async function findOwnPayment(
+  db: Db,
+  owner: { merchantId: string; mode: Mode },
+  reference: string,
+): Promise<Omit<TransactionRow, 'request' | 'card_last_four'> | undefined> {
   return (await selectOwnPayment(db, { reference, merchantId: owner.merchantId, mode: owner.mode })).rows[0];
 }
 

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { placeholders, translations, translator } from '../../src/pages/i18n.ts';
-import { html } from '../../src/pages/html.ts';
-import { contentSecurityPolicy, sourceOf } from '../../src/pages/security.ts';
+import { html } from '../../src/lib/html.ts';
+import { contentSecurityPolicy, sourceOf } from '../../src/lib/page-security.ts';
 import { CardSealer } from '../../src/payments/card-seal.ts';
 import { collectBrowserFacts, windowSizeFor } from '../../src/pages/browser-info.ts';
 

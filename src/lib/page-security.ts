@@ -1,9 +1,10 @@
 /**
- * Page security: a strict Content-Security-Policy with a fresh nonce per response, no
- * framing except where it is the point (the challenge window), and CSRF checks.
+ * Security of every HTML page Kassa serves (the customer pages and the console): a strict
+ * Content-Security-Policy with a fresh nonce per response, no framing except where it is the
+ * point (the challenge window), and the CSRF checks.
  *
- * CSRF: every form carries the payment's synchronizer token (a random value kept in
- * `payment_pages`, compared in constant time), and a browser-declared cross-site post
+ * CSRF: every form carries a synchronizer token (a payment's, kept in `payment_pages`; a
+ * console session's), compared in constant time, and a browser-declared cross-site post
  * (`Sec-Fetch-Site: cross-site`) is refused. The two addresses an issuer's ACS posts to
  * (CRes, PaRes) are cross-site by nature; they are bound to their session instead
  * (threeDSSessionData / the sealed MD).

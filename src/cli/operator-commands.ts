@@ -1,0 +1,62 @@
+/**
+ * `kassa operator …` (docs/console.md): console accounts. Without `--merchant` an account is a
+ * platform operator (every merchant); with it, that merchant's user. Registered by kassa.ts.
+ */
+import type { Command } from 'commander';
+import { text } from 'node:stream/consumers';
+import { withStore } from './store.ts';
+import { loadConfig } from '../config.ts';
+import { createOperator, disableAccount, operatorsOf } from '../operators/accounts.ts';
+
+const print = (line: string): void => void process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
+
+/** The password piped in, without the newline `echo` or a terminal adds. */
+const passwordFromStdin = async () => (await text(process.stdin)).replace(/\r?\n$/, '');
+
+export function registerOperatorCommands(program: Command): void {
+  const operator = program.command('operator').description('manage console accounts (PUBLIC_URL/dashboard)');
+
+  operator
+    .command('create')
+    .description('create a console account; prints a one-time set-password link unless --password-stdin')
+    .requiredOption('--email <email>', 'the e-mail address the person signs in with')
+    .option('--merchant <id>', 'limit the account to this merchant (without: a platform operator, every merchant)')
+    .option('--password-stdin', 'read the password from standard input')
+    .option('--json', 'print exactly one JSON object')
+    .action(({ email, merchant, passwordStdin, json }: { email: string; merchant?: string; passwordStdin?: boolean; json?: boolean }) =>
+      withStore(async (store) => {
+        const password = passwordStdin ? await passwordFromStdin() : undefined;
+        const created = await createOperator(store, { email, merchantId: merchant, password, publicUrl: loadConfig().publicUrl });
+        if (json) return print(JSON.stringify(created));
+        print(`account ${created.operatorId} (${created.email}) ${merchant ? `for merchant ${merchant}` : 'platform operator: every merchant'}`);
+        if (created.setPasswordUrl) print(`  set-password link (one use, 7 days): ${created.setPasswordUrl}`);
+      }),
+    );
+
+  operator
+    .command('list')
+    .description('list console accounts')
+    .option('--json', 'print JSON')
+    .action(({ json }: { json?: boolean }) =>
+      withStore(async (store) => {
+        const list = await operatorsOf(store);
+        if (json) return print(JSON.stringify(list));
+        if (list.length === 0) return print('no accounts');
+        for (const o of list) {
+          const state = o.disabled ? 'disabled' : o.passwordSet ? 'active' : 'password not set';
+          print(`${o.operatorId}  ${o.email}  ${o.merchantId ?? 'platform operator'}  ${state}  created ${new Date(o.created).toISOString()}`);
+        }
+      }),
+    );
+
+  operator
+    .command('disable')
+    .description('disable an account for good; its sessions end at once')
+    .requiredOption('--email <email>', "the account's e-mail address")
+    .action(({ email }: { email: string }) =>
+      withStore(async (store) => {
+        await disableAccount(store, email);
+        print(`account ${email.trim().toLowerCase()} disabled`);
+      }),
+    );
+}

@@ -1,0 +1,46 @@
+/** The console's stylesheet, sent inline with the response's CSP nonce. No scripts: every control is a link or a plain form. */
+export const consoleStylesheet = `
+:root{color-scheme:light;--ink:#1d2330;--muted:#4a5263;--line:#c5cad3;--accent:#1a56b8;--error:#b00020;--ok:#116b2f;--bg:#f3f5f8}
+*{box-sizing:border-box}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+body{margin:0;overflow-wrap:anywhere;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
+.skip{position:absolute;left:-999px}.skip:focus{left:.5rem;top:.5rem;background:#fff;padding:.5rem;z-index:1}
+header.bar{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding:.6rem 1rem;background:#fff;border-bottom:1px solid var(--line)}
+header.bar .brand{font-weight:800;margin-right:auto}
+header.bar nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0}
+header.bar .who{color:var(--muted);font-size:.9rem}
+main{max-width:72rem;margin:1rem auto;padding:0 1rem}
+main.narrow{max-width:26rem;margin:3rem auto;background:#fff;border:1px solid var(--line);border-radius:.75rem;padding:1.5rem}
+h1{font-size:1.4rem;margin:.5rem 0 1rem}
+h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+section.card>h2:first-child{margin-top:0}
+section.card{background:#fff;border:1px solid var(--line);border-radius:.6rem;padding:1rem;margin-bottom:1rem}
+a{color:var(--accent)}
+label{display:block;font-weight:600;margin-bottom:.2rem}
+.hint{display:block;color:var(--muted);font-size:.85rem;margin-bottom:.2rem}
+input,select,textarea{font:inherit;padding:.45rem .6rem;border:1px solid #767f8f;border-radius:.35rem;background:#fff;color:var(--ink);max-width:100%}
+.field{margin-bottom:.8rem}
+.stack input{width:100%}
+.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr));gap:.25rem 1rem;align-items:end}
+.filters .wide{grid-column:1/-1}
+.filters .wide input{width:100%}
+button{font:inherit;cursor:pointer;padding:.5rem .9rem;border-radius:.4rem;border:1px solid var(--accent);background:var(--accent);color:#fff;font-weight:600}
+button.quiet{background:#fff;color:var(--accent)}
+header.bar form{margin:0}
+input:focus,select:focus,button:focus,a:focus,textarea:focus{outline:3px solid #8bb4f7;outline-offset:1px}
+.table-wrap{overflow-x:auto}
+table{border-collapse:collapse;width:100%;background:#fff}
+caption{text-align:left;font-weight:600;padding:.4rem 0}
+th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;white-space:nowrap}
+td.wrap{white-space:normal;word-break:break-word}
+dl{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.2rem 1rem;margin:0}
+dt{font-weight:600}dd{margin:0;word-break:break-word}
+pre{margin:0;white-space:pre-wrap;word-break:break-word;font-size:.85rem}
+.status-success{color:var(--ok);font-weight:600}.status-failed{color:var(--error);font-weight:600}
+.notice{border:2px solid var(--ok);border-radius:.5rem;padding:.5rem .75rem;margin-bottom:1rem;background:#fff}
+.problem{border:2px solid var(--error);border-radius:.5rem;padding:.5rem .75rem;margin-bottom:1rem;background:#fff;color:var(--error)}
+.actions{display:flex;flex-wrap:wrap;gap:1rem}
+.actions form{border:1px solid var(--line);border-radius:.5rem;padding:.75rem;flex:1 1 16rem}
+.pager{display:flex;gap:1rem;margin:1rem 0}
+@media (max-width:40rem){dl{grid-template-columns:1fr}dt{margin-top:.4rem}main{padding:0 .5rem}}
+`;

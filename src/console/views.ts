@@ -1,0 +1,325 @@
+/**
+ * The console's pages as template functions (the customer pages' approach: lib/html.ts escapes
+ * every value). Every text comes from the translations; every state-changing form carries the
+ * session's CSRF token. Wide tables scroll sideways in their own region on a phone, focusable and
+ * labelled so a keyboard can scroll them too (WCAG 2.1.1).
+ */
+import { html, trusted, type SafeHtml } from '../lib/html.ts';
+import { amountText } from '../ground/amount.ts';
+import type { ListedTransaction } from '../store/transaction-list.ts';
+import type { AuditLogRow } from '../store/schema.ts';
+import type { DeliveryView } from '../events/admin.ts';
+import type { Operator } from '../operators/sessions.ts';
+import { consoleStylesheet } from './assets.ts';
+import type { MessageKey, Translate } from './i18n.ts';
+
+export interface ConsoleView {
+  t: Translate;
+  nonce: string;
+  /** Signed in: the account and its session's CSRF token. */
+  session?: { operator: Operator; csrfToken: string };
+}
+
+const time = (ms: number | null | undefined) => (ms === null || ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
+
+export const csrfField = (view: ConsoleView) => html`<input type="hidden" name="csrf" value="${view.session?.csrfToken ?? ''}">`;
+
+export function layout(view: ConsoleView, title: string, body: SafeHtml): SafeHtml {
+  const { t, session } = view;
+  return html`<!doctype html>
+<html lang="${t('htmlLang')}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title} – ${t('console')}</title>
+<style nonce="${view.nonce}">${trusted(consoleStylesheet)}</style>
+</head>
+<body>
+<a class="skip" href="#content">${t('skipToContent')}</a>
+${
+  session
+    ? html`<header class="bar">
+<span class="brand">${t('console')}</span>
+<nav aria-label="${t('navigation')}"><ul><li><a href="/dashboard/payments">${t('navPayments')}</a></li><li><a href="/dashboard/audit">${t('navAudit')}</a></li></ul></nav>
+<span class="who">${t('signedInAs', { email: session.operator.email })}${session.operator.merchantId ? ` (${session.operator.merchantId})` : ` (${t('allMerchants')})`}</span>
+<form method="post" action="/dashboard/sign-out">${csrfField(view)}<button type="submit" class="quiet">${t('signOut')}</button></form>
+</header>`
+    : ''
+}
+${body}
+</body>
+</html>`;
+}
+
+const notices = (messages: { notice?: string; problem?: string }) =>
+  html`${messages.notice ? html`<p class="notice" role="status">${messages.notice}</p>` : ''}${messages.problem ? html`<div class="problem" role="alert"><p>${messages.problem}</p></div>` : ''}`;
+
+export function signInPage(view: ConsoleView, state: { formToken: string; email?: string; problem?: string; notice?: string }): SafeHtml {
+  const { t } = view;
+  return layout(
+    view,
+    t('signInTitle'),
+    html`<main id="content" class="narrow">
+<h1>${t('console')}: ${t('signInTitle')}</h1>
+${notices(state)}
+<form method="post" action="/dashboard/sign-in" class="stack">
+<input type="hidden" name="csrf" value="${state.formToken}">
+<div class="field"><label for="email">${t('email')}</label><input type="email" id="email" name="email" autocomplete="username" required value="${state.email ?? ''}"></div>
+<div class="field"><label for="password">${t('password')}</label><input type="password" id="password" name="password" autocomplete="current-password" required></div>
+<button type="submit">${t('signIn')}</button>
+</form>
+</main>`,
+  );
+}
+
+export function setPasswordPage(view: ConsoleView, state: { formToken: string; token: string; email: string; min: number; problem?: string }): SafeHtml {
+  const { t } = view;
+  return layout(
+    view,
+    t('setPasswordTitle'),
+    html`<main id="content" class="narrow">
+<h1>${t('setPasswordTitle')}</h1>
+<p>${t('setPasswordIntro', { email: state.email, min: state.min })}</p>
+${notices(state)}
+<form method="post" action="/dashboard/set-password/${state.token}" class="stack">
+<input type="hidden" name="csrf" value="${state.formToken}">
+<input type="hidden" name="username" value="${state.email}" autocomplete="username">
+<div class="field"><label for="password">${t('newPassword')}</label><input type="password" id="password" name="password" autocomplete="new-password" minlength="${state.min}" required></div>
+<div class="field"><label for="repeat">${t('repeatPassword')}</label><input type="password" id="repeat" name="repeat" autocomplete="new-password" minlength="${state.min}" required></div>
+<button type="submit">${t('setPassword')}</button>
+</form>
+</main>`,
+  );
+}
+
+export function messagePage(view: ConsoleView, title: string, message: string): SafeHtml {
+  return layout(view, title, html`<main id="content"><h1>${title}</h1><section class="card"><p>${message}</p></section></main>`);
+}
+
+export interface ListFilters {
+  merchant?: string;
+  mode?: string;
+  status?: string;
+  method?: string;
+  type?: string;
+  from?: string;
+  to?: string;
+  q?: string;
+}
+
+export const filterChoices = {
+  mode: ['test', 'live'],
+  status: ['pending', 'success', 'failed', 'manualintervention'],
+  method: ['card', 'landingpage', 'walletpay', 'vault'],
+  type: ['sale', 'authorise', 'credit', 'token'],
+} as const;
+
+function select(view: ConsoleView, name: string, label: string, options: readonly (string | { value: string; label: string })[], chosen: string | undefined): SafeHtml {
+  return html`<div class="field"><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">${view.t('any')}</option>${options.map(
+    (o) => {
+      const { value, label: text } = typeof o === 'string' ? { value: o, label: o } : o;
+      return html`<option value="${value}"${value === chosen ? trusted(' selected') : ''}>${text}</option>`;
+    },
+  )}</select></div>`;
+}
+
+const statusText = (row: { status: string; failure_code: string | null }) =>
+  html`<span class="status-${row.status}">${row.status}${row.failure_code ? ` / ${row.failure_code}` : ''}</span>`;
+
+export function paymentsPage(
+  view: ConsoleView,
+  state: { filters: ListFilters; merchants?: { id: string; name: string }[]; rows: ListedTransaction[]; nextQuery?: string; paged: boolean; problem?: string },
+): SafeHtml {
+  const { t } = view;
+  const { filters } = state;
+  const platform = state.merchants !== undefined;
+  return layout(
+    view,
+    t('paymentsTitle'),
+    html`<main id="content">
+<h1>${t('paymentsTitle')}</h1>
+${notices(state)}
+<section class="card" aria-labelledby="filters-title">
+<h2 id="filters-title">${t('filters')}</h2>
+<form method="get" action="/dashboard/payments" class="filters" role="search">
+<div class="field wide"><label for="f-q">${t('search')}</label><span class="hint" id="f-q-hint">${t('searchHint')}</span><input type="search" id="f-q" name="q" value="${filters.q ?? ''}" aria-describedby="f-q-hint"></div>
+${
+  platform
+    ? select(
+        view,
+        'merchant',
+        t('merchant'),
+        state.merchants!.map((m) => ({ value: m.id, label: `${m.name} (${m.id})` })),
+        filters.merchant,
+      )
+    : ''
+}
+${select(view, 'mode', t('mode'), filterChoices.mode, filters.mode)}
+${select(view, 'status', t('status'), filterChoices.status, filters.status)}
+${select(view, 'method', t('method'), filterChoices.method, filters.method)}
+${select(view, 'type', t('type'), filterChoices.type, filters.type)}
+<div class="field"><label for="f-from">${t('createdFrom')}</label><input type="date" id="f-from" name="from" value="${filters.from ?? ''}"></div>
+<div class="field"><label for="f-to">${t('createdTo')}</label><input type="date" id="f-to" name="to" value="${filters.to ?? ''}"></div>
+<div class="field"><button type="submit">${t('apply')}</button> <a href="/dashboard/payments">${t('reset')}</a></div>
+</form>
+</section>
+${
+  state.rows.length === 0
+    ? html`<p>${t('noPayments')}</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('listCaption')}"><table>
+<caption>${t('listCaption')}</caption>
+<thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th>${platform ? html`<th scope="col">${t('merchant')}</th>` : ''}<th scope="col">${t('mode')}</th><th scope="col">${t('type')}</th><th scope="col">${t('method')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th><th scope="col">${t('orderReference')}</th></tr></thead>
+<tbody>
+${state.rows.map(
+  (row) =>
+    html`<tr><td><a href="/dashboard/payments/${row.reference}">${row.reference}</a></td><td>${time(row.created)}</td>${platform ? html`<td>${row.merchant_id}</td>` : ''}<td>${row.mode}</td><td>${row.type}</td><td>${row.method}${row.brand ? ` (${row.brand})` : ''}</td><td>${statusText(row)}</td><td>${amountText(row, t('htmlLang'))}</td><td class="wrap">${row.merchant_order_reference ?? ''}</td></tr>`,
+)}
+</tbody></table></div>`
+}
+<nav class="pager" aria-label="${t('paymentsTitle')}">
+${state.paged ? html`<a href="/dashboard/payments?${firstPageQuery(filters)}">${t('firstPage')}</a>` : ''}
+${state.nextQuery ? html`<a href="/dashboard/payments?${state.nextQuery}" rel="next">${t('nextPage')}</a>` : ''}
+</nav>
+</main>`,
+  );
+}
+
+const firstPageQuery = (filters: ListFilters) => new URLSearchParams(Object.entries(filters).filter((entry): entry is [string, string] => !!entry[1])).toString();
+
+export interface PaymentPageState {
+  row: ListedTransaction;
+  payment: Record<string, unknown>;
+  authentication: { protocolVersion?: string; transStatus?: string; eci?: string; transStatusReason?: string } | null;
+  acquirerReference: string | null;
+  events: { at: number; from_status: string | null; to_status: string; failure_code: string | null; cause: string }[];
+  deliveries: DeliveryView[];
+  related: ListedTransaction[];
+  audit: AuditLogRow[];
+  actions: { refund: boolean; capture: boolean; reversal: boolean; cancel: boolean; resolve: boolean };
+  failureCodes: readonly string[];
+  notice?: string;
+  problem?: string;
+}
+
+const show = (value: unknown): SafeHtml | string => (typeof value === 'object' && value !== null ? html`<pre>${JSON.stringify(value, null, 2)}</pre>` : String(value));
+
+export function paymentPage(view: ConsoleView, state: PaymentPageState): SafeHtml {
+  const { t } = view;
+  const { row, authentication, actions } = state;
+  const reference = row.reference;
+  const action = (name: string, title: MessageKey, fields: SafeHtml = html``) =>
+    html`<form method="post" action="/dashboard/payments/${reference}/${name}" aria-label="${t(title)}">${csrfField(view)}${fields}<button type="submit">${t(title)}</button></form>`;
+  const anyAction = Object.values(actions).some(Boolean);
+  return layout(
+    view,
+    t('paymentTitle', { reference }),
+    html`<main id="content">
+<p><a href="/dashboard/payments">${t('backToList')}</a></p>
+<h1>${t('paymentTitle', { reference })}</h1>
+${notices(state)}
+<section class="card" aria-labelledby="summary-title">
+<h2 id="summary-title" class="visually-hidden">${t('amount')}</h2>
+<p><strong>${amountText(row, t('htmlLang'))}</strong> · ${statusText(row)} · ${row.type} · ${row.method} · ${row.mode} · ${row.merchant_id}</p>
+</section>
+<section class="card" aria-labelledby="actions-title">
+<h2 id="actions-title">${t('actions')}</h2>
+${
+  anyAction
+    ? html`<div class="actions">
+${actions.refund ? action('refund', 'refund', html`<div class="field"><label for="refund-amount">${t('refundAmount')}</label><span class="hint" id="refund-amount-hint">${t('refundAmountHint')}</span><input type="text" id="refund-amount" name="amount" inputmode="decimal" aria-describedby="refund-amount-hint"></div>`) : ''}
+${actions.capture ? action('capture', 'capture', html`<div class="field"><label for="capture-amount">${t('captureAmount')}</label><span class="hint" id="capture-amount-hint">${t('captureAmountHint')}</span><input type="text" id="capture-amount" name="amount" inputmode="decimal" aria-describedby="capture-amount-hint"></div>`) : ''}
+${actions.reversal ? action('reversal', 'reversal') : ''}
+${actions.cancel ? action('cancel', 'cancel') : ''}
+${
+  actions.resolve
+    ? action(
+        'resolve',
+        'resolve',
+        html`<div class="field"><label for="resolve-outcome">${t('outcome')}</label><select id="resolve-outcome" name="outcome"><option value="success">success</option><option value="failed">failed</option></select></div>
+<div class="field"><label for="resolve-code">${t('failureCode')}</label><select id="resolve-code" name="failureCode"><option value=""></option>${state.failureCodes.map((code) => html`<option value="${code}">${code}</option>`)}</select></div>
+<div class="field"><label for="resolve-reason">${t('reason')}</label><span class="hint" id="resolve-reason-hint">${t('reasonHint')}</span><input type="text" id="resolve-reason" name="reason" required maxlength="500" aria-describedby="resolve-reason-hint"></div>`,
+      )
+    : ''
+}
+</div>`
+    : html`<p>${t('noActions')}</p>`
+}
+</section>
+<section class="card" aria-labelledby="object-title">
+<h2 id="object-title">${t('paymentObject')}</h2>
+<dl>${Object.entries(state.payment).map(([key, value]) => html`<dt>${key}</dt><dd>${show(value)}</dd>`)}</dl>
+</section>
+<section class="card" aria-labelledby="threeds-title">
+<h2 id="threeds-title">${t('threeDS')}</h2>
+${
+  authentication
+    ? html`<dl><dt>${t('protocolVersion')}</dt><dd>${authentication.protocolVersion ?? ''}</dd><dt>${t('transStatus')}</dt><dd>${authentication.transStatus ?? ''}${authentication.transStatusReason ? ` (${authentication.transStatusReason})` : ''}</dd><dt>${t('eci')}</dt><dd>${authentication.eci ?? ''}</dd></dl>`
+    : html`<p>${t('threeDSNone')}</p>`
+}
+<h2>${t('acquirer')}</h2>
+${state.acquirerReference ? html`<dl><dt>${t('acquirerReference')}</dt><dd>${state.acquirerReference}</dd></dl>` : html`<p>${t('acquirerNone')}</p>`}
+</section>
+<section class="card" aria-labelledby="events-title">
+<h2 id="events-title">${t('timeline')}</h2>
+<div class="table-wrap" tabindex="0" role="region" aria-label="${t('timeline')}"><table><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('change')}</th><th scope="col">${t('cause')}</th></tr></thead><tbody>
+${state.events.map((e) => html`<tr><td>${time(e.at)}</td><td>${e.from_status ?? '–'} → ${e.to_status}${e.failure_code ? ` / ${e.failure_code}` : ''}</td><td>${e.cause}</td></tr>`)}
+</tbody></table></div>
+</section>
+<section class="card" aria-labelledby="related-title">
+<h2 id="related-title">${t('related')}</h2>
+${
+  state.related.length === 0
+    ? html`<p>${t('noRelated')}</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('related')}"><table><thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th><th scope="col">${t('type')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th></tr></thead><tbody>
+${state.related.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${r.type}</td><td>${statusText(r)}</td><td>${amountText(r, t('htmlLang'))}</td></tr>`)}
+</tbody></table></div>`
+}
+</section>
+<section class="card" aria-labelledby="webhooks-title">
+<h2 id="webhooks-title">${t('webhooks')}</h2>
+${state.deliveries.length === 0 ? html`<p>${t('noWebhooks')}</p>` : state.deliveries.map((d) => deliveryView(view, d))}
+</section>
+<section class="card" aria-labelledby="audit-title">
+<h2 id="audit-title">${t('auditTitle')}</h2>
+${auditTable(view, state.audit)}
+</section>
+</main>`,
+  );
+}
+
+function deliveryView(view: ConsoleView, d: DeliveryView): SafeHtml {
+  const { t } = view;
+  return html`<article class="delivery" aria-label="${d.id}">
+<h3>${t('delivery', { id: d.id, event: d.event, state: d.state })}</h3>
+${
+  d.attemptLog.length === 0
+    ? html`<p>${t('noAttempts')}</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('attempts')} ${d.id}"><table><caption>${t('attempts')}</caption><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('statusCode')}</th><th scope="col">${t('duration')}</th><th scope="col">${t('error')}</th></tr></thead><tbody>
+${d.attemptLog.map((a) => html`<tr><td>${time(a.at)}</td><td>${a.statusCode ?? '–'}</td><td>${a.durationMs} ms</td><td class="wrap">${a.error ?? ''}</td></tr>`)}
+</tbody></table></div>`
+}
+${d.nextAttemptAt ? html`<p>${t('nextAttempt', { time: time(d.nextAttemptAt) })}</p>` : ''}
+<form method="post" action="/dashboard/webhooks/${d.id}/redeliver">${csrfField(view)}<button type="submit" class="quiet" aria-label="${t('redeliver')} ${d.id}">${t('redeliver')}</button></form>
+</article>`;
+}
+
+function auditTable(view: ConsoleView, entries: AuditLogRow[]): SafeHtml {
+  const { t } = view;
+  if (entries.length === 0) return html`<p>${t('noAudit')}</p>`;
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('auditCaption')}"><table><caption>${t('auditCaption')}</caption><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('who')}</th><th scope="col">${t('what')}</th><th scope="col">${t('reference')}</th><th scope="col">${t('from')}</th><th scope="col">${t('details')}</th></tr></thead><tbody>
+${entries.map(
+  (e) =>
+    html`<tr><td>${time(e.at)}</td><td>${e.operator_email}</td><td>${e.action}</td><td>${e.reference ? html`<a href="/dashboard/payments/${e.reference}">${e.reference}</a>` : ''}</td><td>${e.address}</td><td class="wrap">${e.detail}</td></tr>`,
+)}
+</tbody></table></div>`;
+}
+
+export function auditPage(view: ConsoleView, entries: AuditLogRow[], olderQuery?: string): SafeHtml {
+  const { t } = view;
+  return layout(
+    view,
+    t('auditTitle'),
+    html`<main id="content"><h1>${t('auditTitle')}</h1>${auditTable(view, entries)}<nav class="pager" aria-label="${t('auditTitle')}">${olderQuery ? html`<a href="/dashboard/audit?${olderQuery}" rel="next">${t('olderEntries')}</a>` : ''}</nav></main>`,
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * Console passwords: scrypt from node:crypto (RFC 7914), a memory-hard hash, with a random salt
+ * per password. Stored as `scrypt$N$r$p$salt$hash` (base64) so the cost can be raised later
+ * without breaking earlier hashes. Parameters N = 2^15, r = 8, p = 3: one of the equivalent
+ * minimums of OWASP's Password Storage Cheat Sheet (32 MiB, three passes), lighter on memory
+ * than N = 2^17, p = 1 when several sign-ins run at once.
+ */
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+const COST = { N: 2 ** 15, r: 8, p: 3 };
+const KEY_LENGTH = 32;
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 256;
+
+const derive = (password: string, salt: Buffer, cost: { N: number; r: number; p: number }) =>
+  new Promise<Buffer>((resolve, reject) => {
+    const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, COST);
+  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+/** Compared in constant time. `null` (no password set, or no account) is checked against a dummy so it takes as long. */
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  const [scheme, n, r, p, salt, key] = (stored ?? DUMMY).split('$');
+  if (scheme !== 'scrypt') return false;
+  const expected = Buffer.from(key, 'base64');
+  const actual = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) });
+  return timingSafeEqual(actual, expected) && stored !== null;
+}
+
+/** A hash of no one's password, verified when the account is unknown so the answer's timing does not tell. */
+const DUMMY = `scrypt$${COST.N}$${COST.r}$${COST.p}$${randomBytes(16).toString('base64')}$${randomBytes(KEY_LENGTH).toString('base64')}`;
+
+/** Why a new password is refused, or undefined. */
+export function passwordProblem(password: string): 'too_short' | 'too_long' | undefined {
+  if ([...password].length < PASSWORD_MIN_LENGTH) return 'too_short';
+  if (password.length > PASSWORD_MAX_LENGTH) return 'too_long';
+  return undefined;
+}

@@ -1,0 +1,72 @@
+/** `kassa operator create|list|disable`, run as a user would, on SQLite and PostgreSQL. */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
+
+const run = promisify(execFile);
+const kassa = (env: Record<string, string>, ...args: string[]) =>
+  run(process.execPath, ['bin/kassa.js', ...args], { env: { ...process.env, PUBLIC_URL: 'https://pay.example', ...env } });
+
+/** Runs kassa with `input` on standard input. */
+function kassaWithInput(env: Record<string, string>, input: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/kassa.js', ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+for (const backend of backends) {
+  describe(`kassa operator on ${backend}`, () => {
+    let db: TestDatabase;
+    before(async () => (db = await createTestDatabase(backend)));
+    after(() => db.drop());
+
+    test('create --json prints one object with a set-password link under PUBLIC_URL/dashboard', async () => {
+      const created = JSON.parse((await kassa(db.env, 'operator', 'create', '--email', 'Ops@Example.com', '--json')).stdout);
+      assert.deepEqual(Object.keys(created).sort(), ['email', 'operatorId', 'setPasswordUrl']);
+      assert.equal(created.email, 'ops@example.com');
+      assert.match(created.setPasswordUrl, /^https:\/\/pay\.example\/dashboard\/set-password\/sp_[0-9A-Za-z]{43}$/);
+    });
+
+    test('--password-stdin sets the password (no link); --merchant limits the account; list and disable', async () => {
+      const merchant = JSON.parse((await kassa(db.env, 'merchant', 'create', '--name', 'Shop', '--json')).stdout);
+      const made = await kassaWithInput(
+        db.env,
+        'a good long password\n',
+        'operator',
+        'create',
+        '--email',
+        'shop@example.com',
+        '--merchant',
+        merchant.merchantId,
+        '--password-stdin',
+        '--json',
+      );
+      assert.equal(made.code, 0, made.stderr);
+      assert.deepEqual(Object.keys(JSON.parse(made.stdout)).sort(), ['email', 'operatorId']);
+      const short = await kassaWithInput(db.env, 'short\n', 'operator', 'create', '--email', 'weak@example.com', '--password-stdin');
+      assert.equal(short.code, 1);
+      assert.match(short.stderr, /at least 12 characters/);
+      await assert.rejects(kassa(db.env, 'operator', 'create', '--email', 'shop@example.com'), /exists already/);
+      await assert.rejects(kassa(db.env, 'operator', 'create', '--email', 'x@example.com', '--merchant', 'mer_nope'), /no merchant/);
+      await kassa(db.env, 'operator', 'disable', '--email', 'SHOP@example.com');
+      const list = JSON.parse((await kassa(db.env, 'operator', 'list', '--json')).stdout) as {
+        email: string;
+        merchantId: string | null;
+        disabled: boolean;
+        passwordSet: boolean;
+      }[];
+      const shop = list.find((o) => o.email === 'shop@example.com')!;
+      assert.deepEqual([shop.merchantId, shop.disabled, shop.passwordSet], [merchant.merchantId, true, true]);
+      assert.ok(!JSON.stringify(list).includes('scrypt'), 'list never shows a password hash');
+      await assert.rejects(kassa(db.env, 'operator', 'disable', '--email', 'nobody@example.com'), /no account/);
+    });
+  });
+}
