@@ -10,7 +10,9 @@
  * which they must agree on, the primary hands to all of them. The secrets key and the vault
  * key they share through SECRETS_KEY and VAULT_KEY or else the key files in KEY_DIR, made
  * once by the first process that needs one (store/secrets.ts, vault/keys.ts). The primary
- * replaces an HTTP process that dies; an HTTP process exits when its primary is gone.
+ * replaces an HTTP process that dies; an HTTP process exits when its primary is gone. The
+ * primary also answers what readiness and /metrics ask of it (cockpit.ts): its workers' state, and
+ * every process's metrics added up.
  *
  * SIGTERM/SIGINT stop cleanly: no new requests, in-flight ones finish, workers stop,
  * storage closes, exit 0.

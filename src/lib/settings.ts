@@ -40,15 +40,14 @@ export const textOr = (fallback: string, d: Described): Setting<string> => ({
   read: (raw) => (unset(raw) ? fallback : raw),
 });
 
-/** A whole number ≥ `min`. */
-export const integer = (fallback: number, d: Described & { min?: number }): Setting<number> => ({
+/** A whole number; with `min: 1` a positive one. */
+export const integer = (fallback: number, d: Described & { min?: 1 }): Setting<number> => ({
   type: 'integer',
   shownDefault: `\`${fallback}\``,
   ...d,
   read: (raw) => {
     if (unset(raw)) return fallback;
-    const min = d.min ?? 0;
-    if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${d.name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}, got "${raw}"`);
+    if (!/^\d+$/.test(raw) || Number(raw) < (d.min ?? 0)) throw new Error(`${d.name} must be a ${d.min ? 'positive ' : ''}whole number, got "${raw}"`);
     return Number(raw);
   },
 });
