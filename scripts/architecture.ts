@@ -30,6 +30,7 @@ const RANK: Record<string, number> = {
   api: 4,
   pages: 4,
   cli: 4,
+  contract: 4,
   'src/*.ts': 4,
   'config.ts': 4,
 };

@@ -11,6 +11,7 @@ import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
 import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-limit.ts';
 import { pages } from './pages/routes.ts';
+import { contractRoutes } from './contract/routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 64 * 1024;
@@ -71,6 +72,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     { prefix: API_PREFIX },
   );
   await app.register(pages, deps);
+  await app.register(contractRoutes, { publicUrl: config.publicUrl, apiPrefix: API_PREFIX });
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

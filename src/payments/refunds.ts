@@ -16,7 +16,7 @@ import { findTransaction, insertTransaction, lockTransaction, refundTotals, setT
 import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import type { RefundWindows } from '../config.ts';
-import { checkTable, commonFields, compileTable, given, type FieldRun, type RequestRules } from './common-fields.ts';
+import { amountSchema, checkTable, commonFields, compileTable, given, type FieldRun, type RequestRules } from './common-fields.ts';
 import { captureStatusOf } from './authorisation.ts';
 import { transition } from './transition.ts';
 
@@ -30,9 +30,10 @@ export interface RefundRequest {
 }
 
 /** The body the official client sends (`RefundRequest.php`): `{reference, amount?, description?, orderLines?, webhookUrl?}`. */
-const refundTable = compileTable({
+export const refundTable = compileTable({
   reference: { type: 'string', required: true, maxLength: 64 },
-  amount: {},
+  // Checked against the sale's currency once the sale is read (planRefund).
+  amount: { schema: amountSchema },
   description: commonFields.description,
   webhookUrl: commonFields.webhookUrl,
   orderLines: { type: 'array of objects', maxItems: 200, items: 'lines' },

@@ -8,12 +8,16 @@ import { Problem } from '../../ground/problem.ts';
 import { amountNumber, findCurrency, parseAmount } from '../../ground/amount.ts';
 import { authorised, loadAuthorisation, recordCompletion, stillAuthorised } from '../authorisation.ts';
 import { serializePayment } from '../serialize.ts';
-import { parseReference } from './fields.ts';
+import { amountSchema, compileTable } from '../common-fields.ts';
+import { parseFields, referenceField } from './fields.ts';
 import { merchantOperation } from './operation.ts';
+
+/** The amount is checked against the authorisation's currency once it is read (decide). */
+export const captureTable = compileTable({ reference: referenceField, amount: { schema: amountSchema } });
 
 export const capture = merchantOperation({
   name: 'capture',
-  parse: (body: Record<string, unknown>) => ({ reference: parseReference(body), amount: body.amount }),
+  parse: (body: Record<string, unknown>) => parseFields(captureTable, body) as { reference: string; amount?: unknown },
   load: (input, { ports, caller }) => loadAuthorisation(ports.store.read, caller, input.reference),
   decide: (found, input) => {
     const authorisation = authorised(found, input.reference);

@@ -1,0 +1,75 @@
+/**
+ * Test support: every answer of the merchant API that a test receives is checked against the
+ * OpenAPI document (src/contract/document.ts) — its status is one the route declares, its content
+ * type one that status declares, its body valid against that schema — so the code and the
+ * contract cannot drift. An answer at an address that is no route of the document must still be
+ * a problem. Compiled once per process, with Ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses it).
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { openApiDocument } from '../../src/contract/document.ts';
+
+const API_PREFIX = '/api/v1';
+// The document's schemas do not depend on PUBLIC_URL: one document checks the answers of every test app.
+const document = openApiDocument('http://kassa.test', API_PREFIX) as {
+  paths: Record<string, Record<string, { responses: Record<string, { $ref?: string; content?: Record<string, unknown> }> }>>;
+  components: { responses: Record<string, { content: Record<string, unknown> }> };
+};
+
+// Formats are annotations in 2020-12; Kassa's own checks (and the 422s) are stricter than any format assertion.
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+ajv.addSchema(document, 'openapi');
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  path: string;
+}
+
+const routes: Route[] = Object.entries(document.paths).flatMap(([path, operations]) =>
+  Object.keys(operations).map((method) => ({ method: method.toUpperCase(), path, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) })),
+);
+
+const validators = new Map<string, ValidateFunction>();
+function validator(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (!validate) validators.set(pointer, (validate = ajv.getSchema(`openapi#${pointer}`)!));
+  return validate;
+}
+
+const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Why an answer breaks the contract, or undefined when it keeps it. Only answers under the API prefix are the contract's. */
+export function contractBreach(
+  request: { method: string; url: string },
+  answer: { statusCode: number; headers: Record<string, unknown>; body: string },
+): string | undefined {
+  const path = request.url.split('?')[0]!;
+  if (!path.startsWith(`${API_PREFIX}/`)) return undefined;
+  const local = path.slice(API_PREFIX.length);
+  const route = routes.find((r) => r.method === request.method.toUpperCase() && r.pattern.test(local));
+  const where = `${request.method} ${route?.path ?? local} → ${answer.statusCode}`;
+  const mediaType = String(answer.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim();
+  let pointer: string;
+  if (!route) {
+    if (answer.statusCode < 400) return `${where}: the document has no such route`;
+    if (mediaType !== 'application/problem+json') return `${where}: a problem is application/problem+json, not ${mediaType}`;
+    pointer = '/components/schemas/Problem';
+  } else {
+    const declared = document.paths[route.path]![route.method.toLowerCase()]!.responses[String(answer.statusCode)];
+    if (!declared) return `${where}: the document does not declare this status`;
+    const responsePointer = declared.$ref ? declared.$ref.slice(1) : `/paths/${escape(route.path)}/${route.method.toLowerCase()}/responses/${answer.statusCode}`;
+    const response = declared.$ref ? document.components.responses[declared.$ref.split('/').pop()!]! : declared;
+    if (!response.content?.[mediaType]) return `${where}: the document declares no ${mediaType || 'content type'} for it`;
+    pointer = `${responsePointer}/content/${escape(mediaType)}/schema`;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    return `${where}: the body is not JSON`;
+  }
+  const validate = validator(pointer);
+  return validate(body) ? undefined : `${where}: ${ajv.errorsText(validate.errors)} in ${answer.body.slice(0, 500)}`;
+}
