@@ -35,7 +35,7 @@ const startScript = `'use strict';
   var root = document.getElementById('redoc');
   Redoc.init(root.dataset.spec, { hideDownloadButton: false, expandResponses: '200', jsonSampleExpandLevel: 3 }, root, function () {
     var target = location.hash.indexOf('#problem-') === 0 && document.getElementById(location.hash.slice(1));
-    if (target) target.scrollIntoView();
+    if (target) (target.closest('[data-section-id]') || target).scrollIntoView();
   });
 })();
 `;
