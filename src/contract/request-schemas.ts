@@ -39,7 +39,11 @@ function fieldSchema(field: CompiledField): Schema {
     case undefined:
       break;
   }
-  if (field.enumValues !== undefined) schema.enum = [...field.enumValues];
+  if (field.enumValues !== undefined) {
+    const values = [...field.enumValues];
+    schema.enum = values;
+    if (schema.type === undefined && values.every((value) => typeof value === 'string')) schema.type = 'string';
+  }
   if (typeof field.defaultValue === 'string') schema.default = field.defaultValue;
   if (field.enabledIn === 'methods') notes.push('Must be enabled for the merchant (`GET /method`).');
   if (field.enabledIn === 'cardBrands') notes.push("Must be one of the merchant's card brands (`GET /method`).");

@@ -111,7 +111,7 @@ const detailsFields = {
   walletPayEncryptedToken: {
     format: walletToken,
     schema: {
-      type: ['object', 'string'],
+      anyOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }],
       description: 'The wallet token (version EC_v1) exactly as the wallet gave it: the JSON object, or that object as a JSON string (direct flow).',
     },
   },
