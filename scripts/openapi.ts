@@ -1,9 +1,9 @@
 /**
  * Prints the merchant API's OpenAPI document, as a Kassa with this PUBLIC_URL serves it at
- * `{base_url}/openapi.json` (src/contract/document.ts): for the lint in `npm test` and for
- * generating the TypeScript client (clients/typescript) without starting a server.
+ * `{base_url}/openapi.json` (src/contract/document.ts), without starting a server: for the lint
+ * in `npm test`, and for a merchant's own tooling.
  *
- *   PUBLIC_URL=https://pay.shop.example node --import tsx scripts/openapi.ts > openapi.json
+ *   PUBLIC_URL=https://pay.shop.example npm run -s openapi > openapi.json
  */
 import { loadConfig } from '../src/config.ts';
 import { API_PREFIX } from '../src/server.ts';
