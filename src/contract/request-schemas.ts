@@ -161,6 +161,8 @@ function threeDSFieldSchema(spec: FieldSpec): Schema {
       break;
     }
   }
+  // The official PHP client sends its account dates as PHP DateTime objects (threeds/formats.ts phpDateAsYmd).
+  if (spec.format === 'date') schema = { anyOf: [schema, phpDate] };
   if (spec.aliases !== undefined) {
     schema = { anyOf: [schema, { enum: [...spec.aliases.keys()] }] };
     notes.push(`Also ${[...spec.aliases].map(([alias, value]) => `${JSON.stringify(alias)} for ${value}`).join(', ')}.`);
@@ -169,6 +171,20 @@ function threeDSFieldSchema(spec: FieldSpec): Schema {
   if (notes.length > 0) schema.description = notes.join(' ');
   return schema;
 }
+
+const phpDate: Schema = {
+  type: 'object',
+  description: 'A PHP DateTime as json_encode writes it: its calendar date is taken.',
+  required: ['date', 'timezone'],
+  properties: { date: { type: 'string' }, timezone: { type: 'string' } },
+};
+
+/** §2.4's phone adaptation (threeds/phone.ts): a `…PhoneNumber` sent as a whole international number, without its `…PhoneCountry`, is split into both. */
+const internationalNumber: Schema = {
+  type: 'string',
+  pattern: '^\\s*(\\+|00)',
+  description: 'A whole international number (`+31 20 123 4567`, `0031…`) without its …PhoneCountry is split into both.',
+};
 
 const scaReadyYes = {
   required: ['scaReady'],
@@ -191,9 +207,12 @@ function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollmen
   }
   const always = fields.filter(([, field]) => field.required === 'always').map(([name]) => name);
   const names = fields.map(([name]) => name);
+  const phoneNumbers = new Set((spec.phonePairs ?? []).map((pair) => pair.number));
+  const propertySchema = (name: string, field: FieldSpec) =>
+    phoneNumbers.has(name) ? { anyOf: [threeDSFieldSchema(field), internationalNumber] } : threeDSFieldSchema(field);
   return {
     type: 'object',
-    properties: Object.fromEntries(fields.map(([name, field]) => [name, threeDSFieldSchema(field)])),
+    properties: Object.fromEntries(fields.map(([name, field]) => [name, propertySchema(name, field)])),
     ...(always.length > 0 ? { required: always } : {}),
     // §2.9: one field given makes every field required.
     ...(spec.allOrNothing ? { dependentRequired: Object.fromEntries(names.map((name) => [name, names.filter((other) => other !== name)])) } : {}),

@@ -16,7 +16,7 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import { buildServer } from '../../src/server.ts';
 import { createMerchant, type CreatedMerchant } from '../../src/merchants/merchants.ts';
 import { randomBase62 } from '../../src/lib/tokens.ts';
-import { contractBreach } from './contract.ts';
+import { acceptedRequestBreach, contractBreach } from './contract.ts';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -120,6 +120,8 @@ function checkAnswers(app: FastifyInstance): string[] {
     if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
       const breach = contractBreach(request, { statusCode: reply.statusCode, headers: reply.getHeaders(), body: payload.toString() });
       if (breach) breaches.push(breach);
+      const accepted = acceptedRequestBreach(request, reply.statusCode);
+      if (accepted) breaches.push(accepted);
     }
     return payload;
   });

@@ -3,7 +3,8 @@
  * OpenAPI document (src/contract/document.ts) — its status is one the route declares, its content
  * type one that status declares, its body valid against that schema — so the code and the
  * contract cannot drift. An answer at an address that is no route of the document must still be
- * a problem. Compiled once per process, with Ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses it).
+ * a problem. And a request Kassa accepted must be valid against the route's request schema.
+ * Compiled once per process, with Ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses it).
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { openApiDocument } from '../../src/contract/document.ts';
@@ -37,6 +38,34 @@ function validator(pointer: string): ValidateFunction {
 }
 
 const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Drops what the document says counts as absent: an optional field sent as `""` or `null` (existing clients send them). */
+function withoutAbsent(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutAbsent);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, field]) => field !== '' && field !== null)
+      .map(([name, field]) => [name, withoutAbsent(field)]),
+  );
+}
+
+/**
+ * Why a request Kassa accepted breaks the document's request schema, or undefined: a schema that
+ * refuses what Kassa takes would make clients generated from it refuse it too.
+ */
+export function acceptedRequestBreach(request: { method: string; url: string; body: unknown }, statusCode: number): string | undefined {
+  const path = request.url.split('?')[0]!;
+  if (statusCode >= 300 || !path.startsWith(`${API_PREFIX}/`)) return undefined;
+  const route = routes.find((r) => r.method === request.method.toUpperCase() && r.pattern.test(path.slice(API_PREFIX.length)));
+  const operation = route && (document.paths[route.path]![route.method.toLowerCase()] as { requestBody?: unknown });
+  if (!route || !operation?.requestBody) return undefined;
+  const validate = validator(`/paths/${escape(route.path)}/${route.method.toLowerCase()}/requestBody/content/application~1json/schema`);
+  const body = withoutAbsent(request.body);
+  return validate(body)
+    ? undefined
+    : `${request.method} ${route.path} accepted (${statusCode}) a body its schema refuses: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body).slice(0, 500)}`;
+}
 
 /** Why an answer breaks the contract, or undefined when it keeps it. Only answers under the API prefix are the contract's. */
 export function contractBreach(

@@ -311,7 +311,6 @@ export interface components {
             billingCountry?: string;
             billingHouseNumber?: string;
             billingHouseExtension?: string;
-            /** @description Required when `scaReady` is yes. */
             billingPhoneNumber?: string;
             /** @description ITU-T E.164 country calling code, digits only (`31`). Required when `scaReady` is yes. */
             billingPhoneCountry?: string;
@@ -337,7 +336,10 @@ export interface components {
                 type: "EXPRESS_CHECKOUT" | "RECURRING" | "INSTALMENT" | "UNSCHEDULED";
                 instalmentMaxAuthorisations?: number | string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                recurringExpiry?: string;
+                recurringExpiry?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 recurringFrequency?: number | string;
                 /** @enum {string} */
                 mode?: "INITIAL" | "SUBSEQUENT";
@@ -354,25 +356,40 @@ export interface components {
                 /** @enum {string} */
                 accountAgeIndicator?: "NO_ACCOUNT" | "CREATED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                accountCreationDate?: string;
+                accountCreationDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 accountChangeIndicator?: "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                accountChangedDate?: string;
+                accountChangedDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 passwordChangeIndicator?: "NO_CHANGE" | "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                passwordChangeDate?: string;
+                passwordChangeDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 purchasesLast6Months?: string;
                 attemptsToAddLastDay?: string;
                 transactionLastDay?: string;
                 transactionLastYear?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                paymentAccountDate?: string;
+                paymentAccountDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 paymentAccountIndicator?: "NO_ACCOUNT" | "DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                shippingAddressFirstUsage?: string;
+                shippingAddressFirstUsage?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 shippingAddressUsageIndicator?: "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @enum {string} */
@@ -395,7 +412,10 @@ export interface components {
                 /** @description UTC date and time, YYYYMMDDHHMM. */
                 authenticationTimestamp?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                dateOfBirth?: string;
+                dateOfBirth?: string | {
+                    date: string;
+                    timezone: string;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -417,7 +437,10 @@ export interface components {
                 /** @description ISO 4217 numeric code. */
                 giftCardCurrency?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                preOrderDate?: string;
+                preOrderDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 preOrderPurchaseIndicator?: "AVAILABLE" | "FUTURE_AVAILABILITY";
                 /** @enum {string} */
@@ -507,7 +530,6 @@ export interface components {
             billingCountry?: string;
             billingHouseNumber?: string;
             billingHouseExtension?: string;
-            /** @description Required when `scaReady` is yes. */
             billingPhoneNumber?: string;
             /** @description ITU-T E.164 country calling code, digits only (`31`). Required when `scaReady` is yes. */
             billingPhoneCountry?: string;
@@ -533,7 +555,10 @@ export interface components {
                 type: "EXPRESS_CHECKOUT" | "RECURRING" | "INSTALMENT" | "UNSCHEDULED";
                 instalmentMaxAuthorisations?: number | string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                recurringExpiry?: string;
+                recurringExpiry?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 recurringFrequency?: number | string;
                 /** @enum {string} */
                 mode?: "INITIAL" | "SUBSEQUENT";
@@ -550,25 +575,40 @@ export interface components {
                 /** @enum {string} */
                 accountAgeIndicator?: "NO_ACCOUNT" | "CREATED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                accountCreationDate?: string;
+                accountCreationDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 accountChangeIndicator?: "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                accountChangedDate?: string;
+                accountChangedDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 passwordChangeIndicator?: "NO_CHANGE" | "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                passwordChangeDate?: string;
+                passwordChangeDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 purchasesLast6Months?: string;
                 attemptsToAddLastDay?: string;
                 transactionLastDay?: string;
                 transactionLastYear?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                paymentAccountDate?: string;
+                paymentAccountDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 paymentAccountIndicator?: "NO_ACCOUNT" | "DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                shippingAddressFirstUsage?: string;
+                shippingAddressFirstUsage?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 shippingAddressUsageIndicator?: "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
                 /** @enum {string} */
@@ -591,7 +631,10 @@ export interface components {
                 /** @description UTC date and time, YYYYMMDDHHMM. */
                 authenticationTimestamp?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                dateOfBirth?: string;
+                dateOfBirth?: string | {
+                    date: string;
+                    timezone: string;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -611,7 +654,10 @@ export interface components {
                 /** @description ISO 4217 numeric code. */
                 giftCardCurrency?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
-                preOrderDate?: string;
+                preOrderDate?: string | {
+                    date: string;
+                    timezone: string;
+                };
                 /** @enum {string} */
                 preOrderPurchaseIndicator?: "AVAILABLE" | "FUTURE_AVAILABILITY";
                 /** @enum {string} */
