@@ -88,6 +88,7 @@ const paymentSchema: Schema = {
 
 const paymentMethodsSchema: Schema = {
   type: 'array',
+  examples: [[{ method: 'card', options: [{ brand: 'visa' }, { brand: 'mastercard' }] }, { method: 'landingpage' }, { method: 'walletpay' }]],
   description: "The methods enabled for the key's merchant; card lists its brands as options.",
   items: {
     type: 'object',
@@ -225,6 +226,7 @@ const routes: readonly Route[] = [
     description: 'Spec §4.3: any transaction of the key’s merchant and mode, by `reference`; or several at once by `references`.',
     tag: 'Payments',
     answer: { oneOf: [ref('Payment'), { type: 'array', items: ref('Payment') }] },
+    answerDescription: 'The transaction; an array of them for `references`.',
     problems: [401, 404, 422],
     parameters: transactionParameters,
   },
@@ -236,6 +238,7 @@ const routes: readonly Route[] = [
     description: 'The methods enabled for the key’s merchant.',
     tag: 'Payments',
     answer: ref('PaymentMethods'),
+    answerDescription: 'The methods.',
     problems: [401],
   },
   {
@@ -399,7 +402,7 @@ function problemResponse(status: number): Schema {
     content: {
       'application/problem+json': {
         schema: ref('Problem'),
-        ...(status === 422 ? { example: exampleValidationProblem } : {}),
+        example: status === 422 ? exampleValidationProblem : { type: problemTypeUri(types[0]!.title), title: types[0]!.title, status },
       },
     },
   };

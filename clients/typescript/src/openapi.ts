@@ -855,7 +855,28 @@ export interface components {
             shippingFirstName?: string;
             shippingLastName?: string;
         };
-        /** @description The methods enabled for the key's merchant; card lists its brands as options. */
+        /**
+         * @description The methods enabled for the key's merchant; card lists its brands as options.
+         * @example [
+         *       {
+         *         "method": "card",
+         *         "options": [
+         *           {
+         *             "brand": "visa"
+         *           },
+         *           {
+         *             "brand": "mastercard"
+         *           }
+         *         ]
+         *       },
+         *       {
+         *         "method": "landingpage"
+         *       },
+         *       {
+         *         "method": "walletpay"
+         *       }
+         *     ]
+         */
         PaymentMethods: {
             /** @enum {string} */
             method: "card" | "landingpage" | "walletpay";
@@ -895,6 +916,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/malformed-json",
+                 *       "title": "Malformed JSON",
+                 *       "status": 400
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -904,6 +932,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/unauthorized",
+                 *       "title": "Unauthorized",
+                 *       "status": 401
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -913,6 +948,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -923,6 +965,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -932,6 +981,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/request-body-too-large",
+                 *       "title": "Request body too large",
+                 *       "status": 413
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -941,6 +997,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/address-too-long",
+                 *       "title": "Address too long",
+                 *       "status": 414
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -980,6 +1043,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/too-many-requests",
+                 *       "title": "Too many requests",
+                 *       "status": 429
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -989,6 +1059,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/internal-error",
+                 *       "title": "Internal error",
+                 *       "status": 500
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -998,6 +1075,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/wallet-merchant-validation-failed",
+                 *       "title": "Wallet merchant validation failed",
+                 *       "status": 502
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1008,6 +1092,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://kassa.dev/problems/no-acquirer-configured",
+                 *       "title": "No acquirer configured",
+                 *       "status": 503
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1117,7 +1208,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The transaction. */
+            /** @description The transaction; an array of them for `references`. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1148,7 +1239,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The transaction. */
+            /** @description The methods. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
