@@ -6,7 +6,18 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'data/', 'dist/', 'coverage/', 'test-output/', 'bench/results/', '.scratch/'],
+    // The client's openapi.ts is openapi-typescript's output, kept byte for byte as generated.
+    ignores: [
+      'node_modules/',
+      'data/',
+      'dist/',
+      'coverage/',
+      'test-output/',
+      'bench/results/',
+      '.scratch/',
+      'clients/typescript/dist/',
+      'clients/typescript/src/openapi.ts',
+    ],
   },
   {
     files: ['**/*.ts'],

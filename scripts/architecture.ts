@@ -32,6 +32,7 @@ const RANK: Record<string, number> = {
   pages: 4,
   console: 4,
   cli: 4,
+  contract: 4,
   'src/*.ts': 4,
   'config.ts': 4,
 };

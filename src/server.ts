@@ -16,6 +16,7 @@ import { pages } from './pages/routes.ts';
 import { cockpitRoutes, installRequestMetrics } from './api/cockpit.ts';
 import { singleProcess, type Cockpit } from './cockpit.ts';
 import { consoleRoutes } from './console/routes.ts';
+import { contractRoutes } from './contract/routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 64 * 1024;
@@ -84,5 +85,6 @@ export async function buildServer(config: Config, store: Store, options: ServerO
   await app.register(acquirerNotifications, deps);
   await app.register(cockpitRoutes, { config, store, cockpit: options.cockpit ?? singleProcess(store, () => 'off') });
   await app.register(consoleRoutes, deps);
+  await app.register(contractRoutes, { publicUrl: config.publicUrl, apiPrefix: API_PREFIX });
   return app;
 }

@@ -3,7 +3,6 @@
  * the reads of spec §4.3 and the payment methods.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
 import { Problem } from '../ground/problem.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
@@ -21,19 +20,13 @@ import { run } from '../payments/operations/run.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import type { Authenticator } from './auth.ts';
 import { handle } from './handle.ts';
+import { MAX_REFERENCES, TransactionQuery } from '../contract/queries.ts';
 
 export interface Deps {
   config: Config;
   store: Store;
   auth: Authenticator;
 }
-
-const TransactionQuery = Type.Object({
-  reference: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  references: Type.Optional(Type.String({ minLength: 1, maxLength: 64 * 50 + 49 })),
-});
-
-const MAX_REFERENCES = 50;
 
 /** The test helpers exist for test keys only: a live key sees the same answer as for any route that does not exist. */
 async function testModeOnly(request: FastifyRequest) {
@@ -51,7 +44,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
   app.post('/refund', handle(refund, ports));
   app.post('/test/complete', { preHandler: testModeOnly }, handle(completeTestPayment, ports));
 
-  app.get<{ Querystring: Static<typeof TransactionQuery> }>('/transaction', { schema: { querystring: TransactionQuery } }, async (request, reply) => {
+  app.get<{ Querystring: TransactionQuery }>('/transaction', { schema: { querystring: TransactionQuery } }, async (request, reply) => {
     const { reference, references } = request.query;
     if ((reference === undefined) === (references === undefined)) {
       throw Problem.validation([{ field: '/reference', code: 'required', message: 'give either reference or references (comma-separated)' }]);

@@ -24,6 +24,10 @@ export class FieldErrors {
   }
 }
 
+/** The stable identifier of a problem type: its title's slug under Kassa's problem namespace (explained at PUBLIC_URL/docs#problem-<slug>). */
+export const problemSlug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+export const problemTypeUri = (title: string) => `https://kassa.dev/problems/${problemSlug(title)}`;
+
 export class Problem extends Error {
   constructor(
     readonly status: number,
@@ -52,9 +56,8 @@ export class Problem extends Error {
   }
 
   toBody(instance?: string): Record<string, unknown> {
-    const slug = this.title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
     return {
-      type: `https://kassa.dev/problems/${slug}`,
+      type: problemTypeUri(this.title),
       title: this.title,
       status: this.status,
       ...(this.detail ? { detail: this.detail } : {}),

@@ -51,6 +51,9 @@ export interface FieldRun extends RequestRules {
 /** Checks a value further: returns it normalized, or reports why not and returns undefined. */
 export type Format<V> = (value: V, field: CompiledField, run: FieldRun) => unknown;
 
+/** A JSON Schema fragment (2020-12, as OpenAPI 3.1 takes it). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
 interface BaseSpec {
   /** Required whatever the flow, or in the flows for which this says so. */
   required?: true | ((flow: FlowSpec) => boolean);
@@ -66,6 +69,8 @@ interface BaseSpec {
   notAllowedMessage?: (value: string) => string;
   /** The sibling field this one must equal when both are given (`conflict`). */
   agreesWith?: string;
+  /** What JSON Schema can say of the value beyond the row's other rules: its format's shape, for the API's OpenAPI document. */
+  schema?: JsonSchema;
 }
 
 interface StringSpec extends BaseSpec {
@@ -127,6 +132,7 @@ export interface CompiledField {
   format: Format<never> | undefined;
   agreesWith: string | undefined;
   conflictMessage: string;
+  schema: JsonSchema | undefined;
   table: CompiledTable | undefined;
 }
 
@@ -176,6 +182,7 @@ function compileField(pointer: string, name: string, spec: FieldSpec): CompiledF
     format: spec.type === 'string' || spec.type === undefined ? spec.format : undefined,
     agreesWith: spec.agreesWith,
     conflictMessage: `must agree with ${spec.agreesWith}`,
+    schema: spec.schema,
     table: spec.type === 'object' ? compileTable(spec.fields, { pointer, spec }) : undefined,
   };
 }
@@ -293,14 +300,37 @@ function language(value: string, field: CompiledField, run: FieldRun): unknown {
   return check.ok ? check.code : fail(run, field, 'enum', check.message);
 }
 
+/** A money amount in major units as existing clients send it (DESIGN §2): a JSON number or a numeric string, parsed exactly. */
+export const amountSchema: JsonSchema = {
+  anyOf: [
+    { type: 'number', exclusiveMinimum: 0 },
+    { type: 'string', pattern: '^\\s*[0-9]+(\\.[0-9]+)?\\s*$' },
+  ],
+  description: 'Major units, no more decimals than the currency has (`10.50`, `"10.50"`).',
+};
+
 export const commonFields = {
   // Every flow that sends the customer to a Kassa page brings them back (§1 step 3).
-  returnUrl: { type: 'string', format: returnUrl, required: (flow) => flow.requiresReturnUrl, requiredMessage: 'is required: the customer returns there afterwards' },
-  language: { type: 'string', format: language, default: DEFAULT_LANGUAGE },
+  returnUrl: {
+    type: 'string',
+    format: returnUrl,
+    required: (flow) => flow.requiresReturnUrl,
+    requiredMessage: 'is required: the customer returns there afterwards',
+    schema: { format: 'uri', description: 'An absolute `https:` or `http:` URL, or an app deep link whose scheme the operator allows (`RETURN_URL_SCHEMES`).' },
+  },
+  language: { type: 'string', format: language, default: DEFAULT_LANGUAGE, schema: { pattern: '^[A-Za-z]{3}$', description: 'ISO 639-2/T code.' } },
   merchantOrderReference: { type: 'string', maxLength: 255 },
   description: { type: 'string', maxLength: 1000 },
   metadata: { type: 'string', maxLength: 4096 },
-  webhookUrl: { type: 'string', format: webhookUrl },
+  webhookUrl: {
+    type: 'string',
+    format: webhookUrl,
+    schema: {
+      format: 'uri',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+      description: "Where this transaction's webhook goes instead of the merchant's URL (docs/webhooks.md).",
+    },
+  },
 } satisfies Record<keyof CommonFields, FieldSpec>;
 
 /** The common fields out of a run's values. */

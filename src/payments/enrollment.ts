@@ -22,7 +22,7 @@ const ENROLLMENT_CURRENCY = 'eur';
 const enrollment = flows.enrollment;
 const { dataType } = enrollment.recognisedBy;
 
-const enrollmentTable = compileTable({
+export const enrollmentTable = compileTable({
   dataType: { required: true, requiredMessage: `is required: ${dataType}`, enum: [dataType], enumMessage: `must be ${dataType}` },
   ...commonFields,
 });

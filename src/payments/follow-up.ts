@@ -7,19 +7,17 @@
  * Also the request fields the official client sends to make one (`RefundRequest.php`,
  * `CaptureRequest.php`). Pure: no I/O.
  */
-import { Problem } from '../ground/problem.ts';
 import type { NewTransaction, TransactionRow } from '../store/schema.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import { identifierShaped, newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
-import { checkTable, fail, given, type CompiledTable, type FieldRun, type Format, type RequestRules, type Table } from './common-fields.ts';
-
-/** A Kassa reference (spec §2.1: at most 64 characters) has the shape of one, or no transaction can have it. */
-const transactionReference: Format<string> = (value, field, run) => (identifierShaped(value) ? value : fail(run, field, 'format', 'must be a transaction reference'));
+import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
+import { amountSchema, given, type CompiledTable, type RequestRules, type Table } from './common-fields.ts';
+import { parseFields, referenceField } from './operations/fields.ts';
 
 /** The fields every follow-up request has: which payment, how much of it (absent: all there is), and its order lines. */
 export const followUpFields = {
-  reference: { type: 'string', required: true, maxLength: 64, format: transactionReference },
-  amount: {},
+  reference: referenceField,
+  // Checked against the payment's currency once the payment is read.
+  amount: { schema: amountSchema },
   orderLines: { type: 'array of objects', maxItems: 200, items: 'lines' },
 } as const satisfies Table;
 
@@ -34,10 +32,7 @@ export interface FollowUpRequest {
 
 /** A follow-up request checked against its table, or the Problem naming every failing field. */
 export function parseFollowUp(table: CompiledTable, body: Record<string, unknown>, rules: RequestRules): FollowUpRequest {
-  const run: FieldRun = { flow: undefined, settings: undefined, ...rules, errors: [], values: {} };
-  checkTable(table, body, run, run.values);
-  if (run.errors.length > 0) throw Problem.validation(run.errors);
-  const { values } = run;
+  const values = parseFields(table, body, rules);
   return {
     reference: values.reference as string,
     amount: given(body.amount) ? body.amount : undefined,

@@ -27,7 +27,7 @@ export interface RefundRequest extends FollowUpRequest {
 }
 
 /** The body the official client sends (`RefundRequest.php`): `{reference, amount?, description?, orderLines?, webhookUrl?}`. */
-const refundTable = compileTable({ ...followUpFields, description: commonFields.description, webhookUrl: commonFields.webhookUrl });
+export const refundTable = compileTable({ ...followUpFields, description: commonFields.description, webhookUrl: commonFields.webhookUrl });
 
 export function parseRefundRequest(body: Record<string, unknown>, rules: RequestRules): RefundRequest {
   const request = parseFollowUp(refundTable, body, rules);

@@ -7,6 +7,7 @@
 import type { FieldError } from '../ground/problem.ts';
 import { findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
 import {
+  amountSchema,
   checkTable,
   commonFields,
   commonFieldsOf,
@@ -100,11 +101,25 @@ const isYes = (value: unknown): boolean => value === 'yes';
 
 /** The details fields (§2.2). */
 const detailsFields = {
-  vaultAccessToken: { type: 'string' },
-  walletPayValidationUrl: { type: 'string', format: walletValidationUrl },
-  walletPayDomainName: { type: 'string', format: hostName },
-  walletPayEncryptedToken: { format: walletToken },
-  expirationDuration: { type: 'string', format: expiration },
+  vaultAccessToken: { type: 'string', schema: { description: 'Pays with the stored card this token names (a vault payment, spec §2.2).' } },
+  walletPayValidationUrl: {
+    type: 'string',
+    format: walletValidationUrl,
+    schema: { format: 'uri', pattern: '^https://', description: "The wallet's merchant validation URL, one of its official validation hosts (hybrid flow)." },
+  },
+  walletPayDomainName: { type: 'string', format: hostName, schema: { format: 'hostname', description: 'The domain of the checkout page (hybrid flow).' } },
+  walletPayEncryptedToken: {
+    format: walletToken,
+    schema: {
+      anyOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }],
+      description: 'The wallet token (version EC_v1) exactly as the wallet gave it: the JSON object, or that object as a JSON string (direct flow).',
+    },
+  },
+  expirationDuration: {
+    type: 'string',
+    format: expiration,
+    schema: { pattern: '^P', description: 'ISO 8601 duration from PT1M to P60D (default PAYMENT_EXPIRY).', examples: ['PT15M'] },
+  },
 } satisfies Record<DetailsField, FieldSpec>;
 
 const paymentFlows = flowNames.filter((flow): flow is PaymentFlow => 'detailsSent' in flows[flow].recognisedBy);
@@ -122,13 +137,13 @@ const transactionType = { enum: requestTypes, allowedIn: (flow) => flow.transact
 const onlyForCardPayments = () => 'is only allowed for card payments';
 
 /** `method` alone, first: it picks the flow whose rules the other fields are read with. */
-const methodTable = compileTable({
+export const methodTable = compileTable({
   method: { required: true, enum: paymentMethods, enabledIn: 'methods' },
 });
 
-const paymentTable = compileTable({
-  currency: { required: true, format: currencyCode },
-  amount: { required: true, format: amountInCurrency },
+export const paymentTable = compileTable({
+  currency: { required: true, format: currencyCode, schema: { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code, any case.' } },
+  amount: { required: true, format: amountInCurrency, schema: amountSchema },
   details: { type: 'object', fields: detailsFields, typesFirst: true, ruledByFlow: true },
   type: transactionType,
   transactionType: { ...transactionType, agreesWith: 'type' },
@@ -155,7 +170,7 @@ const paymentTable = compileTable({
  */
 const marksOnlyAsString: ReadonlySet<DetailsField> = new Set(['vaultAccessToken']);
 
-interface MethodFlows {
+export interface MethodFlows {
   /** In table order: the direct wallet's token wins over the hybrid fields. */
   marked: { flow: PaymentFlow; marks: readonly { name: DetailsField; onlyAsString: boolean }[] }[];
   /** The method's flow when no details field marks another. */
@@ -172,7 +187,7 @@ function methodFlows(method: PaymentMethod): MethodFlows {
   return { marked, plain };
 }
 
-const flowsByMethod = Object.fromEntries(paymentMethods.map((method) => [method, methodFlows(method)])) as Record<PaymentMethod, MethodFlows>;
+export const flowsByMethod = Object.fromEntries(paymentMethods.map((method) => [method, methodFlows(method)])) as Record<PaymentMethod, MethodFlows>;
 
 const NOTHING_SENT: Record<string, unknown> = Object.freeze({});
 

@@ -110,7 +110,23 @@ async function earlierDatabase(backend: Backend, database: TestDatabase) {
 
   // The answer its creation recorded under an Idempotency-Reference, in clear.
   const requestBody = cardPayment();
-  const answer = JSON.stringify({ reference, status: 'pending', payUrl: `${PUBLIC_URL}/pay/${pageToken}`, cancelUrl: `${PUBLIC_URL}/api/v1/cancel/${pageToken}` });
+  const answer = JSON.stringify({
+    reference,
+    created: now,
+    lastUpdate: now,
+    method: 'card',
+    type: 'sale',
+    status: 'pending',
+    amount: 10,
+    currency: 'eur',
+    language: 'eng',
+    returnUrl: requestBody.returnUrl,
+    payUrl: `${PUBLIC_URL}/pay/${pageToken}`,
+    cancelUrl: `${PUBLIC_URL}/api/v1/cancel/${pageToken}`,
+    paidout: 'no',
+    entryMode: 'ecom',
+    details: {},
+  });
   await db
     .insertInto('idempotency_records')
     .values({

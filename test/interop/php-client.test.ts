@@ -7,30 +7,16 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import fs from 'node:fs';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { api, backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
 import { httpInjector, kassaCli, startKassaProcess, type KassaProcess } from '../support/process.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
+import { phpClientAutoload, phpMissing } from '../support/php.ts';
 
-export const phpClientAutoload = process.env.CCV_PHP_CLIENT ?? '/work/shared/clients/ccv-php/autoload.php';
 const script = path.join(import.meta.dirname, 'ccv-client.php');
 const run = promisify(execFile);
-
-/** Why the PHP client cannot run here, or undefined when it can. */
-function phpMissing(): string | undefined {
-  let modules: string;
-  try {
-    modules = execFileSync('php', ['-m'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
-  } catch {
-    return 'php is not installed (Debian: apt-get install -y php-cli php-curl php-mbstring php-psr-log; .ci/run does this)';
-  }
-  for (const module of ['curl', 'mbstring']) if (!new RegExp(`^${module}$`, 'm').test(modules)) return `php has no ${module} module (apt-get install -y php-${module})`;
-  if (!fs.existsSync(phpClientAutoload)) return `the PHP client is not at ${phpClientAutoload} (set CCV_PHP_CLIENT)`;
-  return undefined;
-}
 
 const skip = phpMissing();
 

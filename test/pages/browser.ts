@@ -29,6 +29,13 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Debian's Chromium, headless, with nothing of its own reaching the network. */
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+
 export interface BrowserHarness {
   kassa: TestApp;
   baseUrl: string;
@@ -51,10 +58,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Br
   const baseUrl = `http://127.0.0.1:${port}`;
   const kassa = await startTestApp('sqlite', { PUBLIC_URL: baseUrl, ...env });
   await kassa.app.listen({ port, host: '127.0.0.1' });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   const shop = http.createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html lang="en"><title>Shop</title><h1>Back at the shop</h1></html>');
   });

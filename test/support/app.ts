@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -15,6 +16,7 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import { buildServer } from '../../src/server.ts';
 import { createMerchant, type CreatedMerchant } from '../../src/merchants/merchants.ts';
 import { randomBase62 } from '../../src/lib/tokens.ts';
+import { acceptedRequestBreach, contractBreach } from './contract.ts';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -90,6 +92,7 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
   const store = await openStore(config);
   await store.migrate();
   const app = await buildServer(config, store, { logger: false });
+  const breaches = checkAnswers(app);
   const merchant = await createMerchant(store, 'Test Shop');
   return {
     app,
@@ -102,8 +105,27 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
       await app.close();
       await store.close();
       await database.drop();
+      assert.deepEqual(breaches, [], 'answers of the merchant API that break its OpenAPI document');
     },
   };
+}
+
+/**
+ * Every answer the app sends, to a test's inject or to a browser, is checked against the API's
+ * OpenAPI document (contract.ts); what breaks it is listed, and the suite's close fails on it.
+ */
+function checkAnswers(app: FastifyInstance): string[] {
+  const breaches: string[] = [];
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
+      const breach = contractBreach(request, { statusCode: reply.statusCode, headers: reply.getHeaders(), body: payload.toString() });
+      if (breach) breaches.push(breach);
+      const accepted = acceptedRequestBreach(request, reply.statusCode);
+      if (accepted) breaches.push(accepted);
+    }
+    return payload;
+  });
+  return breaches;
 }
 
 /** The test app of the enclosing describe: started before its tests, closed after them. */
@@ -150,8 +172,8 @@ export interface Injector {
 export type MerchantApi = ReturnType<typeof api>;
 
 export function api(app: Injector, defaultKey: string) {
-  const call = (method: 'GET' | 'POST', url: string, body?: unknown, options: CallOptions = {}): Promise<LightMyRequestResponse> =>
-    app.inject({
+  const call = async (method: 'GET' | 'POST', url: string, body?: unknown, options: CallOptions = {}): Promise<LightMyRequestResponse> => {
+    const response = await app.inject({
       method,
       url: `/api/v1${url}`,
       headers: {
@@ -161,6 +183,11 @@ export function api(app: Injector, defaultKey: string) {
       },
       payload: body === undefined ? undefined : JSON.stringify(body),
     });
+    // The answer keeps the API's OpenAPI document, or the test fails here.
+    const breach = contractBreach({ method, url: `/api/v1${url}` }, { statusCode: response.statusCode, headers: response.headers, body: response.body });
+    if (breach) throw new Error(breach);
+    return response;
+  };
   return {
     post: (url: string, body: unknown, options?: CallOptions) => call('POST', url, body, options),
     get: (url: string, options?: CallOptions) => call('GET', url, undefined, options),

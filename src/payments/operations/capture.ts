@@ -16,8 +16,8 @@ import { merchantOperation } from './operation.ts';
 import { ownerOf } from '../../store/transactions.ts';
 import { newTransactionReference } from '../../lib/tokens.ts';
 
-/** The body the official client sends (`CaptureRequest.php`). */
-const captureTable = compileTable(followUpFields);
+/** The body the official client sends (`CaptureRequest.php`); the amount is checked against the authorisation's currency once it is read (decide). */
+export const captureTable = compileTable(followUpFields);
 
 export const capture = merchantOperation({
   name: 'capture',

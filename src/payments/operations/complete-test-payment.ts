@@ -7,15 +7,17 @@
  * that is not pending any more is 409 Conflict: the request is well formed but clashes with
  * the payment's current state (a final state never changes).
  */
-import { Problem, type FieldError } from '../../ground/problem.ts';
+import { Problem } from '../../ground/problem.ts';
 import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { ensurePaymentPage, setPageFields } from '../../store/payment-pages.ts';
-import { identifierShaped, randomBase62 } from '../../lib/tokens.ts';
+import { randomBase62 } from '../../lib/tokens.ts';
 import { authorisedDetails } from '../authorisation.ts';
 import { serializePayment } from '../serialize.ts';
 import { transition } from '../transition.ts';
 import { settleRefund } from '../refunds.ts';
+import { compileTable } from '../common-fields.ts';
+import { parseFields, referenceField } from './fields.ts';
 import { merchantOperation } from './operation.ts';
 
 const outcomes = ['success', 'failed'] as const;
@@ -28,27 +30,21 @@ interface Completion {
   failureCode: FailureCode | null;
 }
 
+/** `failureCode` only with a failed outcome: the one rule between fields, checked after the table. */
+export const completionTable = compileTable({
+  reference: referenceField,
+  outcome: { required: true, enum: outcomes },
+  failureCode: { enum: failureCodes, schema: { description: `Only with outcome failed; default ${DEFAULT_FAILURE_CODE}.` } },
+});
+
 export function parseCompletion(body: Record<string, unknown>): Completion {
-  const errors: FieldError[] = [];
-  const { reference, outcome, failureCode } = body;
-  if (reference === undefined || reference === '') errors.push({ field: '/reference', code: 'required', message: 'is required' });
-  else if (typeof reference !== 'string' || reference.length > 64 || !identifierShaped(reference)) {
-    errors.push({ field: '/reference', code: 'type', message: 'must be a transaction reference' });
+  const values = parseFields(completionTable, body);
+  const outcome = values.outcome as Completion['outcome'];
+  const failureCode = values.failureCode as FailureCode | undefined;
+  if (failureCode !== undefined && outcome === 'success') {
+    throw Problem.validation([{ field: '/failureCode', code: 'not_allowed', message: 'is only allowed with outcome failed' }]);
   }
-  if (outcome === undefined || outcome === '') errors.push({ field: '/outcome', code: 'required', message: 'is required' });
-  else if (!outcomes.includes(outcome as never)) errors.push({ field: '/outcome', code: 'enum', message: `must be one of ${outcomes.join(', ')}` });
-  const hasFailureCode = failureCode !== undefined && failureCode !== '';
-  if (hasFailureCode && !failureCodes.includes(failureCode as never)) {
-    errors.push({ field: '/failureCode', code: 'enum', message: `must be one of ${failureCodes.join(', ')}` });
-  } else if (hasFailureCode && outcome === 'success') {
-    errors.push({ field: '/failureCode', code: 'not_allowed', message: 'is only allowed with outcome failed' });
-  }
-  if (errors.length > 0) throw Problem.validation(errors);
-  return {
-    reference: reference as string,
-    outcome: outcome as Completion['outcome'],
-    failureCode: outcome === 'failed' ? ((hasFailureCode ? failureCode : DEFAULT_FAILURE_CODE) as FailureCode) : null,
-  };
+  return { reference: values.reference as string, outcome, failureCode: outcome === 'failed' ? (failureCode ?? DEFAULT_FAILURE_CODE) : null };
 }
 
 const notPending = (reference: string, status: string) =>

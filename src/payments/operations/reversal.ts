@@ -4,19 +4,15 @@
  * a key of this operation, so a retried request never reverses twice.
  */
 import { authorised, loadAuthorisation, recordCompletion, stillAuthorised } from '../authorisation.ts';
-import { compileTable } from '../common-fields.ts';
-import { followUpFields, parseFollowUp } from '../follow-up.ts';
 import { serializePayment } from '../serialize.ts';
-import { requestRules } from './fields.ts';
+import { parseReference } from './fields.ts';
 import { merchantOperation } from './operation.ts';
 import { ownerOf } from '../../store/transactions.ts';
 
-/** The body the official client sends (`ReversalRequest.php`). */
-const reversalTable = compileTable({ reference: followUpFields.reference });
-
 export const reversal = merchantOperation({
   name: 'reversal',
-  parse: (body: Record<string, unknown>, { caller, ports }) => parseFollowUp(reversalTable, body, requestRules(caller.mode, ports.config)),
+  // The body the official client sends (`ReversalRequest.php`).
+  parse: (body: Record<string, unknown>) => ({ reference: parseReference(body) }),
   load: (input, { ports, caller }) => loadAuthorisation(ports.store.read, caller, input.reference),
   decide: (found, input) => authorised(found, input.reference),
   act: async (authorisation, { ports }) => {

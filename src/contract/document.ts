@@ -1,0 +1,498 @@
+/**
+ * The merchant API's OpenAPI 3.1 document, built from what Kassa runs: the request bodies from
+ * the tables that validate them (request-schemas.ts), the query of the transaction read from
+ * its route's schema (queries.ts), the enums of the payment object from ground/ and the flows
+ * table, the problem types from problems.ts. Served at `{base_url}/openapi.json` and shown at
+ * `PUBLIC_URL/docs` (routes.ts); the test suite checks every answer it receives against it.
+ */
+import fs from 'node:fs';
+import { cardBrands } from '../ground/card-brand.ts';
+import { paymentMethods } from '../ground/payment-method.ts';
+import { failureCodes, statuses } from '../ground/states.ts';
+import { problemTypeUri } from '../ground/problem.ts';
+import { flows } from '../payments/flows.ts';
+import { refundTable } from '../payments/refunds.ts';
+import { paymentTable } from '../payments/request.ts';
+import { captureTable } from '../payments/operations/capture.ts';
+import { completionTable } from '../payments/operations/complete-test-payment.ts';
+import { referenceTable } from '../payments/operations/fields.ts';
+import { TransactionQuery } from './queries.ts';
+import { echoedFieldSchemas, enrollmentRequestSchema, paymentRequestSchema, tableSchema } from './request-schemas.ts';
+import { problemAnchor, problemTypes } from './problems.ts';
+
+type Schema = Record<string, unknown>;
+
+const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export const OPENAPI_PATH = '/openapi.json';
+export const DOCS_PATH = '/docs';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+// ── The answers ──────────────────────────────────────────────────────────────────────────
+
+/** The `type` of a transaction: those of the flows, and a refund's `credit` (DESIGN §2). */
+const transactionTypes = [...new Set([...Object.values(flows).flatMap((flow) => flow.transactionTypes), 'credit'])];
+const transactionMethods = [...new Set(Object.values(flows).map((flow) => flow.method))];
+
+const uri = { type: 'string', format: 'uri' };
+
+/** The payment object of spec §2.1 as payments/serialize.ts writes it. */
+const paymentSchema: Schema = {
+  type: 'object',
+  description: 'A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`), spec §2.1.',
+  required: ['reference', 'created', 'lastUpdate', 'method', 'type', 'status', 'amount', 'currency', 'language', 'paidout', 'entryMode', 'details'],
+  properties: {
+    reference: { type: 'string', description: 'Kassa’s reference of the transaction.' },
+    created: { type: 'integer', description: 'Epoch milliseconds.' },
+    lastUpdate: { type: 'integer', description: 'Epoch milliseconds.' },
+    method: { type: 'string', enum: transactionMethods },
+    type: { type: 'string', enum: transactionTypes },
+    status: { type: 'string', enum: [...statuses] },
+    failureCode: { type: 'string', enum: [...failureCodes], description: 'Only when `status` is failed.' },
+    amount: { type: 'number', description: 'Major units (`10.5` for EUR 10.50); 0 for an enrollment.' },
+    currency: { type: 'string', pattern: '^[a-z]{3}$', description: 'ISO 4217 code, lower case.' },
+    language: { type: 'string', pattern: '^[a-z]{3}$' },
+    returnUrl: { type: 'string' },
+    payUrl: { ...uri, description: 'Where the customer pays (a capability: do not log it).' },
+    cancelUrl: { ...uri, description: '`POST` it to cancel the pending payment (spec §4.5).' },
+    cardDataUrl: { ...uri, description: '`POST` the wallet token here (hybrid wallet flow, spec §4.4).' },
+    merchantOrderReference: { type: 'string' },
+    description: { type: 'string' },
+    metadata: { type: 'string' },
+    paidout: { type: 'string', enum: ['no'] },
+    entryMode: { type: 'string', enum: ['ecom'] },
+    brand: { type: 'string', enum: [...cardBrands] },
+    parentReference: { type: 'string', description: 'The payment a refund or a capture belongs to.' },
+    details: {
+      type: 'object',
+      description: 'Method-specific data (spec §2.2).',
+      properties: {
+        expirationDuration: { type: 'string', description: 'Landing pages: how long the payment may stay pending.' },
+        refundedAmount: { type: 'number', description: 'What the successful refunds of this payment add up to.' },
+        captureStatus: { type: 'string', description: 'Authorisations: `authorised`, `captured` or `reversed`.' },
+        capturedAmount: { type: 'number' },
+        vaultAccessToken: { type: 'string', description: 'Enrollments on success: pays with the stored card (a secret of the merchant).' },
+        maskedPan: { type: 'string' },
+        cardholderFirstName: { type: 'string' },
+        cardholderLastName: { type: 'string' },
+        scaToken: { type: 'boolean', description: 'Whether the enrollment authenticated the cardholder (3-D Secure 2, Y).' },
+        walletPayPaymentSession: { type: 'string', description: "Hybrid wallet flow: the wallet's merchant session (JSON text) to complete merchant validation with." },
+      },
+      additionalProperties: true,
+    },
+    ...echoedFieldSchemas,
+  },
+  additionalProperties: false,
+};
+
+const paymentMethodsSchema: Schema = {
+  type: 'array',
+  examples: [[{ method: 'card', options: [{ brand: 'visa' }, { brand: 'mastercard' }] }, { method: 'landingpage' }, { method: 'walletpay' }]],
+  description: "The methods enabled for the key's merchant; card lists its brands as options.",
+  items: {
+    type: 'object',
+    required: ['method'],
+    properties: {
+      method: { type: 'string', enum: [...paymentMethods] },
+      options: {
+        type: 'array',
+        items: { type: 'object', required: ['brand'], properties: { brand: { type: 'string', enum: [...cardBrands] } }, additionalProperties: false },
+      },
+    },
+    additionalProperties: false,
+  },
+};
+
+const problemSchema: Schema = {
+  type: 'object',
+  description: 'RFC 9457 problem details. `type` names the problem; each has a section under "Problem types".',
+  required: ['type', 'title', 'status'],
+  properties: {
+    type: { type: 'string', format: 'uri', enum: problemTypes.map((problem) => problemTypeUri(problem.title)) },
+    title: { type: 'string' },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    detail: { type: 'string' },
+    instance: { type: 'string' },
+    errors: { type: 'array', items: ref('FieldError'), description: 'Every failing field at once (422).' },
+  },
+  additionalProperties: true,
+};
+
+const fieldErrorSchema: Schema = {
+  type: 'object',
+  required: ['field', 'code', 'message'],
+  properties: {
+    field: { type: 'string', description: 'JSON pointer into the request body (`/accountInfo/email`).' },
+    code: { type: 'string', description: 'Stable machine code: `required`, `format`, `max_length`, …' },
+    message: { type: 'string' },
+  },
+  additionalProperties: false,
+};
+
+// ── Examples ─────────────────────────────────────────────────────────────────────────────
+
+const EXAMPLE_PAGE_TOKEN = '0RZ8mVgXq7Jc1oD4kTnW2bYh9sLpE6uAfMzR3vCxK5iGaQe8Hy';
+
+const examplePayment = (publicUrl: string, baseUrl: string) => ({
+  reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD',
+  created: 1767225600000,
+  lastUpdate: 1767225600000,
+  method: 'card',
+  type: 'sale',
+  status: 'pending',
+  amount: 10.5,
+  currency: 'eur',
+  language: 'eng',
+  returnUrl: 'https://shop.example/return?order=1001',
+  payUrl: `${publicUrl}/pay/${EXAMPLE_PAGE_TOKEN}`,
+  cancelUrl: `${baseUrl}/cancel/${EXAMPLE_PAGE_TOKEN}`,
+  merchantOrderReference: 'order-1001',
+  paidout: 'no',
+  entryMode: 'ecom',
+  details: {},
+});
+
+const exampleValidationProblem = {
+  type: problemTypeUri('Validation failed'),
+  title: 'Validation failed',
+  status: 422,
+  detail: 'The request has invalid fields; see errors.',
+  errors: [
+    { field: '/amount', code: 'decimals', message: 'EUR allows 2 decimal places' },
+    { field: '/returnUrl', code: 'required', message: 'is required: the customer returns there afterwards' },
+  ],
+};
+
+// ── Routes ───────────────────────────────────────────────────────────────────────────────
+
+interface Route {
+  method: 'get' | 'post';
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: string;
+  /** The body's schema (a component name); none for a body-less POST. */
+  body?: string;
+  bodyExample?: unknown;
+  /** The 200 answer's schema. */
+  answer: Schema;
+  answerDescription?: string;
+  /** Shows the pending card payment of `examplePayment`. */
+  answersExample?: true;
+  /** The statuses of the problems it may answer besides those of every route. */
+  problems: readonly number[];
+  /** An operation of the runner: takes an Idempotency-Reference. */
+  idempotent?: true;
+  /** Authorised by the capability token in its address; a key, if sent, must be the payment's merchant's. */
+  capability?: true;
+  /** Needs no key at all. */
+  open?: true;
+  parameters?: Schema[];
+}
+
+/** What every route of the API may answer: a request that is not HTTP, the rate limit, an error inside, a stopping process. */
+const everyRoute = [400, 414, 429, 500, 503];
+
+const tokenParameter = { name: 'token', in: 'path', required: true, schema: { type: 'string' }, description: 'The capability token of the payment’s address.' };
+
+const transactionParameters = Object.entries(TransactionQuery.properties).map(([name, schema]) => {
+  const { description, ...rest } = schema as Schema;
+  return { name, in: 'query', required: false, description, schema: rest };
+});
+
+const routes: readonly Route[] = [
+  {
+    method: 'post',
+    path: '/payment',
+    operationId: 'createPayment',
+    summary: 'Create a payment',
+    description:
+      'Spec §4.1. The `method` and the `details` sent pick the flow: card (or a vault payment with `details.vaultAccessToken`), landing page, or wallet (hosted; direct with `details.walletPayEncryptedToken`; hybrid with `details.walletPayValidationUrl` and `walletPayDomainName`). Send the customer to `payUrl`; learn the outcome from the webhook and by reading the transaction.',
+    tag: 'Payments',
+    body: 'PaymentRequest',
+    bodyExample: { amount: '10.50', currency: 'EUR', method: 'card', returnUrl: 'https://shop.example/return?order=1001', merchantOrderReference: 'order-1001' },
+    answer: ref('Payment'),
+    answersExample: true,
+    problems: [401, 409, 413, 422, 502],
+    idempotent: true,
+  },
+  {
+    method: 'get',
+    path: '/transaction',
+    operationId: 'readTransaction',
+    summary: 'Read a transaction',
+    description: 'Spec §4.3: any transaction of the key’s merchant and mode, by `reference`; or several at once by `references`.',
+    tag: 'Payments',
+    answer: { oneOf: [ref('Payment'), { type: 'array', items: ref('Payment') }] },
+    answerDescription: 'The transaction; an array of them for `references`.',
+    problems: [401, 404, 422],
+    parameters: transactionParameters,
+  },
+  {
+    method: 'get',
+    path: '/method',
+    operationId: 'listMethods',
+    summary: 'Payment methods',
+    description: 'The methods enabled for the key’s merchant.',
+    tag: 'Payments',
+    answer: ref('PaymentMethods'),
+    answerDescription: 'The methods.',
+    problems: [401],
+  },
+  {
+    method: 'post',
+    path: '/token',
+    operationId: 'enrolCard',
+    summary: 'Vault enrollment',
+    description: 'Spec §4.2: the customer enters a card at `payUrl` (with 3-D Secure 2); on success the transaction shows `details.vaultAccessToken`.',
+    tag: 'Vault',
+    body: 'EnrollmentRequest',
+    bodyExample: { dataType: 'card', returnUrl: 'https://shop.example/cards' },
+    answer: ref('Payment'),
+    problems: [401, 409, 413, 422],
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/refund',
+    operationId: 'refund',
+    summary: 'Refund a payment',
+    description:
+      'A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`; at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.',
+    tag: 'Refunds and captures',
+    body: 'RefundRequest',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', amount: '4.00', description: 'one item returned' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422],
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/capture',
+    operationId: 'capture',
+    summary: 'Capture an authorisation',
+    description: 'Completes a card payment created with `transactionType: "authorise"`; without `amount`, all of it.',
+    tag: 'Refunds and captures',
+    body: 'CaptureRequest',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', amount: '8.00' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422],
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/reversal',
+    operationId: 'reverse',
+    summary: 'Reverse an authorisation',
+    description: 'Releases the whole amount of an authorisation not captured yet.',
+    tag: 'Refunds and captures',
+    body: 'ReversalRequest',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422],
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/test/complete',
+    operationId: 'completeTestPayment',
+    summary: 'Complete a test payment',
+    description:
+      'Test keys only (404 with a live key): completes a pending transaction without a browser, with the same state change and webhook as a real outcome; 409 when it is not pending.',
+    tag: 'Test helpers',
+    body: 'TestCompletion',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', outcome: 'failed', failureCode: 'card_refused' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422],
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/cancel/{token}',
+    operationId: 'cancel',
+    summary: 'Cancel a pending payment',
+    description:
+      'Spec §4.5: `POST` the payment’s `cancelUrl` with an empty body. Idempotent: a pending payment becomes failed/cancelled; a final one is answered as it is.',
+    tag: 'Customer addresses',
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413],
+    capability: true,
+    parameters: [tokenParameter],
+  },
+  {
+    method: 'post',
+    path: '/card-data/{token}',
+    operationId: 'sendWalletToken',
+    summary: 'Send the wallet token (hybrid flow)',
+    description: 'Spec §4.4: `POST` the wallet token to the payment’s `cardDataUrl`. 200 means accepted: the payment is still pending; read it for the outcome.',
+    tag: 'Customer addresses',
+    body: 'WalletTokenIntake',
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422, 503],
+    capability: true,
+    parameters: [tokenParameter],
+  },
+  {
+    method: 'get',
+    path: OPENAPI_PATH,
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    description: 'The OpenAPI 3.1 document of this Kassa’s merchant API; the reference page at `PUBLIC_URL/docs` shows it.',
+    tag: 'Contract',
+    answer: { type: 'object' },
+    answerDescription: 'The OpenAPI document.',
+    problems: [],
+    open: true,
+  },
+];
+
+const problemResponseName = (status: number) => `Problem${status}`;
+
+const idempotencyParameter = {
+  name: 'Idempotency-Reference',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to send again: the same reference with the same body answers the first outcome (`Idempotent-Replayed: true`); with another body 422; while the first still runs 409. Scoped to merchant, mode and route; kept at least 24 hours.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
+function operationOf(route: Route, urls: { publicUrl: string; baseUrl: string }): Schema {
+  const headers: Schema = {};
+  if (route.idempotent) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
+  if (!route.capability && !route.open)
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) headers[name] = { $ref: `#/components/headers/${name}` };
+  const statuses = [...new Set([...everyRoute, ...route.problems])].sort((a, b) => a - b);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description,
+    tags: [route.tag],
+    ...(route.capability ? { security: [{}, { merchantKey: [] }] } : route.open ? { security: [] } : {}),
+    parameters: [...(route.parameters ?? []), ...(route.idempotent ? [{ $ref: '#/components/parameters/IdempotencyReference' }] : [])],
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref(route.body), ...(route.bodyExample ? { example: route.bodyExample } : {}) } },
+          },
+        }
+      : {}),
+    responses: {
+      200: {
+        description: route.answerDescription ?? 'The transaction.',
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        content: { 'application/json': { schema: route.answer, ...(route.answersExample ? { example: examplePayment(urls.publicUrl, urls.baseUrl) } : {}) } },
+      },
+      ...Object.fromEntries(statuses.map((status) => [status, { $ref: `#/components/responses/${problemResponseName(status)}` }])),
+    },
+  };
+}
+
+const problemStatuses = [...new Set([...everyRoute, ...routes.flatMap((route) => route.problems)])].sort((a, b) => a - b);
+
+function problemResponse(status: number): Schema {
+  const types = problemTypes.filter((problem) => problem.statuses.includes(status));
+  const retryAfter = status === 409 || status === 429 || status === 503;
+  return {
+    description: types.map((problem) => problem.title).join('; ') || 'A problem',
+    ...(retryAfter ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+    content: {
+      'application/problem+json': {
+        schema: ref('Problem'),
+        example: status === 422 ? exampleValidationProblem : { type: problemTypeUri(types[0]!.title), title: types[0]!.title, status },
+      },
+    },
+  };
+}
+
+// ── The page's text ──────────────────────────────────────────────────────────────────────
+
+function introduction(baseUrl: string): string {
+  const sections = problemTypes.map(
+    (problem) =>
+      `## ${problem.title}\n\n<span id="${problemAnchor(problem.title)}"></span>\`${problemTypeUri(problem.title)}\` · ${problem.statuses.join(', ')}\n\n${problem.meaning}`,
+  );
+  return [
+    `Kassa's merchant API. The base address is \`${baseUrl}\`; requests and answers are JSON. This document is generated from the tables that validate the requests, and every answer of Kassa's own test suite is checked against it.`,
+    '# Authentication',
+    'HTTP Basic with the API key as user name and an empty password (`curl -u test_…:`). A `test_…` key works in test mode, a `live_…` key in live mode; a key sees only its own merchant’s transactions in its own mode. The customer addresses (`cancelUrl`, `cardDataUrl`) are capabilities: no key needed, and a key sent must be the payment’s merchant’s.',
+    '# Fields',
+    'Fields a request does not know are ignored. An optional field sent as `""` or `null` counts as absent (existing clients send them so). Amounts are JSON numbers or numeric strings in major units, parsed exactly; answers carry numbers. 3-D Secure 2 data (spec §2.4–2.9) is validated exactly; `scaReady: "yes"` makes the fields marked so required.',
+    '# Webhooks',
+    'Every outcome is announced by a `POST` of `{"id": "<reference>"}` to the merchant’s (or the transaction’s) `webhookUrl`, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). Verify it, then read the transaction.',
+    '# Problem types',
+    'Every error is an RFC 9457 problem (`application/problem+json`). Its `type` is `https://kassa.dev/problems/<slug>`: a stable identifier, the same on every Kassa, whose explanation is here at `PUBLIC_URL/docs#problem-<slug>`.',
+    ...sections,
+  ].join('\n\n');
+}
+
+// ── The document ─────────────────────────────────────────────────────────────────────────
+
+/** `{base_url}` is PUBLIC_URL with the API's prefix (`/api/v1`). */
+export function openApiDocument(publicUrl: string, apiPrefix: string): Schema {
+  const baseUrl = publicUrl + apiPrefix;
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const route of routes) (paths[route.path] ??= {})[route.method] = operationOf(route, { publicUrl, baseUrl });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Kassa merchant API',
+      version,
+      description: introduction(baseUrl),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: baseUrl, description: 'This Kassa' }],
+    security: [{ merchantKey: [] }],
+    tags: [
+      { name: 'Payments', description: 'Create payments, read transactions, list methods.' },
+      { name: 'Refunds and captures', description: 'Money back, and completing authorisations.' },
+      { name: 'Vault', description: 'Store a card for later payments.' },
+      { name: 'Customer addresses', description: 'The capability addresses a payment object carries.' },
+      { name: 'Test helpers', description: 'Test keys only.' },
+      { name: 'Contract', description: 'This document.' },
+    ],
+    paths,
+    components: {
+      securitySchemes: { merchantKey: { type: 'http', scheme: 'basic', description: 'The API key as user name, an empty password.' } },
+      parameters: { IdempotencyReference: idempotencyParameter },
+      headers: {
+        IdempotentReplayed: {
+          description: '`true` when the answer is the recorded one of an earlier request with this Idempotency-Reference.',
+          schema: { type: 'string', enum: ['true'] },
+        },
+        RetryAfter: { description: 'Seconds to wait before sending again.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+        'RateLimit-Limit': { description: 'Requests the key may send per window.', schema: { type: 'string' } },
+        'RateLimit-Remaining': { description: 'Requests left in this window.', schema: { type: 'string' } },
+        'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'string' } },
+      },
+      schemas: {
+        PaymentRequest: { ...paymentRequestSchema(), description: 'Spec §4.1 with §2.2–2.9, and the fields existing clients send (DESIGN §2).' },
+        EnrollmentRequest: { ...enrollmentRequestSchema(), description: 'Spec §4.2.' },
+        RefundRequest: tableSchema(refundTable),
+        CaptureRequest: tableSchema(captureTable),
+        ReversalRequest: tableSchema(referenceTable),
+        TestCompletion: tableSchema(completionTable),
+        WalletTokenIntake: {
+          type: 'object',
+          required: ['encryptedToken'],
+          properties: { encryptedToken: detailsFieldSchema('walletPayEncryptedToken') },
+          additionalProperties: true,
+        },
+        Payment: paymentSchema,
+        PaymentMethods: paymentMethodsSchema,
+        Problem: problemSchema,
+        FieldError: fieldErrorSchema,
+      },
+      responses: Object.fromEntries(problemStatuses.map((status) => [problemResponseName(status), problemResponse(status)])),
+    },
+  };
+}
+
+/** The schema of one details field of the payment table: the hybrid flow's token intake takes the same token. */
+function detailsFieldSchema(name: string): Schema {
+  const details = tableSchema(paymentTable).properties as Record<string, { properties: Record<string, Schema> }>;
+  return details.details!.properties[name]!;
+}

@@ -1,0 +1,262 @@
+/**
+ * The request bodies of the merchant API as JSON Schema (2020-12, as OpenAPI 3.1 takes it),
+ * derived from the tables that validate them: the field tables of payments/common-fields.ts
+ * (payment, enrollment, refund, capture, reversal, test completion), the flows table
+ * (payments/flows.ts: what each flow requires, allows and forbids, said with if/then), and the
+ * 3-D Secure 2 tables of threeds/fields.ts (§2.4–2.9: sizes, formats, enums, the "S" fields
+ * required with `scaReady: yes`, the conditions of §2.5, browserInfo's all or nothing). What
+ * JSON Schema cannot say (a real calendar date, a subdivision of the given country, a webhook
+ * address's reach) stays in the field's description and in Kassa's 422.
+ */
+import type { CompiledField, CompiledTable } from '../payments/common-fields.ts';
+import { flows, type Flow, type PaymentFlow } from '../payments/flows.ts';
+import { flowsByMethod, methodTable, paymentTable } from '../payments/request.ts';
+import { enrollmentTable } from '../payments/enrollment.ts';
+import { paymentMethods } from '../ground/payment-method.ts';
+import { objectSpecs, scaReadyAliases, topLevelSpec, type FieldSpec, type Format, type ObjectSpec } from '../threeds/fields.ts';
+
+type Schema = Record<string, unknown>;
+
+/** Every request may carry fields it does not know: existing clients send them, and they are ignored (DESIGN §2). */
+const OPEN = true;
+
+// ── The field tables of payments/ ────────────────────────────────────────────────────────
+
+function fieldSchema(field: CompiledField): Schema {
+  const schema: Schema = {};
+  const notes: string[] = [];
+  switch (field.type) {
+    case 'string':
+      schema.type = 'string';
+      if (field.maxSize !== undefined) schema.maxLength = field.maxSize;
+      break;
+    case 'array of objects':
+      Object.assign(schema, { type: 'array', items: { type: 'object' }, maxItems: field.maxSize });
+      break;
+    case 'object':
+      Object.assign(schema, tableSchema(field.table!));
+      break;
+    case undefined:
+      break;
+  }
+  if (field.enumValues !== undefined) {
+    const values = [...field.enumValues];
+    schema.enum = values;
+    if (schema.type === undefined && values.every((value) => typeof value === 'string')) schema.type = 'string';
+  }
+  if (typeof field.defaultValue === 'string') schema.default = field.defaultValue;
+  if (field.enabledIn === 'methods') notes.push('Must be enabled for the merchant (`GET /method`).');
+  if (field.enabledIn === 'cardBrands') notes.push("Must be one of the merchant's card brands (`GET /method`).");
+  if (field.agreesWith !== undefined) notes.push(`Must agree with \`${field.agreesWith}\` when both are given.`);
+  const { description, ...shape } = (field.schema ?? {}) as Schema;
+  Object.assign(schema, shape);
+  if (description !== undefined) notes.unshift(String(description));
+  if (notes.length > 0) schema.description = notes.join(' ');
+  return schema;
+}
+
+/** A table's body; with `flow`, as a request of that one flow is checked (a vault enrollment's). */
+export function tableSchema(table: CompiledTable, flow?: Flow): Schema {
+  const required = table.fields.filter((field) => (flow === undefined ? field.requiredWithoutFlow : field.requiredIn.has(flow))).map((field) => field.name);
+  return {
+    type: 'object',
+    properties: Object.fromEntries(table.fields.map((field) => [field.name, fieldSchema(field)])),
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: OPEN,
+  };
+}
+
+// ── The flows of a create-payment request ────────────────────────────────────────────────
+
+const detailsWith = (names: readonly string[]): Schema => ({ required: ['details'], properties: { details: { anyOf: names.map((name) => ({ required: [name] })) } } });
+
+/** When a request is of `flow`: its method, and the details fields that mark it and not a flow before it (request.ts recogniseFlow). */
+function flowCondition(flow: PaymentFlow): Schema {
+  const { marked, plain } = flowsByMethod[flows[flow].method as (typeof paymentMethods)[number]];
+  const method = { required: ['method'], properties: { method: { const: flows[flow].method } } };
+  const marks = (until: number) => marked.slice(0, until).flatMap((entry) => entry.marks.map((mark) => mark.name));
+  if (flow === plain) {
+    const all = marks(marked.length);
+    return all.length === 0 ? method : { allOf: [method, { not: detailsWith(all) }] };
+  }
+  const index = marked.findIndex((entry) => entry.flow === flow);
+  const earlier = marks(index);
+  return {
+    allOf: [method, detailsWith(marked[index]!.marks.map((mark) => mark.name)), ...(earlier.length > 0 ? [{ not: detailsWith(earlier) }] : [])],
+  };
+}
+
+/** What `flow` adds to the table's rules: fields it requires, values it allows, details it requires and forbids, browserInfo where the merchant captures card data. */
+function flowRules(flow: PaymentFlow, table: CompiledTable): Schema {
+  const spec = flows[flow];
+  const required = table.fields.filter((field) => !field.requiredWithoutFlow && field.requiredIn.has(flow)).map((field) => field.name);
+  const properties: Schema = {};
+  for (const field of table.fields) {
+    const allowed = field.allowedIn?.get(flow);
+    if (allowed === undefined || allowed.size === field.enumValues?.size) continue;
+    properties[field.name] = allowed.size === 0 ? { description: `Not accepted in the ${spec.title} flow.`, not: {} } : { enum: [...allowed] };
+  }
+  const details: Schema = {};
+  if (spec.requires.length > 0) details.required = [...spec.requires];
+  const forbidden = spec.forbids.flatMap((rule) => rule.fields);
+  if (forbidden.length > 0) details.not = { anyOf: forbidden.map((name) => ({ required: [name] })) };
+  if (Object.keys(details).length > 0) properties.details = details;
+  const rules: Schema = {};
+  const allRequired = spec.requires.length > 0 ? [...required, 'details'] : required;
+  if (spec.threeDS.merchantCapturesCardData) rules.anyOf = [{ required: ['browserInfo'] }, { required: ['browser'] }];
+  if (allRequired.length > 0) rules.required = allRequired;
+  if (Object.keys(properties).length > 0) rules.properties = properties;
+  return rules;
+}
+
+const paymentFlows = (Object.keys(flows) as (keyof typeof flows)[]).filter((flow): flow is PaymentFlow => flow !== 'enrollment');
+
+// ── The 3-D Secure 2 tables of threeds/ ──────────────────────────────────────────────────
+
+/** What JSON Schema can say of each format of threeds/formats.ts; the rest is in the description. */
+const formatSchemas: Readonly<Record<Format, Schema>> = {
+  digits: { pattern: '^[0-9]+$' },
+  date: { description: 'A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too).' },
+  timestamp: { pattern: '^[0-9]{12}$', description: 'UTC date and time, YYYYMMDDHHMM.' },
+  country: { pattern: '^[A-Za-z]{2,3}$', description: 'ISO 3166-1 alpha-2 or alpha-3 (answered as alpha-2).' },
+  subdivision: { description: 'ISO 3166-2 subdivision part (`NH` for NL-NH); another region code is kept for the merchant but not sent to the issuer.' },
+  callingCode: { pattern: '^[0-9]+$', description: 'ITU-T E.164 country calling code, digits only (`31`).' },
+  email: { format: 'email' },
+  languageTag: { description: 'BCP 47 language tag (`nl-NL`).' },
+  ipAddress: { anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] },
+  currencyNumeric: { pattern: '^[0-9]{3}$', description: 'ISO 4217 numeric code.' },
+  minutesOffset: { pattern: '^[+-]?[0-9]+$', description: 'Minutes from UTC (`-120`).' },
+};
+
+function threeDSFieldSchema(spec: FieldSpec): Schema {
+  const notes: string[] = [];
+  let schema: Schema;
+  switch (spec.type) {
+    case 'boolean':
+      schema = { type: 'boolean' };
+      break;
+    case 'integer': {
+      const maximum = spec.max === undefined ? undefined : 10 ** spec.max - 1;
+      schema = {
+        anyOf: [
+          { type: 'integer', ...(spec.minValue !== undefined ? { minimum: spec.minValue } : {}), ...(maximum !== undefined ? { maximum } : {}) },
+          { type: 'string', pattern: spec.max === undefined ? '^[0-9]+$' : `^[0-9]{1,${spec.max}}$` },
+        ],
+      };
+      break;
+    }
+    case 'string': {
+      schema = { type: 'string' };
+      if (spec.min !== undefined) schema.minLength = spec.min;
+      if (spec.max !== undefined && !spec.cutToMax && spec.fromHeader === undefined) schema.maxLength = spec.max;
+      if (spec.enum !== undefined) schema.enum = [...spec.enum];
+      if (spec.format !== undefined && spec.fromHeader === undefined) {
+        const { description, ...shape } = formatSchemas[spec.format];
+        Object.assign(schema, shape);
+        if (description !== undefined) notes.push(String(description));
+      }
+      if (spec.cutToMax) notes.push(`A longer value is cut to ${spec.max} characters.`);
+      if (spec.fromHeader === 'acceptLanguage') notes.push('The raw Accept-Language header is read too: its first language tag is taken.');
+      if (spec.fromHeader === 'forwardedFor') notes.push('A proxy list (X-Forwarded-For) is read too: its first address is taken.');
+      break;
+    }
+  }
+  // The official PHP client sends its account dates as PHP DateTime objects (threeds/formats.ts phpDateAsYmd).
+  if (spec.format === 'date') schema = { anyOf: [schema, phpDate] };
+  if (spec.aliases !== undefined) {
+    schema = { anyOf: [schema, { enum: [...spec.aliases.keys()] }] };
+    notes.push(`Also ${[...spec.aliases].map(([alias, value]) => `${JSON.stringify(alias)} for ${value}`).join(', ')}.`);
+  }
+  if (spec.required === 'sca') notes.push('Required when `scaReady` is yes.');
+  if (notes.length > 0) schema.description = notes.join(' ');
+  return schema;
+}
+
+const phpDate: Schema = {
+  type: 'object',
+  description: 'A PHP DateTime as json_encode writes it: its calendar date is taken.',
+  required: ['date', 'timezone'],
+  properties: { date: { type: 'string' }, timezone: { type: 'string' } },
+};
+
+/** §2.4's phone adaptation (threeds/phone.ts): a `…PhoneNumber` sent as a whole international number, without its `…PhoneCountry`, is split into both. */
+const internationalNumber: Schema = {
+  type: 'string',
+  pattern: '^\\s*(\\+|00)',
+  description: 'A whole international number (`+31 20 123 4567`, `0031…`) without its …PhoneCountry is split into both.',
+};
+
+const scaReadyYes = {
+  required: ['scaReady'],
+  properties: { scaReady: { enum: ['yes', ...[...scaReadyAliases].filter(([, value]) => value === 'yes').map(([alias]) => alias)] } },
+};
+
+function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollment'): Schema {
+  const fields = Object.entries(spec.fields).filter(([, field]) => field.onlyFor === undefined || field.onlyFor === operation);
+  const conditional: Schema[] = [];
+  const sca = fields.filter(([, field]) => field.required === 'sca').map(([name]) => name);
+  if (sca.length > 0) conditional.push({ if: scaReadyYes, then: { required: sca } });
+  for (const [name, field] of fields) {
+    if (typeof field.required !== 'object') continue;
+    const when = Object.entries(field.required.when);
+    conditional.push({
+      if: { required: when.map(([sibling]) => sibling), properties: Object.fromEntries(when.map(([sibling, values]) => [sibling, { enum: [...values] }])) },
+      then: { required: [name] },
+      ...(field.required.unlessVaultToken ? { description: `${name} is not required on a vault payment (details.vaultAccessToken).` } : {}),
+    });
+  }
+  const always = fields.filter(([, field]) => field.required === 'always').map(([name]) => name);
+  const names = fields.map(([name]) => name);
+  const phoneNumbers = new Set((spec.phonePairs ?? []).map((pair) => pair.number));
+  const propertySchema = (name: string, field: FieldSpec) =>
+    phoneNumbers.has(name) ? { anyOf: [threeDSFieldSchema(field), internationalNumber] } : threeDSFieldSchema(field);
+  return {
+    type: 'object',
+    properties: Object.fromEntries(fields.map(([name, field]) => [name, propertySchema(name, field)])),
+    ...(always.length > 0 ? { required: always } : {}),
+    // §2.9: one field given makes every field required.
+    ...(spec.allOrNothing ? { dependentRequired: Object.fromEntries(names.map((name) => [name, names.filter((other) => other !== name)])) } : {}),
+    ...(conditional.length > 0 ? { allOf: conditional } : {}),
+    additionalProperties: OPEN,
+  };
+}
+
+/** The 3-D Secure 2 part of a request body: the top-level fields of §2.4 and the objects of §2.5–2.9. */
+function threeDSSchema(operation: 'payment' | 'enrollment'): { properties: Schema; allOf: Schema[] } {
+  const top = threeDSObjectSchema(topLevelSpec, operation) as { properties: Schema; allOf?: Schema[] };
+  const objects = Object.fromEntries(Object.entries(objectSpecs).map(([name, spec]) => [name, threeDSObjectSchema(spec, operation)]));
+  return { properties: { ...top.properties, ...objects }, allOf: top.allOf ?? [] };
+}
+
+/** The payment object's copy of the billing and shipping fields (§2.1): the top-level 3-D Secure 2 fields but scaReady, as strings. */
+export const echoedFieldSchemas: Readonly<Schema> = Object.fromEntries(
+  Object.entries(topLevelSpec.fields)
+    .filter(([name]) => name !== 'scaReady')
+    .map(([name]) => [name, { type: 'string' }]),
+);
+
+// ── The bodies ───────────────────────────────────────────────────────────────────────────
+
+function withThreeDS(table: Schema, operation: 'payment' | 'enrollment', rules: Schema[]): Schema {
+  const threeDS = threeDSSchema(operation);
+  const allOf = [...threeDS.allOf, ...rules];
+  return { ...table, properties: { ...(table.properties as Schema), ...threeDS.properties }, ...(allOf.length > 0 ? { allOf } : {}) };
+}
+
+/** `POST /payment` (spec §4.1): method, the payment table, every flow's rules, and the 3-D Secure 2 fields. */
+export function paymentRequestSchema(): Schema {
+  const method = tableSchema(methodTable);
+  const payment = tableSchema(paymentTable);
+  const table = {
+    ...payment,
+    properties: { ...(method.properties as Schema), ...(payment.properties as Schema) },
+    required: [...(method.required as string[]), ...((payment.required as string[] | undefined) ?? [])],
+  };
+  const rules = paymentFlows.map((flow) => ({ if: flowCondition(flow), then: flowRules(flow, paymentTable) }));
+  return withThreeDS(table, 'payment', rules);
+}
+
+/** `POST /token` (spec §4.2): a vault enrollment. */
+export function enrollmentRequestSchema(): Schema {
+  return withThreeDS(tableSchema(enrollmentTable, 'enrollment'), 'enrollment', []);
+}

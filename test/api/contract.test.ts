@@ -1,0 +1,86 @@
+/**
+ * The OpenAPI document (src/contract/): served as generated, covering every route Kassa has under
+ * the API prefix and every problem title Kassa builds, with examples that are Kassa's real answers.
+ * That every answer of the suite keeps the document is checked by test/support/contract.ts.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { backends, suiteApp } from '../support/app.ts';
+import { openApiDocument } from '../../src/contract/document.ts';
+import { problemTypes } from '../../src/contract/problems.ts';
+
+interface Operation {
+  requestBody?: { content: Record<string, { example?: unknown }> };
+  responses: Record<string, { $ref?: string }>;
+}
+interface OpenApi {
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { responses: Record<string, { content: Record<string, { example?: unknown }> }> };
+}
+
+/** Every `METHOD /path` Fastify lists under the API prefix, path parameters written as the document writes them. */
+function apiRoutes(printed: string): string[] {
+  const routes: string[] = [];
+  for (const match of printed.matchAll(/(\/api\/v1\/\S*) \(([A-Z, ]+)\)/g)) {
+    for (const method of match[2]!.split(', ')) {
+      if (method !== 'HEAD') routes.push(`${method} ${match[1]!.slice('/api/v1'.length).replace(/:(\w+)/g, '{$1}')}`);
+    }
+  }
+  return routes.sort();
+}
+
+/** Every title a Problem is built with in src/ (`new …Problem(status, 'Title'`, and `super(status, 'Title'` in its subclasses). */
+function problemTitlesInSource(): string[] {
+  const titles = new Set<string>();
+  for (const file of fs.readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'))) {
+    const source = fs.readFileSync(path.join('src', file), 'utf8');
+    const pattern = /extends \w*Problem\b/.test(source) ? /(?:new \w*Problem|super)\(\s*[\w.]+,\s*'([^']+)'/g : /new \w*Problem\(\s*[\w.]+,\s*'([^']+)'/g;
+    for (const match of source.matchAll(pattern)) titles.add(match[1]!);
+  }
+  return [...titles].sort();
+}
+
+const backend = backends[0]!;
+
+describe(`the OpenAPI document on ${backend}`, () => {
+  const t = suiteApp(backend);
+
+  test('GET {base_url}/openapi.json answers the generated document without a key, for this PUBLIC_URL', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /^application\/json/);
+    const served = response.json() as OpenApi;
+    assert.deepEqual(served, JSON.parse(JSON.stringify(openApiDocument(t.config.publicUrl, '/api/v1'))));
+    assert.deepEqual(served.servers, [{ url: 'http://kassa.test/api/v1', description: 'This Kassa' }]);
+  });
+
+  test('the document has every route Kassa serves under {base_url}, and no other', async () => {
+    const document = openApiDocument(t.config.publicUrl, '/api/v1') as unknown as OpenApi;
+    const documented = Object.entries(document.paths)
+      .flatMap(([route, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`))
+      .sort();
+    const served = apiRoutes(t.app.printRoutes({ commonPrefix: false }));
+    assert.deepEqual(documented, served);
+  });
+
+  test('every problem title Kassa builds has its section, and every section a title Kassa builds', () => {
+    const documented = problemTypes.map((problem) => problem.title).sort();
+    assert.deepEqual(documented, problemTitlesInSource());
+  });
+
+  test('the request examples are accepted and the 422 example is what Kassa answers for its mistakes', async () => {
+    const document = openApiDocument(t.config.publicUrl, '/api/v1') as unknown as OpenApi;
+    const payment = document.paths['/payment']!.post!;
+    const created = await t.client.post('/payment', payment.requestBody!.content['application/json']!.example);
+    assert.equal(created.statusCode, 200, created.body);
+    const enrollment = await t.client.post('/token', document.paths['/token']!.post!.requestBody!.content['application/json']!.example);
+    assert.equal(enrollment.statusCode, 200, enrollment.body);
+    const example = document.components.responses.Problem422!.content['application/problem+json']!.example as { errors: unknown[] };
+    const refused = await t.client.post('/payment', { amount: '10.505', currency: 'EUR', method: 'card' });
+    assert.equal(refused.statusCode, 422);
+    assert.deepEqual(refused.json(), example);
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * The API reference page (`PUBLIC_URL/docs`, src/contract/routes.ts) in Chromium: Redoc draws the
+ * OpenAPI document with every asset from Kassa itself under the page's own CSP, and a problem
+ * type's address (`#problem-<slug>`) brings its section into view.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { browserAvailable, SCREENSHOTS, suiteHarness } from './browser.ts';
+
+const REDOC_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+
+describe('the API reference page', { skip: !browserAvailable && 'chromium is not installed' }, () => {
+  const h = suiteHarness();
+
+  test('PUBLIC_URL/docs shows the API reference, every asset from Kassa, no CSP violation', async () => {
+    const { context, page, cspViolations } = await h.context();
+    const elsewhere: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.origin !== h.baseUrl && url.protocol !== 'blob:' && url.protocol !== 'data:') elsewhere.push(request.url());
+    });
+    const response = await page.goto(`${h.baseUrl}/docs`);
+    assert.equal(response!.status(), 200);
+    assert.match(response!.headers()['content-security-policy']!, /script-src 'self';/);
+    await page.getByRole('heading', { name: 'Create a payment' }).first().waitFor();
+    await page.getByRole('heading', { name: 'Refund a payment' }).first().waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'docs-reference.png') });
+    // Redoc's sidebar credit points at its vendor's logo: the page's policy refuses it, so nothing is fetched from there.
+    const refusedCredit = (text: string) => text.includes(REDOC_LOGO);
+    assert.deepEqual(
+      cspViolations.filter((text) => !refusedCredit(text)),
+      [],
+    );
+    assert.deepEqual(
+      elsewhere.filter((url) => url !== REDOC_LOGO),
+      [],
+    );
+    await context.close();
+  });
+
+  test("a problem type's section: PUBLIC_URL/docs#problem-<slug> brings it into view", async () => {
+    const { context, page, cspViolations } = await h.context();
+    await page.goto(`${h.baseUrl}/docs#problem-validation-failed`);
+    await page.getByRole('heading', { name: 'Create a payment' }).first().waitFor();
+    await page.waitForFunction(() => {
+      // The section around the anchor (Redoc's own, `section/Problem-types/…`) is on screen.
+      const box = document.getElementById('problem-validation-failed')?.closest('[data-section-id]')?.getBoundingClientRect();
+      return box !== undefined && box.top < window.innerHeight && box.bottom > 0 && window.scrollY > 0;
+    });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'docs-problem-type.png') });
+    assert.deepEqual(
+      cspViolations.filter((text) => !text.includes(REDOC_LOGO)),
+      [],
+    );
+    await context.close();
+  });
+});

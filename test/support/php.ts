@@ -1,0 +1,21 @@
+/**
+ * Test support: the official PHP merchant client (docs/interop.md), unmodified, from CCV_PHP_CLIENT
+ * (default: the copy kept in /work/shared/clients/ccv-php), and whether PHP can run it here.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+
+export const phpClientAutoload = process.env.CCV_PHP_CLIENT ?? '/work/shared/clients/ccv-php/autoload.php';
+
+/** Why the PHP client cannot run here, or undefined when it can. */
+export function phpMissing(): string | undefined {
+  let modules: string;
+  try {
+    modules = execFileSync('php', ['-m'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  } catch {
+    return 'php is not installed (Debian: apt-get install -y php-cli php-curl php-mbstring php-psr-log; .ci/run does this)';
+  }
+  for (const module of ['curl', 'mbstring']) if (!new RegExp(`^${module}$`, 'm').test(modules)) return `php has no ${module} module (apt-get install -y php-${module})`;
+  if (!fs.existsSync(phpClientAutoload)) return `the PHP client is not at ${phpClientAutoload} (set CCV_PHP_CLIENT)`;
+  return undefined;
+}
