@@ -91,7 +91,14 @@ export const problemTypes: readonly ProblemType[] = [
   {
     title: 'No acquirer configured',
     statuses: [503],
-    meaning: 'Live payments need an acquirer connector the operator has not configured (`ACQUIRER_CONNECTOR`); test keys use the built-in simulator.',
+    meaning:
+      'Live payments need an acquirer connection, and this merchant has none for live mode (`kassa acquirer set`, docs/acquirers.md); test keys use the built-in simulator.',
+  },
+  {
+    title: 'No answer from the acquirer',
+    statuses: [503],
+    meaning:
+      'The acquirer did not answer the capture or reversal in time, and nothing was recorded. Send the same request again (`Retry-After`): it carries the same key to the acquirer, which never does it twice.',
   },
   { title: 'No directory server configured', statuses: [503], meaning: 'Live 3-D Secure needs a directory server the operator has not configured.' },
   { title: 'Service stopping', statuses: [503], meaning: 'This Kassa process is stopping. Send the request again (`Retry-After: 1`); another process answers it.' },

@@ -68,7 +68,9 @@ export function tableSchema(table: CompiledTable, flow?: Flow): Schema {
 
 // ── The flows of a create-payment request ────────────────────────────────────────────────
 
-const detailsWith = (names: readonly string[]): Schema => ({ required: ['details'], properties: { details: { anyOf: names.map((name) => ({ required: [name] })) } } });
+/** Any one of `names` required: a single name is required directly (an `anyOf` of one schema says the same, less plainly). */
+const anyRequired = (names: readonly string[]): Schema => (names.length === 1 ? { required: [names[0]] } : { anyOf: names.map((name) => ({ required: [name] })) });
+const detailsWith = (names: readonly string[]): Schema => ({ required: ['details'], properties: { details: anyRequired(names) } });
 
 /** When a request is of `flow`: its method, and the details fields that mark it and not a flow before it (request.ts recogniseFlow). */
 function flowCondition(flow: PaymentFlow): Schema {
@@ -99,7 +101,7 @@ function flowRules(flow: PaymentFlow, table: CompiledTable): Schema {
   const details: Schema = {};
   if (spec.requires.length > 0) details.required = [...spec.requires];
   const forbidden = spec.forbids.flatMap((rule) => rule.fields);
-  if (forbidden.length > 0) details.not = { anyOf: forbidden.map((name) => ({ required: [name] })) };
+  if (forbidden.length > 0) details.not = anyRequired(forbidden);
   if (Object.keys(details).length > 0) properties.details = details;
   const rules: Schema = {};
   const allRequired = spec.requires.length > 0 ? [...required, 'details'] : required;

@@ -712,16 +712,17 @@ export interface components {
             [key: string]: unknown;
         }) & unknown;
         RefundRequest: {
+            /** @description The Kassa reference of a transaction (`tr_…`). */
             reference: string;
             /** @description Major units, no more decimals than the currency has (`10.50`, `"10.50"`). */
             amount?: number | string;
+            orderLines?: Record<string, never>[];
             description?: string;
             /**
              * Format: uri
              * @description Where this transaction's webhook goes instead of the merchant's URL (docs/webhooks.md).
              */
             webhookUrl?: string;
-            orderLines?: Record<string, never>[];
         } & {
             [key: string]: unknown;
         };
@@ -730,6 +731,7 @@ export interface components {
             reference: string;
             /** @description Major units, no more decimals than the currency has (`10.50`, `"10.50"`). */
             amount?: number | string;
+            orderLines?: Record<string, never>[];
         } & {
             [key: string]: unknown;
         };
@@ -891,7 +893,7 @@ export interface components {
              * Format: uri
              * @enum {string}
              */
-            type: "https://kassa.dev/problems/malformed-json" | "https://kassa.dev/problems/json-nested-too-deeply" | "https://kassa.dev/problems/malformed-request" | "https://kassa.dev/problems/bad-request" | "https://kassa.dev/problems/unsupported-content-type" | "https://kassa.dev/problems/invalid-idempotency-reference" | "https://kassa.dev/problems/unauthorized" | "https://kassa.dev/problems/not-found" | "https://kassa.dev/problems/request-timeout" | "https://kassa.dev/problems/conflict" | "https://kassa.dev/problems/request-in-progress" | "https://kassa.dev/problems/request-body-too-large" | "https://kassa.dev/problems/address-too-long" | "https://kassa.dev/problems/validation-failed" | "https://kassa.dev/problems/unprocessable-request" | "https://kassa.dev/problems/idempotency-reference-reused" | "https://kassa.dev/problems/refused-by-the-acquirer" | "https://kassa.dev/problems/too-many-requests" | "https://kassa.dev/problems/too-many-failed-authentications" | "https://kassa.dev/problems/request-headers-too-large" | "https://kassa.dev/problems/internal-error" | "https://kassa.dev/problems/wallet-merchant-validation-failed" | "https://kassa.dev/problems/no-acquirer-configured" | "https://kassa.dev/problems/no-directory-server-configured" | "https://kassa.dev/problems/service-stopping" | "https://kassa.dev/problems/vault-unavailable" | "https://kassa.dev/problems/wallet-not-configured";
+            type: "https://kassa.dev/problems/malformed-json" | "https://kassa.dev/problems/json-nested-too-deeply" | "https://kassa.dev/problems/malformed-request" | "https://kassa.dev/problems/bad-request" | "https://kassa.dev/problems/unsupported-content-type" | "https://kassa.dev/problems/invalid-idempotency-reference" | "https://kassa.dev/problems/unauthorized" | "https://kassa.dev/problems/not-found" | "https://kassa.dev/problems/request-timeout" | "https://kassa.dev/problems/conflict" | "https://kassa.dev/problems/request-in-progress" | "https://kassa.dev/problems/request-body-too-large" | "https://kassa.dev/problems/address-too-long" | "https://kassa.dev/problems/validation-failed" | "https://kassa.dev/problems/unprocessable-request" | "https://kassa.dev/problems/idempotency-reference-reused" | "https://kassa.dev/problems/refused-by-the-acquirer" | "https://kassa.dev/problems/too-many-requests" | "https://kassa.dev/problems/too-many-failed-authentications" | "https://kassa.dev/problems/request-headers-too-large" | "https://kassa.dev/problems/internal-error" | "https://kassa.dev/problems/wallet-merchant-validation-failed" | "https://kassa.dev/problems/no-acquirer-configured" | "https://kassa.dev/problems/no-answer-from-the-acquirer" | "https://kassa.dev/problems/no-directory-server-configured" | "https://kassa.dev/problems/service-stopping" | "https://kassa.dev/problems/vault-unavailable" | "https://kassa.dev/problems/wallet-not-configured";
             title: string;
             status: number;
             detail?: string;
@@ -1085,7 +1087,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description No acquirer configured; No directory server configured; Service stopping; Vault unavailable; Wallet not configured */
+        /** @description No acquirer configured; No answer from the acquirer; No directory server configured; Service stopping; Vault unavailable; Wallet not configured */
         Problem503: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
