@@ -115,6 +115,7 @@ const problemSchema: Schema = {
     detail: { type: 'string' },
     instance: { type: 'string' },
     errors: { type: 'array', items: ref('FieldError'), description: 'Every failing field at once (422).' },
+    requestId: { type: 'string', description: "The request's id, as the `X-Request-Id` answer header and the log lines of the request carry it: quote it to support." },
   },
   additionalProperties: true,
 };
@@ -162,6 +163,7 @@ const exampleValidationProblem = {
     { field: '/amount', code: 'decimals', message: 'EUR allows 2 decimal places' },
     { field: '/returnUrl', code: 'required', message: 'is required: the customer returns there afterwards' },
   ],
+  requestId: '7f0c3a52-4b1e-4d8a-9c61-2f5e8b0d9a47',
 };
 
 // ── Routes ───────────────────────────────────────────────────────────────────────────────

@@ -101,6 +101,11 @@ export const problemTypes: readonly ProblemType[] = [
       'The acquirer did not answer the capture or reversal in time, and nothing was recorded. Send the same request again (`Retry-After`): it carries the same key to the acquirer, which never does it twice.',
   },
   { title: 'No directory server configured', statuses: [503], meaning: 'Live 3-D Secure needs a directory server the operator has not configured.' },
+  {
+    title: 'Not a notification',
+    statuses: [400],
+    meaning: 'Sent to `PUBLIC_URL/acquirer/adyen/notifications`, a body that is not an Adyen notification (`notificationItems`); only the acquirer sends there (docs/acquirers.md).',
+  },
   { title: 'Service stopping', statuses: [503], meaning: 'This Kassa process is stopping. Send the request again (`Retry-After: 1`); another process answers it.' },
   {
     title: 'Vault unavailable',

@@ -893,13 +893,15 @@ export interface components {
              * Format: uri
              * @enum {string}
              */
-            type: "https://kassa.dev/problems/malformed-json" | "https://kassa.dev/problems/json-nested-too-deeply" | "https://kassa.dev/problems/malformed-request" | "https://kassa.dev/problems/bad-request" | "https://kassa.dev/problems/unsupported-content-type" | "https://kassa.dev/problems/invalid-idempotency-reference" | "https://kassa.dev/problems/unauthorized" | "https://kassa.dev/problems/not-found" | "https://kassa.dev/problems/request-timeout" | "https://kassa.dev/problems/conflict" | "https://kassa.dev/problems/request-in-progress" | "https://kassa.dev/problems/request-body-too-large" | "https://kassa.dev/problems/address-too-long" | "https://kassa.dev/problems/validation-failed" | "https://kassa.dev/problems/unprocessable-request" | "https://kassa.dev/problems/idempotency-reference-reused" | "https://kassa.dev/problems/refused-by-the-acquirer" | "https://kassa.dev/problems/too-many-requests" | "https://kassa.dev/problems/too-many-failed-authentications" | "https://kassa.dev/problems/request-headers-too-large" | "https://kassa.dev/problems/internal-error" | "https://kassa.dev/problems/wallet-merchant-validation-failed" | "https://kassa.dev/problems/no-acquirer-configured" | "https://kassa.dev/problems/no-answer-from-the-acquirer" | "https://kassa.dev/problems/no-directory-server-configured" | "https://kassa.dev/problems/service-stopping" | "https://kassa.dev/problems/vault-unavailable" | "https://kassa.dev/problems/wallet-not-configured";
+            type: "https://kassa.dev/problems/malformed-json" | "https://kassa.dev/problems/json-nested-too-deeply" | "https://kassa.dev/problems/malformed-request" | "https://kassa.dev/problems/bad-request" | "https://kassa.dev/problems/unsupported-content-type" | "https://kassa.dev/problems/invalid-idempotency-reference" | "https://kassa.dev/problems/unauthorized" | "https://kassa.dev/problems/not-found" | "https://kassa.dev/problems/request-timeout" | "https://kassa.dev/problems/conflict" | "https://kassa.dev/problems/request-in-progress" | "https://kassa.dev/problems/request-body-too-large" | "https://kassa.dev/problems/address-too-long" | "https://kassa.dev/problems/validation-failed" | "https://kassa.dev/problems/unprocessable-request" | "https://kassa.dev/problems/idempotency-reference-reused" | "https://kassa.dev/problems/refused-by-the-acquirer" | "https://kassa.dev/problems/too-many-requests" | "https://kassa.dev/problems/too-many-failed-authentications" | "https://kassa.dev/problems/request-headers-too-large" | "https://kassa.dev/problems/internal-error" | "https://kassa.dev/problems/wallet-merchant-validation-failed" | "https://kassa.dev/problems/no-acquirer-configured" | "https://kassa.dev/problems/no-answer-from-the-acquirer" | "https://kassa.dev/problems/no-directory-server-configured" | "https://kassa.dev/problems/not-a-notification" | "https://kassa.dev/problems/service-stopping" | "https://kassa.dev/problems/vault-unavailable" | "https://kassa.dev/problems/wallet-not-configured";
             title: string;
             status: number;
             detail?: string;
             instance?: string;
             /** @description Every failing field at once (422). */
             errors?: components["schemas"]["FieldError"][];
+            /** @description The request's id, as the `X-Request-Id` answer header and the log lines of the request carry it: quote it to support. */
+            requestId?: string;
         } & {
             [key: string]: unknown;
         };
@@ -912,7 +914,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed JSON; JSON nested too deeply; Malformed request; Bad request; Unsupported content type; Invalid Idempotency-Reference */
+        /** @description Malformed JSON; JSON nested too deeply; Malformed request; Bad request; Unsupported content type; Invalid Idempotency-Reference; Not a notification */
         Problem400: {
             headers: {
                 [name: string]: unknown;
@@ -1032,7 +1034,8 @@ export interface components {
                  *           "code": "required",
                  *           "message": "is required: the customer returns there afterwards"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "requestId": "7f0c3a52-4b1e-4d8a-9c61-2f5e8b0d9a47"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
