@@ -104,7 +104,8 @@ export const problemTypes: readonly ProblemType[] = [
   {
     title: 'Not a notification',
     statuses: [400],
-    meaning: 'Sent to `PUBLIC_URL/acquirer/adyen/notifications`, a body that is not an Adyen notification (`notificationItems`); only the acquirer sends there (docs/acquirers.md).',
+    meaning:
+      'Sent to `PUBLIC_URL/acquirer/adyen/notifications`, a body that is not an Adyen notification (`notificationItems`); only the acquirer sends there (docs/acquirers.md).',
   },
   { title: 'Service stopping', statuses: [503], meaning: 'This Kassa process is stopping. Send the request again (`Retry-After: 1`); another process answers it.' },
   {
