@@ -1,7 +1,7 @@
 /**
  * A stateful stand-in for Adyen's Payment API v68 on 127.0.0.1, for the connector's tests:
  * every request is validated against Adyen's own OpenAPI document
- * (`../shared/acquirers/adyen/PaymentService-v68.json`, JSON Schema 2020-12) and a request
+ * (`PaymentService-v68.json` of `/work/shared/acquirers/adyen`, JSON Schema 2020-12) and a request
  * that breaks it is answered 422 and recorded as a violation, so a test fails on it. Outcomes
  * are chosen by the amount's cents, like the simulator's (README "Test mode"): .21 Refused,
  * .22 Not enough balance, .23 FRAUD, .31 no answer in time; anything else Authorised.
@@ -14,7 +14,9 @@ import { randomBytes } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-export const ADYEN_CONTRACT = path.resolve(import.meta.dirname, '../../../shared/acquirers/adyen/PaymentService-v68.json');
+/** Adyen's material (ADYEN_CONTRACT_DIR; default: the copy kept in /work/shared/acquirers/adyen, as the PHP client's in test/support/php.ts). */
+const contractDir = process.env.ADYEN_CONTRACT_DIR ?? '/work/shared/acquirers/adyen';
+export const ADYEN_CONTRACT = path.join(contractDir, 'PaymentService-v68.json');
 
 export interface FakeAdyen {
   url: string;
