@@ -10,12 +10,14 @@
 import { Problem } from '../ground/problem.ts';
 import type { Db } from '../store/store.ts';
 import type { Mode, TransactionRow } from '../store/schema.ts';
-import { findOwnTransaction, findTransaction, insertTransaction } from '../store/transactions.ts';
-import { findPaymentPage } from '../store/payment-pages.ts';
+import { findOwnTransaction, findTransaction, insertTransaction, type StatusChange } from '../store/transactions.ts';
+import { ensurePaymentPage, findPaymentPage, setPageFields } from '../store/payment-pages.ts';
 import { recordAuthorisationChange } from '../store/authorisations.ts';
 import type { FollowUpResult } from '../acquirer/connector.ts';
 import { amountNumber, findCurrency } from '../ground/amount.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
+import { randomBase62 } from '../lib/tokens.ts';
+import type { Status } from '../ground/states.ts';
 import { followUpRow } from './follow-up.ts';
 import { transition } from './transition.ts';
 
@@ -59,6 +61,23 @@ export function authorised(found: Authorisation | undefined, reference: string):
     throw Problem.validation([{ field: '/reference', code: 'not_authorised', message: `is ${row.status}, not an authorised payment` }]);
   }
   return found;
+}
+
+/**
+ * A payment's one state change to what its acquirer answered, made outside the card page (the
+ * test helper, a late notification), left as card-payment.ts `finish` leaves it: an authorise
+ * payment that succeeds is held (`captureStatus: "authorised"`), and the acquirer's reference of
+ * a success is kept for its capture, reversal and refunds. False when the payment was no longer in `from`.
+ */
+export async function recordAcquirerOutcome(tx: Db, change: StatusChange & { from: Status; to: Status }, acquirerReference?: string): Promise<boolean> {
+  const current = (await findTransaction(tx, change.reference))!;
+  const held = change.to === 'success' && current.type === 'authorise';
+  const moved = await transition(tx, { ...change, set: held ? { details: authorisedDetails(JSON.parse(current.details) as Record<string, unknown>) } : undefined });
+  if (moved && change.to === 'success' && acquirerReference !== undefined) {
+    await ensurePaymentPage(tx, change.reference, randomBase62(32), change.at);
+    await setPageFields(tx, change.reference, { acquirer_reference: acquirerReference });
+  }
+  return moved;
 }
 
 /** Whether the acquirer is still to be asked: a replay finds the authorisation completed and skips the call. */

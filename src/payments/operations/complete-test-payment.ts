@@ -10,11 +10,8 @@
 import { Problem } from '../../ground/problem.ts';
 import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
-import { ensurePaymentPage, setPageFields } from '../../store/payment-pages.ts';
-import { randomBase62 } from '../../lib/tokens.ts';
-import { authorisedDetails } from '../authorisation.ts';
+import { recordAcquirerOutcome } from '../authorisation.ts';
 import { serializePayment } from '../serialize.ts';
-import { transition } from '../transition.ts';
 import { settleRefund } from '../refunds.ts';
 import { compileTable } from '../common-fields.ts';
 import { parseFields, referenceField } from './fields.ts';
@@ -72,13 +69,8 @@ export const completeTestPayment = merchantOperation({
       if (!settled.moved) throw notPending(reference, settled.row.status);
       return settled.row;
     }
-    const set = acquirerReference === undefined ? undefined : { details: authorisedDetails(JSON.parse((await findTransaction(tx, reference))!.details)) };
-    if (!(await transition(tx, { reference, from: 'pending', to: outcome, failureCode, cause: 'test_helper', at: now, set }))) {
+    if (!(await recordAcquirerOutcome(tx, { reference, from: 'pending', to: outcome, failureCode, cause: 'test_helper', at: now }, acquirerReference))) {
       throw notPending(reference, (await findTransaction(tx, reference))!.status);
-    }
-    if (acquirerReference !== undefined) {
-      await ensurePaymentPage(tx, reference, randomBase62(32), now);
-      await setPageFields(tx, reference, { acquirer_reference: acquirerReference });
     }
     return (await findTransaction(tx, reference))!;
   },

@@ -8,9 +8,7 @@
  */
 import type { Mode, TransactionRow } from '../../store/schema.ts';
 import type { FailureCode } from '../../ground/states.ts';
-import { ensurePaymentPage, setPageFields } from '../../store/payment-pages.ts';
-import { randomBase62 } from '../../lib/tokens.ts';
-import { authorisedDetails } from '../authorisation.ts';
+import { recordAcquirerOutcome } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { settleRefund } from '../refunds.ts';
 import { transition } from '../transition.ts';
@@ -57,22 +55,8 @@ export const settleByAcquirer = systemOperation({
       await transition(tx, { reference: row.reference, from: 'pending', to, failureCode: to === 'failed' ? 'processing_error' : null, cause, at: now });
       return findTransaction(tx, row.reference);
     }
-    // As the card page's own authorisation would have ended (card-payment.ts `finish`): an authorise payment is held, and the acquirer's reference kept for its capture or refunds.
-    const authorised = to === 'success';
-    const set = authorised && row.type === 'authorise' ? { details: authorisedDetails(JSON.parse(row.details) as Record<string, unknown>) } : undefined;
-    const moved = await transition(tx, {
-      reference: row.reference,
-      from: 'manualintervention',
-      to,
-      failureCode: authorised ? null : word.failureCode,
-      cause,
-      at: now,
-      set,
-    });
-    if (moved && authorised) {
-      await ensurePaymentPage(tx, row.reference, randomBase62(32), now);
-      await setPageFields(tx, row.reference, { acquirer_reference: word.acquirerReference });
-    }
+    const failureCode = to === 'success' ? null : word.failureCode;
+    await recordAcquirerOutcome(tx, { reference: row.reference, from: 'manualintervention', to, failureCode, cause, at: now }, word.acquirerReference);
     return findTransaction(tx, row.reference);
   },
   answer: (row) => row,
