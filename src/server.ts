@@ -53,11 +53,11 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     // Fastify's own answers to these are not problems: errors.ts answers them.
     return503OnClosing: false,
-    frameworkErrors: frameworkErrorHandler(headers),
-    clientErrorHandler: clientErrorHandler(headers),
+    frameworkErrors: frameworkErrorHandler(headers, config.publicUrl),
+    clientErrorHandler: clientErrorHandler(headers, config.publicUrl),
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   });
-  installErrorHandling(app);
+  installErrorHandling(app, config.publicUrl);
   installAnswerHeaders(app, headers);
   installRequestMetrics(app);
   installJsonBodyParser(app);

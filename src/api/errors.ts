@@ -12,16 +12,20 @@ import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, Fast
 import type { Socket } from 'node:net';
 import { Problem, type FieldError } from '../ground/problem.ts';
 
-/** A problem answered to a request: its body also names the request id (request-id.ts). */
-export function sendProblem(reply: FastifyReply, problem: Problem) {
-  return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problemBody(reply, problem.toBody()));
+/** A problem answered to a request: its `type` under this Kassa's PUBLIC_URL, its body also naming the request id (request-id.ts). */
+function sendProblem(reply: FastifyReply, problem: Problem, publicUrl: string) {
+  return reply
+    .code(problem.status)
+    .headers(problem.headers)
+    .type('application/problem+json')
+    .send(problemBody(reply, problem.toBody(publicUrl)));
 }
 
 export const problemBody = (reply: FastifyReply, body: Record<string, unknown>) => ({ ...body, requestId: reply.request.id });
 
-export function installErrorHandling(app: FastifyInstance) {
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, Problem.notFound(`There is nothing at ${request.method} ${request.url.split('?')[0]}.`)));
-  app.setErrorHandler((error: FastifyError | Problem, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toProblem(error, request)));
+export function installErrorHandling(app: FastifyInstance, publicUrl: string) {
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, Problem.notFound(`There is nothing at ${request.method} ${request.url.split('?')[0]}.`), publicUrl));
+  app.setErrorHandler((error: FastifyError | Problem, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toProblem(error, request), publicUrl));
   // Fastify's own answer to a request arriving while the server stops is not a problem: this one is (return503OnClosing is off, server.ts).
   let closing = false;
   app.addHook('preClose', (done) => {
@@ -78,9 +82,9 @@ function toProblem(error: FastifyError | Problem, request: FastifyRequest): Prob
  * Fastify's `frameworkErrors`: a request refused before routing (an address that does not
  * decode), so before any hook. It gets the answer headers a hook would have set.
  */
-export function frameworkErrorHandler(headers: Record<string, string>) {
+export function frameworkErrorHandler(headers: Record<string, string>, publicUrl: string) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
-    void sendProblem(reply.headers(headers).header('X-Request-Id', request.id), toProblem(error, request));
+    void sendProblem(reply.headers(headers).header('X-Request-Id', request.id), toProblem(error, request), publicUrl);
 }
 
 /** Node's refusals of what is not HTTP at all, before any request exists: written to the socket as Node's own would be. */
@@ -91,14 +95,14 @@ const clientProblems: Readonly<Record<string, Problem>> = {
 const notHttp = new Problem(400, 'Malformed request', 'The request is not valid HTTP/1.1.');
 
 /** Fastify's `clientErrorHandler` (called with the app as `this`). */
-export function clientErrorHandler(headers: Record<string, string>) {
+export function clientErrorHandler(headers: Record<string, string>, publicUrl: string) {
   return function (this: FastifyInstance, error: ConnectionError, socket: Socket) {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     // Only the code: the error also carries the raw request (rawPacket), keys and capability tokens included.
     this.log.debug({ code: error.code }, 'malformed HTTP request');
     if (socket.writable) {
       const problem = clientProblems[error.code] ?? notHttp;
-      const body = JSON.stringify(problem.toBody());
+      const body = JSON.stringify(problem.toBody(publicUrl));
       const head = [
         `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
         'Content-Type: application/problem+json; charset=utf-8',

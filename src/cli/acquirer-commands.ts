@@ -5,11 +5,9 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { text } from 'node:stream/consumers';
-import { withStore } from './store.ts';
+import { print, withStore } from './store.ts';
 import { setAcquirerConnection, showAcquirerConnections } from '../acquirer/connections.ts';
 import type { Mode } from '../store/schema.ts';
-
-const print = (line: string): void => void process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
 
 export function registerAcquirerCommands(program: Command, parseMode: (value: string) => Mode): void {
   const acquirer = program.command('acquirer').description("manage merchants' acquirer connections");

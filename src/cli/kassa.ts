@@ -4,7 +4,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
-import { withStore } from './store.ts';
+import { print, withStore } from './store.ts';
 import { createMerchant, rotateApiKey, setVaultPaymentPath } from '../merchants/merchants.ts';
 import { listMerchants } from '../store/merchants.ts';
 import type { Mode } from '../store/schema.ts';
@@ -20,8 +20,6 @@ import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { run } from '../payments/operations/run.ts';
 import { resolve } from '../payments/operations/resolve.ts';
-
-const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 
 const parseMode = (value: string): Mode => {
   if (value !== 'test' && value !== 'live') throw new InvalidArgumentError('must be test or live');

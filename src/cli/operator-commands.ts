@@ -4,11 +4,9 @@
  */
 import type { Command } from 'commander';
 import { text } from 'node:stream/consumers';
-import { withStore } from './store.ts';
+import { print, withStore } from './store.ts';
 import { loadConfig } from '../config.ts';
 import { createOperator, disableAccount, operatorsOf } from '../operators/accounts.ts';
-
-const print = (line: string): void => void process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
 
 /** The password piped in, without the newline `echo` or a terminal adds. */
 const passwordFromStdin = async () => (await text(process.stdin)).replace(/\r?\n$/, '');

@@ -3,12 +3,11 @@
  * deliveries with their attempts, and redelivery. Registered by kassa.ts.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { withStore } from './store.ts';
+import { print, withStore } from './store.ts';
 import { webhookReach, whyRefused } from '../events/ssrf.ts';
 import { loadConfig } from '../config.ts';
 import { deliveriesOf, redeliver, rotateWebhookSecret, setWebhookUrl, showWebhook, type DeliveryView, type WebhookEndpoint } from '../events/admin.ts';
 
-const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
 function describeEndpoint(endpoint: WebhookEndpoint): string {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { cardBrands } from '../ground/card-brand.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { failureCodes, statuses } from '../ground/states.ts';
-import { problemTypeUri } from '../ground/problem.ts';
+import { DOCS_PATH, problemAnchor, problemSlug, problemTypeUri } from '../ground/problem.ts';
 import { flows } from '../payments/flows.ts';
 import { refundTable } from '../payments/refunds.ts';
 import { paymentTable } from '../payments/request.ts';
@@ -18,14 +18,14 @@ import { completionTable } from '../payments/operations/complete-test-payment.ts
 import { referenceTable } from '../payments/operations/fields.ts';
 import { TransactionQuery } from './queries.ts';
 import { echoedFieldSchemas, enrollmentRequestSchema, paymentRequestSchema, tableSchema } from './request-schemas.ts';
-import { problemAnchor, problemTypes } from './problems.ts';
+import { problemTypes } from './problems.ts';
 
 type Schema = Record<string, unknown>;
 
 const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 export const OPENAPI_PATH = '/openapi.json';
-export const DOCS_PATH = '/docs';
+export { DOCS_PATH };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -104,12 +104,17 @@ const paymentMethodsSchema: Schema = {
   },
 };
 
-const problemSchema: Schema = {
+const problemSchema = (publicUrl: string): Schema => ({
   type: 'object',
   description: 'RFC 9457 problem details. `type` names the problem; each has a section under "Problem types".',
   required: ['type', 'title', 'status'],
   properties: {
-    type: { type: 'string', format: 'uri', enum: problemTypes.map((problem) => problemTypeUri(problem.title)) },
+    type: {
+      type: 'string',
+      format: 'uri',
+      description: 'Where this Kassa explains the problem type: `PUBLIC_URL/docs#problem-<slug>`; the slug is the same on every Kassa.',
+      enum: problemTypes.map((problem) => problemTypeUri(publicUrl, problem.title)),
+    },
     title: { type: 'string' },
     status: { type: 'integer', minimum: 400, maximum: 599 },
     detail: { type: 'string' },
@@ -118,7 +123,7 @@ const problemSchema: Schema = {
     requestId: { type: 'string', description: "The request's id, as the `X-Request-Id` answer header and the log lines of the request carry it: quote it to support." },
   },
   additionalProperties: true,
-};
+});
 
 const fieldErrorSchema: Schema = {
   type: 'object',
@@ -154,8 +159,8 @@ const examplePayment = (publicUrl: string, baseUrl: string) => ({
   details: {},
 });
 
-const exampleValidationProblem = {
-  type: problemTypeUri('Validation failed'),
+const exampleValidationProblem = (publicUrl: string) => ({
+  type: problemTypeUri(publicUrl, 'Validation failed'),
   title: 'Validation failed',
   status: 422,
   detail: 'The request has invalid fields; see errors.',
@@ -164,7 +169,7 @@ const exampleValidationProblem = {
     { field: '/returnUrl', code: 'required', message: 'is required: the customer returns there afterwards' },
   ],
   requestId: '7f0c3a52-4b1e-4d8a-9c61-2f5e8b0d9a47',
-};
+});
 
 // ── Routes ───────────────────────────────────────────────────────────────────────────────
 
@@ -395,7 +400,7 @@ function operationOf(route: Route, urls: { publicUrl: string; baseUrl: string })
 
 const problemStatuses = [...new Set([...everyRoute, ...routes.flatMap((route) => route.problems)])].sort((a, b) => a - b);
 
-function problemResponse(status: number): Schema {
+function problemResponse(status: number, publicUrl: string): Schema {
   const types = problemTypes.filter((problem) => problem.statuses.includes(status));
   const retryAfter = status === 409 || status === 429 || status === 503;
   return {
@@ -404,7 +409,7 @@ function problemResponse(status: number): Schema {
     content: {
       'application/problem+json': {
         schema: ref('Problem'),
-        example: status === 422 ? exampleValidationProblem : { type: problemTypeUri(types[0]!.title), title: types[0]!.title, status },
+        example: status === 422 ? exampleValidationProblem(publicUrl) : { type: problemTypeUri(publicUrl, types[0]!.title), title: types[0]!.title, status },
       },
     },
   };
@@ -412,10 +417,10 @@ function problemResponse(status: number): Schema {
 
 // ── The page's text ──────────────────────────────────────────────────────────────────────
 
-function introduction(baseUrl: string): string {
+function introduction(publicUrl: string, baseUrl: string): string {
   const sections = problemTypes.map(
     (problem) =>
-      `## ${problem.title}\n\n<span id="${problemAnchor(problem.title)}"></span>\`${problemTypeUri(problem.title)}\` · ${problem.statuses.join(', ')}\n\n${problem.meaning}`,
+      `## ${problem.title}\n\n<span id="${problemAnchor(problem.title)}"></span>\`${problemSlug(problem.title)}\` · ${problem.statuses.join(', ')}\n\n${problem.meaning}`,
   );
   return [
     `Kassa's merchant API. The base address is \`${baseUrl}\`; requests and answers are JSON. This document is generated from the tables that validate the requests, and every answer of Kassa's own test suite is checked against it.`,
@@ -426,7 +431,7 @@ function introduction(baseUrl: string): string {
     '# Webhooks',
     'Every outcome is announced by a `POST` of `{"id": "<reference>"}` to the merchant’s (or the transaction’s) `webhookUrl`, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). Verify it, then read the transaction.',
     '# Problem types',
-    'Every error is an RFC 9457 problem (`application/problem+json`). Its `type` is `https://kassa.dev/problems/<slug>`: a stable identifier, the same on every Kassa, whose explanation is here at `PUBLIC_URL/docs#problem-<slug>`.',
+    `Every error is an RFC 9457 problem (\`application/problem+json\`). Its \`type\` is the address of its section below, \`${publicUrl}${DOCS_PATH}#problem-<slug>\`; the slug (\`ProblemSlug\`) is the same on every Kassa, so code that matches on a problem type matches on it.`,
     ...sections,
   ].join('\n\n');
 }
@@ -443,7 +448,7 @@ export function openApiDocument(publicUrl: string, apiPrefix: string): Schema {
     info: {
       title: 'Kassa merchant API',
       version,
-      description: introduction(baseUrl),
+      description: introduction(publicUrl, baseUrl),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: baseUrl, description: 'This Kassa' }],
@@ -485,10 +490,10 @@ export function openApiDocument(publicUrl: string, apiPrefix: string): Schema {
         },
         Payment: paymentSchema,
         PaymentMethods: paymentMethodsSchema,
-        Problem: problemSchema,
+        Problem: problemSchema(publicUrl),
         FieldError: fieldErrorSchema,
       },
-      responses: Object.fromEntries(problemStatuses.map((status) => [problemResponseName(status), problemResponse(status)])),
+      responses: Object.fromEntries(problemStatuses.map((status) => [problemResponseName(status), problemResponse(status, publicUrl)])),
     },
   };
 }

@@ -1,11 +1,9 @@
 /**
  * The problem types the merchant API answers (RFC 9457; DESIGN §3 "Errors"): one section each in
- * the API reference, at `PUBLIC_URL/docs#problem-<slug>`. A problem's `type` is
- * `https://kassa.dev/problems/<slug>`, the slug of its title (ground/problem.ts); every title a
+ * the API reference, at `PUBLIC_URL/docs#problem-<slug>`, which is also the problem's `type`
+ * (ground/problem.ts; the slug is its title's); every title a
  * `Problem` is built with has an entry here (checked by test/unit/contract.test.ts).
  */
-import { problemSlug } from '../ground/problem.ts';
-
 export interface ProblemType {
   title: string;
   statuses: readonly number[];
@@ -115,6 +113,3 @@ export const problemTypes: readonly ProblemType[] = [
   },
   { title: 'Wallet not configured', statuses: [503], meaning: 'Live wallet payments need wallet keys the operator has not configured.' },
 ];
-
-/** Where the reference page explains a problem type: its anchor on `PUBLIC_URL/docs`. */
-export const problemAnchor = (title: string) => `problem-${problemSlug(title)}`;

@@ -24,9 +24,18 @@ export class FieldErrors {
   }
 }
 
-/** The stable identifier of a problem type: its title's slug under Kassa's problem namespace (explained at PUBLIC_URL/docs#problem-<slug>). */
+/** The stable name of a problem type: its title's slug, the same on every Kassa. */
 export const problemSlug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-export const problemTypeUri = (title: string) => `https://kassa.dev/problems/${problemSlug(title)}`;
+/** Where the API reference is served, under PUBLIC_URL. */
+export const DOCS_PATH = '/docs';
+/** The reference page's section that explains a problem type. */
+export const problemAnchor = (title: string) => `problem-${problemSlug(title)}`;
+/**
+ * A problem's `type` (RFC 9457 §3.1.1): the address of the section of this Kassa's reference
+ * page that explains it, so the URI resolves where the answer came from (docs/decisions.md
+ * "Problem types").
+ */
+export const problemTypeUri = (publicUrl: string, title: string) => `${publicUrl}${DOCS_PATH}#${problemAnchor(title)}`;
 
 export class Problem extends Error {
   constructor(
@@ -55,9 +64,10 @@ export class Problem extends Error {
     return new Problem(409, 'Conflict', detail, undefined, headers);
   }
 
-  toBody(instance?: string): Record<string, unknown> {
+  /** The body, its `type` under this Kassa's PUBLIC_URL. */
+  toBody(publicUrl: string, instance?: string): Record<string, unknown> {
     return {
-      type: problemTypeUri(this.title),
+      type: problemTypeUri(publicUrl, this.title),
       title: this.title,
       status: this.status,
       ...(this.detail ? { detail: this.detail } : {}),

@@ -71,6 +71,24 @@ describe(`the OpenAPI document on ${backend}`, () => {
     assert.deepEqual(documented, problemTitlesInSource());
   });
 
+  test("every problem type is an address of this Kassa's reference page with a section of that name", async () => {
+    const document = openApiDocument(t.config.publicUrl, '/api/v1') as unknown as OpenApi & {
+      info: { description: string };
+      components: { schemas: { Problem: { properties: { type: { enum: string[] } } } } };
+    };
+    const types = document.components.schemas.Problem.properties.type.enum;
+    assert.equal(types.length, problemTypes.length);
+    for (const type of types) {
+      const address = new URL(type);
+      assert.equal(`${address.origin}${address.pathname}`, `${t.config.publicUrl}/docs`);
+      assert.ok(document.info.description.includes(`<span id="${address.hash.slice(1)}"></span>`), type);
+    }
+    const page = await t.app.inject({ method: 'GET', url: '/docs' });
+    assert.equal(page.statusCode, 200);
+    const notFound = (await t.app.inject({ method: 'GET', url: '/api/v1/nothing-here' })).json() as { type: string };
+    assert.equal(notFound.type, `${t.config.publicUrl}/docs#problem-not-found`);
+  });
+
   test('the request examples are accepted and the 422 example is what Kassa answers for its mistakes', async () => {
     const document = openApiDocument(t.config.publicUrl, '/api/v1') as unknown as OpenApi;
     const payment = document.paths['/payment']!.post!;

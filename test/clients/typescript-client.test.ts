@@ -69,7 +69,8 @@ describe('the TypeScript client', () => {
       const refused = await kassaClient.createPayment({ amount: '10.505', currency: 'EUR', method: 'card' }).catch((error: unknown) => error);
       assert.ok(refused instanceof client.KassaProblem, String(refused));
       assert.equal(refused.status, 422);
-      assert.equal(refused.type, 'https://kassa.dev/problems/validation-failed');
+      assert.equal(refused.type, `${kassa.config.publicUrl}/docs#problem-validation-failed`);
+      assert.equal(refused.slug, 'validation-failed');
       assert.deepEqual(
         refused.errors.map((error) => error.field),
         ['/amount', '/returnUrl'],

@@ -1,7 +1,7 @@
 /**
  * The API reference page (`PUBLIC_URL/docs`, src/contract/routes.ts) in Chromium: Redoc draws the
- * OpenAPI document with every asset from Kassa itself under the page's own CSP, and a problem
- * type's address (`#problem-<slug>`) brings its section into view.
+ * OpenAPI document with every asset from Kassa itself under the page's own CSP, and the `type` of
+ * a problem Kassa answers (`PUBLIC_URL/docs#problem-<slug>`) opens the page at its section.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,9 +39,11 @@ describe('the API reference page', { skip: !browserAvailable && 'chromium is not
     await context.close();
   });
 
-  test("a problem type's section: PUBLIC_URL/docs#problem-<slug> brings it into view", async () => {
+  test("a problem's type resolves: PUBLIC_URL/docs#problem-<slug> opens the page at its section", async () => {
     const { context, page, cspViolations } = await h.context();
-    await page.goto(`${h.baseUrl}/docs#problem-validation-failed`);
+    const refused = (await h.api.post('/payment', { amount: '10.505', currency: 'EUR', method: 'card' })).json() as { type: string };
+    assert.equal(refused.type, `${h.baseUrl}/docs#problem-validation-failed`);
+    await page.goto(refused.type);
     await page.getByRole('heading', { name: 'Create a payment' }).first().waitFor();
     await page.waitForFunction(() => {
       // The section around the anchor (Redoc's own, `section/Problem-types/…`) is on screen.

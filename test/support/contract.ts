@@ -10,8 +10,11 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { openApiDocument } from '../../src/contract/document.ts';
 
 const API_PREFIX = '/api/v1';
-// The document's schemas do not depend on PUBLIC_URL: one document checks the answers of every test app.
-const document = openApiDocument('http://kassa.test', API_PREFIX) as {
+const DOCUMENT_URL = 'http://kassa.test';
+// Of the document's schemas only a problem's `type` depends on PUBLIC_URL (the address of its section,
+// `PUBLIC_URL/docs#problem-<slug>`): one document checks every test app's answers, a problem's type
+// read under this document's PUBLIC_URL (test/api/contract.test.ts checks it is the app's own).
+const document = openApiDocument(DOCUMENT_URL, API_PREFIX) as {
   paths: Record<string, Record<string, { responses: Record<string, { $ref?: string; content?: Record<string, unknown> }> }>>;
   components: { responses: Record<string, { content: Record<string, unknown> }> };
 };
@@ -99,6 +102,14 @@ export function contractBreach(
   } catch {
     return `${where}: the body is not JSON`;
   }
+  if (mediaType === 'application/problem+json') body = underDocumentUrl(body);
   const validate = validator(pointer);
   return validate(body) ? undefined : `${where}: ${ajv.errorsText(validate.errors)} in ${answer.body.slice(0, 500)}`;
+}
+
+/** A problem body with its `type` read under the document's PUBLIC_URL. */
+function underDocumentUrl(body: unknown): unknown {
+  const type = (body as { type?: unknown }).type;
+  const docs = typeof type === 'string' ? type.indexOf('/docs#problem-') : -1;
+  return docs < 0 ? body : { ...(body as object), type: DOCUMENT_URL + (type as string).slice(docs) };
 }

@@ -21,13 +21,21 @@ export type TestCompletion = Schemas['TestCompletion'];
 export type PaymentMethods = Schemas['PaymentMethods'];
 export type Problem = Schemas['Problem'];
 export type FieldError = Schemas['FieldError'];
-/** The problem types Kassa answers: `https://kassa.dev/problems/<slug>`, explained at `PUBLIC_URL/docs#problem-<slug>`. */
-export type ProblemType = Problem['type'];
+/** A problem type's stable name, the same on every Kassa: its `type` is `PUBLIC_URL/docs#problem-<slug>`, the section explaining it. */
+export type ProblemSlug = Problem['type'] extends infer Type ? (Type extends `${string}#problem-${infer Slug}` ? Slug : never) : never;
+
+const slugOf = (type: string) => {
+  const at = type.lastIndexOf('#problem-');
+  return at < 0 ? undefined : type.slice(at + '#problem-'.length);
+};
 
 /** An answer that is not a success: the problem Kassa sent (or, when the body was not one, a stand-in naming the status). */
 export class KassaProblem extends Error {
   readonly status: number;
-  readonly type: ProblemType | string;
+  /** Where your Kassa explains this problem (`PUBLIC_URL/docs#problem-<slug>`). */
+  readonly type: string;
+  /** What to match on in code: the problem type's name, without your Kassa's address (undefined when the body was no Kassa problem). */
+  readonly slug: ProblemSlug | undefined;
   readonly errors: readonly FieldError[];
 
   constructor(
@@ -39,6 +47,7 @@ export class KassaProblem extends Error {
     this.name = 'KassaProblem';
     this.status = problem.status;
     this.type = problem.type;
+    this.slug = slugOf(problem.type) as ProblemSlug | undefined;
     this.errors = problem.errors ?? [];
   }
 }

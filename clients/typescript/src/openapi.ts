@@ -891,9 +891,10 @@ export interface components {
         Problem: {
             /**
              * Format: uri
+             * @description Where this Kassa explains the problem type: `PUBLIC_URL/docs#problem-<slug>`; the slug is the same on every Kassa.
              * @enum {string}
              */
-            type: "https://kassa.dev/problems/malformed-json" | "https://kassa.dev/problems/json-nested-too-deeply" | "https://kassa.dev/problems/malformed-request" | "https://kassa.dev/problems/bad-request" | "https://kassa.dev/problems/unsupported-content-type" | "https://kassa.dev/problems/invalid-idempotency-reference" | "https://kassa.dev/problems/unauthorized" | "https://kassa.dev/problems/not-found" | "https://kassa.dev/problems/request-timeout" | "https://kassa.dev/problems/conflict" | "https://kassa.dev/problems/request-in-progress" | "https://kassa.dev/problems/request-body-too-large" | "https://kassa.dev/problems/address-too-long" | "https://kassa.dev/problems/validation-failed" | "https://kassa.dev/problems/unprocessable-request" | "https://kassa.dev/problems/idempotency-reference-reused" | "https://kassa.dev/problems/refused-by-the-acquirer" | "https://kassa.dev/problems/too-many-requests" | "https://kassa.dev/problems/too-many-failed-authentications" | "https://kassa.dev/problems/request-headers-too-large" | "https://kassa.dev/problems/internal-error" | "https://kassa.dev/problems/wallet-merchant-validation-failed" | "https://kassa.dev/problems/no-acquirer-configured" | "https://kassa.dev/problems/no-answer-from-the-acquirer" | "https://kassa.dev/problems/no-directory-server-configured" | "https://kassa.dev/problems/not-a-notification" | "https://kassa.dev/problems/service-stopping" | "https://kassa.dev/problems/vault-unavailable" | "https://kassa.dev/problems/wallet-not-configured";
+            type: "https://kassa.test/docs#problem-malformed-json" | "https://kassa.test/docs#problem-json-nested-too-deeply" | "https://kassa.test/docs#problem-malformed-request" | "https://kassa.test/docs#problem-bad-request" | "https://kassa.test/docs#problem-unsupported-content-type" | "https://kassa.test/docs#problem-invalid-idempotency-reference" | "https://kassa.test/docs#problem-unauthorized" | "https://kassa.test/docs#problem-not-found" | "https://kassa.test/docs#problem-request-timeout" | "https://kassa.test/docs#problem-conflict" | "https://kassa.test/docs#problem-request-in-progress" | "https://kassa.test/docs#problem-request-body-too-large" | "https://kassa.test/docs#problem-address-too-long" | "https://kassa.test/docs#problem-validation-failed" | "https://kassa.test/docs#problem-unprocessable-request" | "https://kassa.test/docs#problem-idempotency-reference-reused" | "https://kassa.test/docs#problem-refused-by-the-acquirer" | "https://kassa.test/docs#problem-too-many-requests" | "https://kassa.test/docs#problem-too-many-failed-authentications" | "https://kassa.test/docs#problem-request-headers-too-large" | "https://kassa.test/docs#problem-internal-error" | "https://kassa.test/docs#problem-wallet-merchant-validation-failed" | "https://kassa.test/docs#problem-no-acquirer-configured" | "https://kassa.test/docs#problem-no-answer-from-the-acquirer" | "https://kassa.test/docs#problem-no-directory-server-configured" | "https://kassa.test/docs#problem-not-a-notification" | "https://kassa.test/docs#problem-service-stopping" | "https://kassa.test/docs#problem-vault-unavailable" | "https://kassa.test/docs#problem-wallet-not-configured";
             title: string;
             status: number;
             detail?: string;
@@ -922,7 +923,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/malformed-json",
+                 *       "type": "https://kassa.test/docs#problem-malformed-json",
                  *       "title": "Malformed JSON",
                  *       "status": 400
                  *     }
@@ -938,7 +939,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/unauthorized",
+                 *       "type": "https://kassa.test/docs#problem-unauthorized",
                  *       "title": "Unauthorized",
                  *       "status": 401
                  *     }
@@ -954,7 +955,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/not-found",
+                 *       "type": "https://kassa.test/docs#problem-not-found",
                  *       "title": "Not found",
                  *       "status": 404
                  *     }
@@ -971,7 +972,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/conflict",
+                 *       "type": "https://kassa.test/docs#problem-conflict",
                  *       "title": "Conflict",
                  *       "status": 409
                  *     }
@@ -987,7 +988,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/request-body-too-large",
+                 *       "type": "https://kassa.test/docs#problem-request-body-too-large",
                  *       "title": "Request body too large",
                  *       "status": 413
                  *     }
@@ -1003,7 +1004,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/address-too-long",
+                 *       "type": "https://kassa.test/docs#problem-address-too-long",
                  *       "title": "Address too long",
                  *       "status": 414
                  *     }
@@ -1019,7 +1020,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/validation-failed",
+                 *       "type": "https://kassa.test/docs#problem-validation-failed",
                  *       "title": "Validation failed",
                  *       "status": 422,
                  *       "detail": "The request has invalid fields; see errors.",
@@ -1050,7 +1051,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/too-many-requests",
+                 *       "type": "https://kassa.test/docs#problem-too-many-requests",
                  *       "title": "Too many requests",
                  *       "status": 429
                  *     }
@@ -1066,7 +1067,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/internal-error",
+                 *       "type": "https://kassa.test/docs#problem-internal-error",
                  *       "title": "Internal error",
                  *       "status": 500
                  *     }
@@ -1082,7 +1083,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/wallet-merchant-validation-failed",
+                 *       "type": "https://kassa.test/docs#problem-wallet-merchant-validation-failed",
                  *       "title": "Wallet merchant validation failed",
                  *       "status": 502
                  *     }
@@ -1099,7 +1100,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://kassa.dev/problems/no-acquirer-configured",
+                 *       "type": "https://kassa.test/docs#problem-no-acquirer-configured",
                  *       "title": "No acquirer configured",
                  *       "status": 503
                  *     }

@@ -134,14 +134,14 @@ export class IdempotencyRecord {
     if (this.held) {
       // This request holds the reference: nobody else can have recorded it.
       await store.transact(async (db) => {
-        if (problem && kept) await this.record(db, { status: problem.status, body: problem.toBody() });
+        if (problem && kept) await this.record(db, { status: problem.status, body: problem.toBody(this.links.publicUrl) });
         else await deleteIdempotencyRecord(db, this.key);
       });
       throw error;
     }
     if (problem && kept) {
       try {
-        await store.transact((db) => this.record(db, { status: problem.status, body: problem.toBody() }));
+        await store.transact((db) => this.record(db, { status: problem.status, body: problem.toBody(this.links.publicUrl) }));
       } catch (insertError) {
         // Another request with this reference was recorded first: its outcome is the answer.
         if (isUniqueViolation(insertError)) return this.replayStored(store, error);
