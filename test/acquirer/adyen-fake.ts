@@ -89,7 +89,7 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     const key = `${route}:${idempotencyKey}`;
     if (idempotencyKey && answers.has(key)) return answers.get(key);
     const answer = threeDS2.asked(route, body)
-      ? threeDS2.answer(route, body)
+      ? await threeDS2.answer(route, body)
       : route === '/authorise'
         ? await authorise(body)
         : { pspReference: pspReference(), response: `[${route.slice(1).replace('technicalCancel', 'technical-cancel')}-received]` };
@@ -113,8 +113,9 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
 //
 // Adyen's classic native 3DS2: an `/authorise` with `threeDS2RequestData` is authenticated by
 // Adyen, the outcome chosen by the amount's cents like the simulator's: .11 ChallengeShopper,
-// .15 IdentifyShopper then Authorised, .16 IdentifyShopper then ChallengeShopper, .12 Refused
-// (3D Not Authenticated), .21/.22/.23 Refused as above, anything else Authorised frictionless.
+// .15 IdentifyShopper then Authorised, .16 IdentifyShopper then ChallengeShopper, .17
+// IdentifyShopper without a 3DS method URL, .12 Refused (3D Not Authenticated), .21/.22/.23
+// Refused as above, .31 no answer in time, anything else Authorised frictionless.
 // The issuer's ACS is served here on 127.0.0.1: its 3DS method page posts the method data back
 // to the 3DS method notification URL, and its challenge page (Approve / Reject) posts the CRes to
 // the notification URL of the `/authorise`. `/authorise3ds2` then answers from what the ACS
@@ -160,13 +161,14 @@ async function nativeThreeDS2(app: FastifyInstance, fake: FakeAdyen) {
   const threeDS2 = {
     acsBase: '',
     asked: (route: string, body: Record<string, unknown>) => route === '/authorise3ds2' || (route === '/authorise' && body.threeDS2RequestData !== undefined),
-    answer(route: string, body: Record<string, unknown>) {
+    async answer(route: string, body: Record<string, unknown>) {
       if (route === '/authorise') {
         const cents = (body.amount as { value: number }).value % 100;
+        if (cents === 31) await new Promise((resolve) => setTimeout(resolve, fake.slowMs));
         const request = body.threeDS2RequestData as { deviceChannel: string; notificationURL?: string };
         if (request.deviceChannel !== 'browser' || !request.notificationURL)
           fake.violations.push('/authorise: the browser flow needs deviceChannel browser and a notificationURL');
-        if (![11, 15, 16].includes(cents)) return refusedOrAuthorised(cents);
+        if (![11, 15, 16, 17].includes(cents)) return refusedOrAuthorised(cents);
         const token = `TOKEN${randomBytes(12).toString('hex')}`;
         const authentication: FakeAuthentication = {
           reference: String(body.reference),
@@ -185,6 +187,8 @@ async function nativeThreeDS2(app: FastifyInstance, fake: FakeAdyen) {
       const compInd = (body.threeDS2RequestData as { threeDSCompInd?: string } | undefined)?.threeDSCompInd;
       if (compInd !== undefined) {
         if (compInd === 'Y' && !authentication.methodRan) fake.violations.push('/authorise3ds2: threeDSCompInd Y, but the 3DS method did not run');
+        if ((compInd === 'U') !== (authentication.cents === 17))
+          fake.violations.push(`/authorise3ds2: threeDSCompInd ${compInd} for an issuer ${authentication.cents === 17 ? 'without' : 'with'} a 3DS method`);
         return authentication.cents === 16 ? challenge(token, authentication) : refusedOrAuthorised(authentication.cents);
       }
       const transStatus = (body.threeDS2Result as { transStatus?: string } | undefined)?.transStatus;
@@ -199,7 +203,7 @@ async function nativeThreeDS2(app: FastifyInstance, fake: FakeAdyen) {
       additionalData: {
         'threeds2.threeDS2Token': token,
         'threeds2.threeDSServerTransID': authentication.threeDSServerTransID,
-        'threeds2.threeDSMethodURL': `${threeDS2.acsBase}/method`,
+        ...(authentication.cents === 17 ? {} : { 'threeds2.threeDSMethodURL': `${threeDS2.acsBase}/method` }),
       },
     });
   }
