@@ -6,7 +6,10 @@
  *   reserve  take the processing lease and count the attempt (one compare-and-set)
  *   act      3-D Secure (frictionless, challenge pop-up, or the 3DS1 redirect), then
  *            authorise at the acquirer — or, for a vault enrollment, nothing moves: the
- *            card is prepared for the vault
+ *            card is prepared for the vault. Where the acquirer authenticates itself
+ *            (threeds/by-acquirer.ts), one authorisation through the same steps (the
+ *            issuer's 3DS method in a hidden frame, the challenge pop-up), its last answer
+ *            the authorisation
  *   commit   the one state change through `transition()`, and the lease given back
  *   after    an authorisation that lost the race to a cancel or expiry is reversed
  *
