@@ -2,7 +2,9 @@
  * Adyen's native 3-D Secure 2 as data (src/acquirer/adyen-3ds2.ts): what an answer means — the
  * customer's next step or the outcome of the one table — and the browser and continuation fields
  * Kassa sends; then the connector against the stand-in that validates every request against
- * Adyen's OpenAPI document: an issuer without a 3DS method, and no answer in time.
+ * Adyen's OpenAPI document: an issuer without a 3DS method, and no answer in time; and on SQLite
+ * and PostgreSQL the card page's steps over HTTP as a browser without scripts: a forged CRes,
+ * a completion before the CRes, two completions at once, the 3DS method not run.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,9 @@ import { observed } from '../../src/acquirer/observed.ts';
 import { SimulatedAcquirer } from '../../src/acquirer/simulator.ts';
 import type { AuthenticatingRequest } from '../../src/acquirer/connector.ts';
 import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
+import { api, backends, cardPayment, suiteApp, type MerchantApi } from '../support/app.ts';
+import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
+import { card, csrfOf, FORM, hiddenValue, openPage, postForm } from '../pages/flow.ts';
 
 const method = {
   'threeds2.threeDS2Token': 'T1',
@@ -170,3 +175,102 @@ describe("the Adyen connector's native 3DS2 against the contract", () => {
     assert.deepEqual(adyen.violations, []);
   });
 });
+
+/** Posts a form to the stand-in's issuer pages (a real HTTP server on 127.0.0.1), as the browser's frame would. */
+async function postToIssuer(url: string, fields: Record<string, string>): Promise<string> {
+  const response = await fetch(url, { method: 'POST', headers: FORM, body: new URLSearchParams(fields).toString() });
+  assert.equal(response.status, 200);
+  return response.text();
+}
+
+for (const backend of backends) {
+  describe(`the card page's steps with Adyen authenticating, over HTTP without scripts (${backend})`, () => {
+    const t = suiteApp(backend);
+    let adyen: FakeAdyen;
+    let live: MerchantApi;
+    before(async () => {
+      adyen = await startFakeAdyen();
+      await setAcquirerConnection(
+        t.store,
+        {
+          merchantId: t.merchant.merchantId,
+          mode: 'live',
+          connector: 'adyen',
+          endpoint: adyen.url,
+          account: 'ShopNL',
+          secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: 'ab'.repeat(32) }),
+        },
+        Date.now(),
+      );
+      live = api(t.app, t.merchant.liveApiKey);
+    });
+    after(() => adyen.close());
+
+    async function submitCard(amount: string) {
+      const payment = (await live.post('/payment', cardPayment({ amount }))).json();
+      const { path, csrf } = await openPage(t.app, payment.payUrl);
+      const step = await postForm(t.app, `${path}/card`, { csrf, ...card() });
+      return { payment, path, csrf, step };
+    }
+    const callsFor = (reference: string) => adyen.requests.filter((r) => r.body.reference === reference);
+
+    test('a forged CRes changes nothing; a completion before the CRes shows the challenge again; two completions at once authorise once', async () => {
+      const { payment, path, step } = await submitCard('50.11');
+      assert.equal(step.statusCode, 200, step.body);
+      const framePath = /<iframe[^>]+src="([^"]+)"/.exec(step.body)![1]!;
+      const frame = await t.app.inject({ method: 'GET', url: framePath });
+      const acsUrl = /<form method="post" action="([^"]+)"/.exec(frame.body)![1]!;
+      const fields = { creq: hiddenValue(frame.body, 'creq'), threeDSSessionData: hiddenValue(frame.body, 'threeDSSessionData') };
+      assert.equal(JSON.parse(Buffer.from(fields.creq, 'base64url').toString()).messageVersion, '2.2.0');
+      const completion = { csrf: csrfOf(step.body), session: hiddenValue(step.body, 'session'), sealedCard: hiddenValue(step.body, 'sealedCard') };
+
+      const early = await postForm(t.app, `${path}/3ds/complete`, completion);
+      assert.equal(early.statusCode, 409, 'the issuer has not answered yet: the pop-up again');
+      const issuerPage = await postToIssuer(acsUrl, fields);
+      const answered = await postToIssuer(`${new URL(acsUrl).origin}/acs/challenge/answer`, { ...fields, answer: 'Approve' });
+      const cres = hiddenValue(answered, 'cres');
+      assert.match(issuerPage, /Approve/);
+      const forged = await postForm(t.app, `${path}/3ds/notify`, { cres, threeDSSessionData: 'x'.repeat(32) });
+      assert.equal(forged.statusCode, 403);
+      assert.equal((await postForm(t.app, `${path}/3ds/complete`, completion)).statusCode, 409, 'a forged CRes is not recorded');
+      assert.equal((await postForm(t.app, `${path}/3ds/notify`, { cres, threeDSSessionData: fields.threeDSSessionData })).statusCode, 200);
+
+      const [first, second] = await Promise.all([postForm(t.app, `${path}/3ds/complete`, completion), postForm(t.app, `${path}/3ds/complete`, completion)]);
+      assert.ok([first.statusCode, second.statusCode].includes(303), `${first.statusCode} ${second.statusCode}`);
+      assert.equal((await live.get(`/transaction?reference=${payment.reference}`)).json().status, 'success');
+      assert.deepEqual(
+        callsFor(payment.reference).map((r) => r.path),
+        ['/authorise', '/authorise3ds2'],
+        'one authorisation',
+      );
+      assert.deepEqual(adyen.violations, []);
+    });
+
+    test("without scripts the issuer's 3DS method cannot run: Continue says so (N), and the browser is sent as not measured", async () => {
+      const { payment, path, step } = await submitCard('50.15');
+      assert.equal(step.statusCode, 200, step.body);
+      assert.match(step.body, /<iframe name="method-window"/);
+      const [authorise] = callsFor(payment.reference);
+      assert.equal((authorise!.body.browserInfo as Record<string, unknown>).javaScriptEnabled, false);
+      const completion = {
+        csrf: csrfOf(step.body),
+        session: hiddenValue(step.body, 'session'),
+        sealedCard: hiddenValue(step.body, 'sealedCard'),
+        completed: hiddenValue(step.body, 'completed'),
+      };
+      assert.equal(completion.completed, 'N');
+      const done = await postForm(t.app, `${path}/3ds/method-complete`, completion);
+      assert.equal(done.statusCode, 303, done.body);
+      assert.equal((await live.get(`/transaction?reference=${payment.reference}`)).json().status, 'success');
+      const again = await postForm(t.app, `${path}/3ds/method-complete`, completion);
+      assert.equal(again.statusCode, 303, 'a replayed completion shows the outcome');
+      const calls = callsFor(payment.reference);
+      assert.deepEqual(
+        calls.map((r) => r.path),
+        ['/authorise', '/authorise3ds2'],
+      );
+      assert.deepEqual(calls[1]!.body.threeDS2RequestData, { deviceChannel: 'browser', threeDSCompInd: 'N' });
+      assert.deepEqual(adyen.violations, []);
+    });
+  });
+}
