@@ -8,7 +8,9 @@
  * What Adyen answers is mapped to Kassa's outcomes by one table (adyen-outcomes.ts).
  */
 import type { AcquirerConnector, AuthenticationData, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult } from './connector.ts';
+import type { AcquirerAuthentication, AuthenticatingRequest, AuthenticationContinuation, PaymentAmount } from './connector.ts';
 import { authoriseResultOf, type AdyenPaymentResult } from './adyen-outcomes.ts';
+import { authenticatingFields, authenticationStepOf, continuationFields, type AdyenAuthenticationResult } from './adyen-3ds2.ts';
 import { findCurrency } from '../ground/amount.ts';
 
 export interface AdyenSettings {
@@ -42,21 +44,8 @@ export class AdyenConnector implements AcquirerConnector {
   constructor(private readonly settings: AdyenSettings) {}
 
   async authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult> {
-    const { card } = request;
     const body: Record<string, unknown> = {
-      merchantAccount: this.settings.merchantAccount,
-      reference: request.reference,
-      amount: amountOf(request.amountMinor, request.currency),
-      card: {
-        number: card.pan,
-        expiryMonth: String(card.expiryMonth).padStart(2, '0'),
-        expiryYear: String(card.expiryYear),
-        holderName: card.holderName,
-        ...(card.cvc === undefined ? {} : { cvc: card.cvc }),
-      },
-      shopperInteraction: 'Ecommerce',
-      // A sale is captured at once; an authorisation waits for Kassa's capture (Adyen: manual capture).
-      ...(request.captureNow ? { captureDelayHours: 0 } : { additionalData: { manualCapture: 'true' } }),
+      ...cardAuthorisation(this.settings.merchantAccount, request),
       ...(request.authentication ? { mpiData: mpiDataOf(request.authentication) } : {}),
     };
     const answer = await this.post('/authorise', body, idempotencyKey);
@@ -113,4 +102,61 @@ export class AdyenConnector implements AcquirerConnector {
       return { status: 'unknown', reason: error instanceof Error ? error.name : 'network error' };
     }
   }
+
+  /**
+   * Adyen's native 3-D Secure 2 (adyen-3ds2.ts): `/authorise` with the browser and
+   * `threeDS2RequestData`, then `/authorise3ds2` after the issuer's 3DS method or challenge.
+   * Adyen's final answer is the authorisation.
+   */
+  readonly authentication: AcquirerAuthentication = {
+    authorise: async (request: AuthenticatingRequest, idempotencyKey: string) => {
+      const body = cardAuthorisation(this.settings.merchantAccount, request, { allow3DS2: 'true' });
+      const step = this.authenticationStep(await this.post('/authorise', { ...body, ...authenticatingFields(request) }, idempotencyKey));
+      if (step.step !== 'method' || step.methodUrl !== undefined) return step;
+      // The issuer has no 3DS method: Adyen is told at once that none ran (EMVCo threeDSCompInd U).
+      const after = { step: 'method', completed: 'U' } as const;
+      return this.authentication.continue({ ...request, token: step.token, after }, `${idempotencyKey}:method`);
+    },
+    continue: async (request: AuthenticationContinuation, idempotencyKey: string) => {
+      const step = this.authenticationStep(
+        await this.post('/authorise3ds2', { ...paymentOf(this.settings.merchantAccount, request), ...continuationFields(request) }, idempotencyKey),
+      );
+      // A second IdentifyShopper without a method URL has nothing left to run: the table's answer for it.
+      return step.step === 'method' && step.methodUrl === undefined ? { step: 'done', result: authoriseResultOf({ resultCode: 'IdentifyShopper' }) } : step;
+    },
+  };
+
+  private authenticationStep(answer: Answer): ReturnType<typeof authenticationStepOf> {
+    if (answer.status === 'unknown') return { step: 'done', result: { outcome: 'unknown', reason: answer.reason } };
+    if (answer.status !== 200) return { step: 'done', result: { outcome: 'unknown', reason: `Adyen answered ${answer.status}: ${String(answer.body.errorCode ?? '')}` } };
+    return authenticationStepOf(answer.body as AdyenAuthenticationResult);
+  }
+}
+
+/** Which payment, how much, and when it is captured: a sale at once, an authorisation when Kassa captures it (Adyen: manual capture). */
+function paymentOf(merchantAccount: string, request: PaymentAmount & { captureNow: boolean }, additionalData: Record<string, string> = {}): Record<string, unknown> {
+  const data = request.captureNow ? additionalData : { ...additionalData, manualCapture: 'true' };
+  return {
+    merchantAccount,
+    reference: request.reference,
+    amount: amountOf(request.amountMinor, request.currency),
+    ...(request.captureNow ? { captureDelayHours: 0 } : {}),
+    ...(Object.keys(data).length > 0 ? { additionalData: data } : {}),
+  };
+}
+
+/** A card authorisation as `/authorise` takes it: the payment and the card, typed by the customer in Kassa's page. */
+function cardAuthorisation(merchantAccount: string, request: Omit<AuthoriseRequest, 'authentication'>, additionalData?: Record<string, string>): Record<string, unknown> {
+  const { card } = request;
+  return {
+    ...paymentOf(merchantAccount, request, additionalData),
+    card: {
+      number: card.pan,
+      expiryMonth: String(card.expiryMonth).padStart(2, '0'),
+      expiryYear: String(card.expiryYear),
+      holderName: card.holderName,
+      ...(card.cvc === undefined ? {} : { cvc: card.cvc }),
+    },
+    shopperInteraction: 'Ecommerce',
+  };
 }

@@ -6,6 +6,7 @@
  */
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { Mode } from '../store/schema.ts';
+import type { BrowserInfo } from '../threeds/fields.ts';
 
 /** Card data for one authorisation. Held in memory for the call only; never logged or stored. */
 export interface CardData {
@@ -70,8 +71,51 @@ export type FollowUpResult =
   /** No answer that can be trusted: the acquirer may or may not have taken it; a retry with the same key is safe. */
   | { outcome: 'unknown'; reason: string };
 
+/**
+ * An authorisation the acquirer authenticates itself (its own 3DS Server, e.g. Adyen's native
+ * 3DS2): Kassa's page collected the browser, and runs the issuer's 3DS method and challenge.
+ */
+export interface AuthenticatingRequest extends Omit<AuthoriseRequest, 'authentication'> {
+  /** The browser as the AReq sees it: the merchant's browserInfo, else what Kassa's page collected. */
+  browser: Partial<BrowserInfo>;
+  javascriptEnabled: boolean;
+  /** EMVCo threeDSRequestorChallengeInd (01–04), chosen as for Kassa's own AReq. */
+  challengeIndicator: string;
+  /** Where the issuer's ACS posts the CRes: Kassa's page. */
+  notificationUrl: string;
+}
+
+/** The next call of an authorisation the acquirer authenticates: after the 3DS method, or after the challenge. */
+export interface AuthenticationContinuation extends PaymentAmount {
+  /** The acquirer's token of the authentication (Adyen's threeDS2Token). */
+  token: string;
+  captureNow: boolean;
+  /** EMVCo threeDSCompInd after the 3DS method (Y done, N not in time, U the issuer has none); transStatus of the CRes after the challenge. */
+  after: { step: 'method'; completed: 'Y' | 'N' | 'U' } | { step: 'challenge'; transStatus: string };
+}
+
+/** Where an authorisation the acquirer authenticates stands: decided, or waiting for the customer's browser. */
+export type AuthenticationStep =
+  | { step: 'done'; result: AuthoriseResult }
+  /** The issuer wants its 3DS method (device data) run in a hidden frame, then the acquirer is told whether it ran. */
+  | { step: 'method'; token: string; threeDSServerTransID: string; methodUrl: string }
+  /** The issuer challenges the cardholder: the CReq goes to acsUrl in the challenge window. */
+  | { step: 'challenge'; token: string; threeDSServerTransID: string; acsTransID: string; acsUrl: string; messageVersion: string };
+
+/**
+ * The optional capability of a connector whose acquirer authenticates the cardholder itself:
+ * its final answer IS the authorisation (no separate authorise call after it). Each call
+ * carries an idempotency key like every other.
+ */
+export interface AcquirerAuthentication {
+  authorise(request: AuthenticatingRequest, idempotencyKey: string): Promise<AuthenticationStep>;
+  continue(request: AuthenticationContinuation, idempotencyKey: string): Promise<AuthenticationStep>;
+}
+
 export interface AcquirerConnector {
   readonly name: string;
+  /** Present when the acquirer authenticates the cardholder itself (docs/acquirers.md "3-D Secure through Adyen"). */
+  readonly authentication?: AcquirerAuthentication;
   authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult>;
   capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
   refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;

@@ -4,7 +4,7 @@
  * up at each call, so what it does stays its own.
  */
 import { acquirerCallDuration, acquirerCallErrors } from '../lib/metrics.ts';
-import type { AcquirerConnector } from './connector.ts';
+import type { AcquirerConnector, AuthenticationStep } from './connector.ts';
 
 export function observed(connector: AcquirerConnector): AcquirerConnector {
   const timed = async <Result extends { outcome: string }>(call: string, send: () => Promise<Result>): Promise<Result> => {
@@ -19,8 +19,21 @@ export function observed(connector: AcquirerConnector): AcquirerConnector {
       throw error;
     }
   };
+  // An authentication step is timed by what it came to: authorised, declined, unknown, or the customer's next step.
+  const stepped = (call: string, send: () => Promise<AuthenticationStep>) =>
+    timed(call, async () => {
+      const step = await send();
+      return { step, outcome: step.step === 'done' ? step.result.outcome : step.step };
+    }).then(({ step }) => step);
+  const { authentication } = connector;
   return {
     name: connector.name,
+    ...(authentication && {
+      authentication: {
+        authorise: (request, key) => stepped('authorise-authenticating', () => authentication.authorise(request, key)),
+        continue: (request, key) => stepped(`authorise-after-${request.after.step}`, () => authentication.continue(request, key)),
+      },
+    }),
     authorise: (request, key) => timed('authorise', () => connector.authorise(request, key)),
     capture: (request, key) => timed('capture', () => connector.capture(request, key)),
     refund: (request, key) => timed('refund', () => connector.refund(request, key)),

@@ -48,6 +48,7 @@ a.button{display:inline-block;padding:.75rem 1rem;background:var(--accent);color
 .window-01{width:250px;height:400px}.window-02{width:390px;height:400px}.window-03{width:500px;height:600px}.window-04{width:600px;height:400px}
 .window-05{width:calc(100vw - 4rem);height:calc(100vh - 10rem)}
 .modal-full{width:100%;height:100%}
+.method-frame{position:absolute;width:0;height:0;border:0}
 main.bank{max-width:26rem;margin:.5rem auto;padding:1rem}
 .bank .logo{font-weight:800;color:#0b5137;font-size:1.2rem;margin:0 0 .5rem}
 .bank .primary{background:#0b5137}
@@ -102,5 +103,15 @@ if(e.origin!==location.origin||!e.data||e.data.type!=='kassa:challenge-complete'
 document.getElementById('complete-form').submit();});
 var f=document.querySelector('.modal iframe');if(f)f.focus();})();`;
 
-/** Inside the challenge window, after the CRes: tell Kassa's page (same origin) to continue. */
-export const notifyScript = `(function(){if(window.parent!==window)window.parent.postMessage({type:'kassa:challenge-complete'},location.origin);})();`;
+/** Inside the challenge window after the CRes, or the 3DS method's hidden frame after the method: tell Kassa's page (same origin) to continue. */
+export const notifyScript = `(function(){var m=document.querySelector('[data-notify]');
+if(m&&window.parent!==window)window.parent.postMessage({type:m.dataset.notify},location.origin);})();`;
+
+/**
+ * The issuer's 3DS method in a hidden frame: the completion form is sent once the frame reports
+ * the method posted back (Y), or after 10 seconds without it (N), as EMVCo allows the method.
+ */
+export const methodScript = `(function(){var f=document.getElementById('method-form');if(!f)return;var sent=false;
+function go(c){if(sent)return;sent=true;f.elements.namedItem('completed').value=c;f.submit();}
+window.addEventListener('message',function(e){if(e.origin===location.origin&&e.data&&e.data.type==='kassa:method-complete')go('Y');});
+setTimeout(function(){go('N');},10000);})();`;

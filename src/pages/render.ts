@@ -17,7 +17,7 @@ import type { PaymentContext } from '../payments/payment-context.ts';
 import { landingMethods } from '../payments/operations/choose-method.ts';
 import { translator } from './i18n.ts';
 import { newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
-import { cardPage, challengePage, landingPage, messagePage, outcomePage, redirect3ds1Page, storedCardPage, walletPage, type PaymentView } from './views.ts';
+import { cardPage, challengePage, landingPage, messagePage, methodPage, outcomePage, redirect3ds1Page, storedCardPage, walletPage, type PaymentView } from './views.ts';
 
 /** A payment as its page request loaded it: the payment, its page row and what every view shows. */
 export interface Loaded extends PaymentContext {
@@ -130,6 +130,12 @@ export function respond(
         policy(nonce, { frameTargets: [sourceOf(step.acsUrl)!] }, row),
         challengePage(view, { sessionId: step.session.id, windowSize: step.session.window_size ?? 'FULL_SCREEN', sealedCard: step.sealedCard, pending: step.pending }),
         step.pending ? 409 : 200,
+      );
+    case 'method':
+      return sendPage(
+        reply,
+        policy(nonce, { frameTargets: [sourceOf(step.methodUrl)!] }, row),
+        methodPage(view, { sessionId: step.session.id, sealedCard: step.sealedCard }),
       );
     case 'redirect3ds1':
       return sendPage(

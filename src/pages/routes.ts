@@ -1,7 +1,8 @@
 /**
  * Customer-facing pages (payUrl), reached only through the payment's capability token:
  * the landing page, the card form (also for a vault enrollment), the stored card of a
- * vault payment, the 3-D Secure steps (challenge pop-up, 3DS1 redirect) and the outcome.
+ * vault payment, the 3-D Secure steps (the issuer's 3DS method in a hidden frame, challenge
+ * pop-up, 3DS1 redirect) and the outcome.
  * Routes parse, check CSRF, call the card-payment operation and render.
  * Forms are plain POSTs (application/x-www-form-urlencoded), so paying works without
  * scripts; the responses send a strict CSP with a fresh nonce.
@@ -27,15 +28,18 @@ import { chooseMethod } from '../payments/operations/choose-method.ts';
 import { payCard } from '../payments/operations/pay-card.ts';
 import { payStoredCard } from '../payments/operations/pay-stored-card.ts';
 import { completeChallenge } from '../payments/operations/complete-challenge.ts';
+import { complete3dsMethod } from '../payments/operations/complete-3ds-method.ts';
+import { receiveChallengeResponse } from '../payments/operations/receive-challenge-response.ts';
 import { complete3ds1 } from '../payments/operations/complete-3ds1.ts';
 import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts';
 import { payWallet } from '../payments/operations/pay-wallet.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
 import { encodeCReq } from '../threeds/server.ts';
+import { encodeMethodData, transactionOf } from '../threeds/by-acquirer.ts';
 import { translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form } from '../lib/page-security.ts';
-import { challengeFramePage, messagePage, notifyPage, type PaymentView } from './views.ts';
+import { challengeFramePage, messagePage, methodFramePage, notifyPage, type PaymentView } from './views.ts';
 import { acsPages } from './acs-pages.ts';
 import { notFound, pageShown, policy, respond, show, type Loaded } from './render.ts';
 
@@ -209,17 +213,53 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     const loaded = await load(request.params.token);
     if (!loaded) return notFound(reply);
     const { view } = loaded;
-    let sessionId: string | undefined;
-    try {
-      sessionId = JSON.parse(Buffer.from(field(request.body, 'cres') ?? '', 'base64url').toString('utf8')).threeDSServerTransID;
-    } catch {
-      sessionId = undefined;
-    }
-    const session = typeof sessionId === 'string' ? await findThreeDSSession(store.read, sessionId) : undefined;
-    if (!session || session.reference !== loaded.row.reference || !csrfValid(session.session_secret, field(request.body, 'threeDSSessionData'))) {
+    const received = await perform(
+      receiveChallengeResponse,
+      loaded,
+      { cres: field(request.body, 'cres'), sessionData: field(request.body, 'threeDSSessionData') },
+      request.log,
+    );
+    if (!received) return sendPage(reply, policy(view.nonce, { frameAncestors: "'self'" }), messagePage(view, view.t('notFoundTitle'), view.t('formExpired')), 403);
+    return sendPage(reply, policy(view.nonce, { frameAncestors: "'self'" }), notifyPage(view));
+  });
+
+  // Inside the 3DS method's hidden frame (3-D Secure by the acquirer): Kassa's page posts the 3DS method data to the issuer from here.
+  app.get<{ Params: { token: string; session: string } }>('/pay/:token/3ds/method/:session', async (request, reply) => {
+    const loaded = await load(request.params.token);
+    const session = loaded && (await findThreeDSSession(store.read, request.params.session));
+    if (!loaded || !session || session.reference !== loaded.row.reference || session.state !== 'method' || !session.acs_url) return notFound(reply);
+    const { view } = loaded;
+    return sendPage(
+      reply,
+      policy(view.nonce, { frameAncestors: "'self'", formTargets: [sourceOf(session.acs_url)!] }),
+      methodFramePage(view, session.acs_url, encodeMethodData(session.id, `${config.publicUrl}/pay/${request.params.token}/3ds/method-notify`)),
+    );
+  });
+
+  // The 3DS method notification URL: the issuer posts the 3DS method data back here, inside the hidden frame, when its method is done.
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds/method-notify', async (request, reply) => {
+    const loaded = await load(request.params.token);
+    if (!loaded) return notFound(reply);
+    const { view } = loaded;
+    const id = transactionOf(field(request.body, 'threeDSMethodData'))?.threeDSServerTransID;
+    const session = typeof id === 'string' ? await findThreeDSSession(store.read, id) : undefined;
+    if (!session || session.reference !== loaded.row.reference) {
       return sendPage(reply, policy(view.nonce, { frameAncestors: "'self'" }), messagePage(view, view.t('notFoundTitle'), view.t('formExpired')), 403);
     }
-    return sendPage(reply, policy(view.nonce, { frameAncestors: "'self'" }), notifyPage(view));
+    return sendPage(reply, policy(view.nonce, { frameAncestors: "'self'" }), notifyPage(view, 'method'));
+  });
+
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds/method-complete', async (request, reply) => {
+    const loaded = await loadForm(request, reply);
+    if (!loaded) return reply;
+    const body = request.body;
+    const step = await perform(
+      complete3dsMethod,
+      loaded,
+      { sessionId: field(body, 'session') ?? '', sealedCard: field(body, 'sealedCard') ?? '', completed: field(body, 'completed') ?? 'N' },
+      request.log,
+    );
+    return respond(reply, loaded, step);
   });
 
   // 3-D Secure 1 TermUrl: the ACS sends the browser back with the PaRes and our MD (sealed, bound to the session).

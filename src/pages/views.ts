@@ -4,7 +4,7 @@
  * translations; every value is escaped by `html`.
  */
 import { html, jsonScriptData, trusted, type SafeHtml } from '../lib/html.ts';
-import { autosubmitScript, browserFactsScript, cardScript, challengeScript, notifyScript, stylesheet } from './assets.ts';
+import { autosubmitScript, browserFactsScript, cardScript, challengeScript, methodScript, notifyScript, stylesheet } from './assets.ts';
 import type { MessageKey, Translate } from './i18n.ts';
 import type { CardError, CardField } from '../payments/card-input.ts';
 import { brandName, ruleOf } from '../ground/card-brand.ts';
@@ -279,10 +279,49 @@ export function challengeFramePage(view: Pick<PaymentView, 't' | 'nonce'>, acsUr
   return layout(view, t('challengeFrame'), body, [autosubmitScript]);
 }
 
-/** The notification URL's answer, inside the challenge window: tells Kassa's page to go on. */
-export function notifyPage(view: Pick<PaymentView, 't' | 'nonce'>): SafeHtml {
+/** The notification URL's answer, inside the challenge window or the 3DS method's hidden frame: tells Kassa's page to go on. */
+export function notifyPage(view: Pick<PaymentView, 't' | 'nonce'>, done: 'challenge' | 'method' = 'challenge'): SafeHtml {
   const { t } = view;
-  return layout(view, t('acsDone'), html`<main class="bank"><h1>${t('acsDone')}</h1></main>`, [notifyScript]);
+  return layout(view, t('acsDone'), html`<main class="bank" data-notify="kassa:${done}-complete"><h1>${t('acsDone')}</h1></main>`, [notifyScript]);
+}
+
+export interface MethodView {
+  sessionId: string;
+  sealedCard: string;
+}
+
+/**
+ * The issuer's 3DS method (3-D Secure by the acquirer): a hidden frame in which Kassa's page
+ * posts the 3DS method data to the issuer, and the completion form that goes on when it is done.
+ * Without scripts the method cannot run: a Continue button sends the form (`N`, not done).
+ */
+export function methodPage(view: PaymentView, method: MethodView): SafeHtml {
+  const { t } = view;
+  const body = html`<main>
+${summary(view)}
+<h1>${t('methodTitle')}</h1>
+<p>${t('methodIntro')}</p>
+<iframe name="method-window" class="method-frame" title="${t('methodFrame')}" tabindex="-1" aria-hidden="true" src="/pay/${view.token}/3ds/method/${method.sessionId}"></iframe>
+<form id="method-form" method="post" action="/pay/${view.token}/3ds/method-complete">
+${csrfField(view)}
+<input type="hidden" name="session" value="${method.sessionId}">
+<input type="hidden" name="sealedCard" value="${method.sealedCard}">
+<input type="hidden" name="completed" value="N">
+<noscript><button type="submit" class="primary">${t('challengeContinue')}</button></noscript>
+</form>
+</main>`;
+  return layout(view, t('methodTitle'), body, [methodScript]);
+}
+
+/** Inside the 3DS method's hidden frame: posts the 3DS method data to the issuer (by itself; scripts run where a method can). */
+export function methodFramePage(view: Pick<PaymentView, 't' | 'nonce'>, methodUrl: string, methodData: string): SafeHtml {
+  const { t } = view;
+  const body = html`<main class="bank">
+<form method="post" action="${methodUrl}" data-autosubmit>
+<input type="hidden" name="threeDSMethodData" value="${methodData}">
+</form>
+</main>`;
+  return layout(view, t('methodFrame'), body, [autosubmitScript]);
 }
 
 /** The 3-D Secure 1 redirect step: the customer goes to the issuer's ACS with the PaReq. */

@@ -6,7 +6,10 @@
  *   reserve  take the processing lease and count the attempt (one compare-and-set)
  *   act      3-D Secure (frictionless, challenge pop-up, or the 3DS1 redirect), then
  *            authorise at the acquirer — or, for a vault enrollment, nothing moves: the
- *            card is prepared for the vault
+ *            card is prepared for the vault. Where the acquirer authenticates itself
+ *            (threeds/by-acquirer.ts), one authorisation through the same steps (the
+ *            issuer's 3DS method in a hidden frame, the challenge pop-up), its last answer
+ *            the authorisation
  *   commit   the one state change through `transition()`, and the lease given back
  *   after    an authorisation that lost the race to a cancel or expiry is reversed
  *
@@ -18,7 +21,7 @@
 import type { TransactionRow } from '../store/schema.ts';
 import type { Db } from '../store/store.ts';
 import type { BrowserInfo } from '../threeds/fields.ts';
-import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
+import type { AcquirerAuthentication, AuthenticationContinuation, AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
 import {
   countAttemptUnlessBusy,
@@ -31,6 +34,8 @@ import {
 } from '../store/payment-pages.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { isAuthenticated, merchantSubjectToThreeDS, toAuthenticationData, type Authentication } from '../threeds/server.ts';
+import { challengeIndicatorCode, browserSeen } from '../threeds/areq.ts';
+import type { AcquirerOutcome } from '../threeds/by-acquirer.ts';
 import { findCurrency } from '../ground/amount.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { FailureCode, Status } from '../ground/states.ts';
@@ -65,6 +70,8 @@ export type CardStep =
   | { step: 'busy' }
   | { step: 'unavailable' }
   | { step: 'challenge'; session: ThreeDSSessionRow; acsUrl: string; creq: string; sealedCard: string; pending?: boolean }
+  /** The issuer's 3DS method in the page's hidden frame (3-D Secure by the acquirer), then the completion form. */
+  | { step: 'method'; session: ThreeDSSessionRow; methodUrl: string; sealedCard: string }
   | { step: 'redirect3ds1'; acsUrl: string; paReq: string; md: string }
   /** A completion whose seal or session is not (or no longer) valid. */
   | { step: 'stale' };
@@ -131,6 +138,8 @@ export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext)
   const stored = storedRequestOf(row);
   // Merchants that accept only bcmc are not subject to 3-D Secure (spec §1).
   if (!merchantSubjectToThreeDS(merchant.settings.cardBrands)) return settle(card, undefined, `attempt-${plan.attempt}`, ctx);
+  const acquirer = await ports.acquirers.for(ownerOf(row));
+  if (acquirer.authentication && flowOf(row.flow).threeDS.operation === 'payment') return authoriseAuthenticating(acquirer.authentication, plan, ctx);
   const started = await ports.threeDS.start({
     ...paymentAmount(row),
     card,
@@ -143,7 +152,7 @@ export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext)
     storeInVault: stored.storeInVault ?? false,
     collectedBrowser: plan.browser.collected,
     javascriptEnabled: plan.browser.javascriptEnabled,
-    notificationUrl: `${payUrlOf(ports.config.publicUrl, pageTokenOfPayment(row, ports.links.secrets))}/3ds/notify`,
+    notificationUrl: pageAddress(ctx, '/3ds/notify'),
     now: new Date(now),
   });
   switch (started.kind) {
@@ -158,6 +167,81 @@ export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext)
       return { show: { step: 'redirect3ds1', acsUrl: started.acsUrl, paReq: started.paReq, md } };
     }
   }
+}
+
+/** One of the payment page's own addresses (under payUrl), for the issuer to post back to. */
+function pageAddress({ ports, caller }: CardContext, path: string): string {
+  return `${payUrlOf(ports.config.publicUrl, pageTokenOfPayment(caller.row, ports.links.secrets))}${path}`;
+}
+
+/**
+ * act when the acquirer authenticates (docs/acquirers.md "3-D Secure through Adyen"): one
+ * authorisation that carries the browser, answered at once or after the issuer's 3DS method
+ * and challenge in the page's hidden frame and pop-up. The idempotency key is the attempt's,
+ * as for an authorisation after Kassa's own 3-D Secure.
+ */
+async function authoriseAuthenticating(authentication: AcquirerAuthentication, plan: CardPlan, ctx: CardContext): Promise<Settlement> {
+  const { ports, caller, now } = ctx;
+  const { row, merchant } = caller;
+  const card = (plan.check as { card: CardData }).card;
+  const stored = storedRequestOf(row);
+  const data = stored.threeDS ?? { scaReady: 'no' as const };
+  const { usesVaultToken } = flowOf(row.flow).threeDS;
+  const windowSize = data.browserInfo?.challengeWindowSize ?? plan.browser.collected.challengeWindowSize ?? 'FULL_SCREEN';
+  const outcome = await ports.acquirerThreeDS.start(authentication, {
+    request: {
+      ...paymentAmount(row),
+      card,
+      captureNow: row.type !== 'authorise',
+      merchantName: merchant.name,
+      browser: browserSeen({ data, collectedBrowserInfo: plan.browser.collected }),
+      javascriptEnabled: data.browserInfo ? true : plan.browser.javascriptEnabled,
+      challengeIndicator: challengeIndicatorCode({ kind: 'payment', usesVaultToken, storeInVault: stored.storeInVault ?? false, data }),
+      notificationUrl: pageAddress(ctx, '/3ds/notify'),
+    },
+    idempotencyKey: `${row.reference}:attempt-${plan.attempt}`,
+    windowSize,
+    now,
+  });
+  return settleByAcquirer(outcome, card, undefined, undefined, ctx);
+}
+
+/**
+ * act of a 3-D Secure step's end when the acquirer authenticates: the acquirer is told how the
+ * browser's step went (the 3DS method ran or not; the CRes's transStatus) with the session's
+ * token, under a key of its own per session and step, and answers with the next step or the
+ * authorisation.
+ */
+export async function continueByAcquirer(
+  step: { card: CardData; sealedCard: string; session: ThreeDSSessionRow; after: AuthenticationContinuation['after']; authentication?: Authentication },
+  ctx: CardContext,
+): Promise<Settlement> {
+  const { ports, caller, now } = ctx;
+  const { row } = caller;
+  const acquirer = await ports.acquirers.for(ownerOf(row));
+  // The connection changed meanwhile to one that does not authenticate: nothing was authorised under this session.
+  if (!acquirer.authentication) return settlementOf({ outcome: 'declined', failureCode: 'processing_error' }, step.card, step.authentication, ctx);
+  const outcome = await ports.acquirerThreeDS.continue(acquirer.authentication, step.session, {
+    request: { ...paymentAmount(row), captureNow: row.type !== 'authorise', after: step.after },
+    idempotencyKey: `${row.reference}:${step.session.id}:${step.after.step}`,
+    now,
+  });
+  return settleByAcquirer(outcome, step.card, step.sealedCard, step.authentication, ctx);
+}
+
+/** What the acquirer's answer shows the customer next: the authorisation's state change, or the browser's step with the card sealed to its session. */
+function settleByAcquirer(
+  outcome: AcquirerOutcome,
+  card: CardData,
+  sealedCard: string | undefined,
+  authentication: Authentication | undefined,
+  ctx: CardContext,
+): Settlement {
+  if (outcome.kind === 'done') return settlementOf(outcome.result, card, authentication, ctx);
+  const { session } = outcome;
+  const sealed = sealedCard ?? ctx.ports.sealer.seal(card, sealBinding(ctx.caller.row.reference, session.id), session.expires_at);
+  if (outcome.kind === 'method') return { show: { step: 'method', session, methodUrl: outcome.methodUrl, sealedCard: sealed } };
+  return { show: { step: 'challenge', session, acsUrl: outcome.acsUrl, creq: outcome.creq, sealedCard: sealed } };
 }
 
 /** After 3-D Secure: authenticated → authorise (or store the card); not → failed/rejected. */
@@ -199,6 +283,12 @@ export async function authorise(card: CardData, authentication: Authentication |
     },
     `${row.reference}:${key}`,
   );
+  return settlementOf(result, card, authentication, ctx);
+}
+
+/** The acquirer's answer as the payment's one state change. */
+function settlementOf(result: AuthoriseResult, card: CardData, authentication: Authentication | undefined, ctx: CardContext): Settlement {
+  const { row } = ctx.caller;
   const common = { ...cardFacts(card), authentication };
   switch (result.outcome) {
     case 'authorised': {
@@ -321,15 +411,20 @@ export type SessionGate =
   | { step: 'busy' }
   | { step: 'stale' };
 
-/** In a unit of work, at the end of a 3-D Secure step: the payment's session, if it is the step's and still usable, under the processing lease. */
-export async function claimThreeDSSession(tx: Db, reference: string, sessionId: string, protocol: '2.2.0' | '1.0.2', at: number): Promise<SessionGate> {
+/**
+ * In a unit of work, at the end of a 3-D Secure step — the 3DS2 challenge, the 3DS1 redirect,
+ * or the issuer's 3DS method of a session of the acquirer — the payment's session, if it is the
+ * step's and still usable, under the processing lease.
+ */
+export async function claimThreeDSSession(tx: Db, reference: string, sessionId: string, step: 'challenge' | '3ds1' | 'method', at: number): Promise<SessionGate> {
   const current = (await findTransaction(tx, reference))!;
   if (current.status !== 'pending') return { step: 'final', row: current };
   const session = await findThreeDSSession(tx, sessionId);
+  const protocol = step === '3ds1' ? '1.0.2' : '2.2.0';
   if (!session || session.reference !== reference || session.protocol !== protocol || session.expires_at < at) return { step: 'stale' };
-  if (protocol === '2.2.0' && session.state === 'challenge') return { step: 'waiting', session };
-  if (protocol === '2.2.0' && session.state !== 'result') return { step: 'stale' };
-  if (protocol === '1.0.2' && session.state !== 'challenge') return { step: 'stale' };
+  if (step === 'challenge' && session.state === 'challenge') return { step: 'waiting', session };
+  const usable = { challenge: 'result', '3ds1': 'challenge', method: 'method' }[step];
+  if (session.state !== usable) return { step: 'stale' };
   if (!(await takeProcessingLease(tx, reference, at, at + PROCESSING_LEASE_MS))) return { step: 'busy' };
-  return protocol === '1.0.2' ? { step: 'waiting', session } : { step: 'go', session };
+  return step === '3ds1' ? { step: 'waiting', session } : { step: 'go', session };
 }

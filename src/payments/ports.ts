@@ -12,8 +12,10 @@ import { Acquirers } from '../acquirer/select.ts';
 import { AcsSimulator } from '../threeds/acs-simulator.ts';
 import { SimulatedDirectoryServer } from '../threeds/ds-simulator.ts';
 import { ThreeDSServer } from '../threeds/server.ts';
+import { AcquirerThreeDS } from '../threeds/by-acquirer.ts';
 import type { DirectoryServer } from '../threeds/directory.ts';
 import { CardSealer } from './card-seal.ts';
+import { flowOf } from './flows.ts';
 import type { PaymentLinks } from './serialize.ts';
 import { Vault } from '../vault/vault.ts';
 import { loadVaultKeyring } from '../vault/keys.ts';
@@ -23,6 +25,8 @@ export interface Ports {
   store: Store;
   acquirers: Acquirers;
   threeDS: ThreeDSServer;
+  /** 3-D Secure by the acquirer, when the merchant's connector authenticates (threeds/by-acquirer.ts). */
+  acquirerThreeDS: AcquirerThreeDS;
   acs: AcsSimulator;
   sealer: CardSealer;
   vault: Vault;
@@ -46,6 +50,7 @@ export function paymentPorts(config: Config, store: Store): Ports {
     store,
     acquirers: new Acquirers(store, { timeoutMs: config.acquirerTimeoutMs }),
     threeDS,
+    acquirerThreeDS: new AcquirerThreeDS(store),
     acs,
     sealer: new CardSealer(config.cardSealKey),
     vault: new Vault(store, loadVaultKeyring(config)),
@@ -57,8 +62,13 @@ export function paymentPorts(config: Config, store: Store): Ports {
 
 /**
  * Whether the payment's merchant takes cards in its mode now: the card form authenticates the
- * cardholder first (3-D Secure for the mode) and then authorises (the merchant's acquirer).
+ * cardholder first and then authorises (the merchant's acquirer). Authentication is Kassa's own
+ * 3DS Server where the mode has one (test: the simulator), else the acquirer's when its connector
+ * authenticates — for payments: an enrollment moves no money, so there is no authorisation for
+ * the acquirer to authenticate.
  */
-export async function cardsTaken(ports: Ports, row: Pick<TransactionRow, 'merchant_id' | 'mode'>): Promise<boolean> {
-  return ports.threeDS.available(row.mode) && (await ports.acquirers.available(ownerOf(row)));
+export async function cardsTaken(ports: Ports, row: Pick<TransactionRow, 'merchant_id' | 'mode' | 'flow'>): Promise<boolean> {
+  const acquirer = await ports.acquirers.find(ownerOf(row));
+  if (!acquirer) return false;
+  return ports.threeDS.available(row.mode) || (!!acquirer.authentication && flowOf(row.flow).threeDS.operation === 'payment');
 }

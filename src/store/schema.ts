@@ -174,7 +174,8 @@ export interface ThreeDSSessionTable {
   reference: string;
   /** `2.2.0`, or `1.0.2` for the 3DS1 fallback. */
   protocol: string;
-  state: 'started' | 'challenge' | 'result' | 'used';
+  /** `method`: the issuer's 3DS method runs in the page's hidden frame (acquirer sessions only). */
+  state: 'started' | 'method' | 'challenge' | 'result' | 'used';
   /** Echoed back by the ACS (threeDSSessionData / MD): ties the browser's return to this session. */
   session_secret: string;
   acs_trans_id: string | null;
@@ -186,6 +187,10 @@ export interface ThreeDSSessionTable {
   result: string | null;
   created: number;
   expires_at: number;
+  /** 015: a session of the acquirer's 3DS Server: its token for the next call (Adyen's threeDS2Token). Null for Kassa's own. */
+  acquirer_token: string | null;
+  /** 015: the protocol version of the issuer's ACS, carried by the CReq; null is 2.2.0 (Kassa's own sessions). */
+  message_version: string | null;
 }
 
 /** The test-mode ACS simulator's own records (it stands for the issuer's system). */

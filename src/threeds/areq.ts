@@ -211,8 +211,8 @@ function browserFields(areq: Fields, browser: Partial<BrowserInfo>): void {
   if (Object.keys(browser).length > 0) areq.browserJavascriptEnabled = true;
 }
 
-/** The browser seen by the AReq: the merchant's browserInfo, else Kassa's page data over the older `browser` fields. */
-function browserFor(input: AReqInput): Partial<BrowserInfo> {
+/** The browser seen by the AReq (and by an acquirer that authenticates): the merchant's browserInfo, else Kassa's page data over the older `browser` fields. */
+export function browserSeen(input: Pick<AReqInput, 'data' | 'collectedBrowserInfo'>): Partial<BrowserInfo> {
   if (input.data.browserInfo) return input.data.browserInfo;
   const merged: Partial<BrowserInfo> = { ...input.data.browser };
   for (const [key, value] of Object.entries(input.collectedBrowserInfo ?? {})) {
@@ -310,6 +310,6 @@ export function buildAReq(input: AReqInput): Record<string, unknown> {
   put(riskIndicator, 'shipIndicator', code(shippingIndicatorCodes, risk.shippingIndicator));
   putObject(areq, 'merchantRiskIndicator', riskIndicator);
 
-  browserFields(areq, browserFor(input));
+  browserFields(areq, browserSeen(input));
   return areq;
 }

@@ -71,13 +71,14 @@ export type StartOutcome =
   | { kind: 'redirect3ds1'; session: ThreeDSSessionRow; acsUrl: string; paReq: string };
 
 /** The CReq form field: base64url JSON, as EMVCo's browser flow posts it. */
-export function encodeCReq(session: { id: string; acs_trans_id: string | null; window_size: string | null }): string {
+export function encodeCReq(session: { id: string; acs_trans_id: string | null; window_size: string | null; message_version: string | null }): string {
   return Buffer.from(
     JSON.stringify({
       threeDSServerTransID: session.id,
       acsTransID: session.acs_trans_id,
       messageType: 'CReq',
-      messageVersion: '2.2.0',
+      // Kassa's own sessions speak 2.2.0; an acquirer's session the version its ACS answered with.
+      messageVersion: session.message_version ?? '2.2.0',
       challengeWindowSize: challengeWindowSizeCode(session.window_size ?? undefined),
     }),
   ).toString('base64url');

@@ -6,12 +6,16 @@
  * are chosen by the amount's cents, like the simulator's (README "Test mode"): .21 Refused,
  * .22 Not enough balance, .23 FRAUD, .31 no answer in time; anything else Authorised.
  * Modifications are answered `[…-received]`; the test sends the notifications.
+ * An `/authorise` asking Adyen to authenticate (`threeDS2RequestData`) plays Adyen's native 3DS2
+ * with an issuer's ACS served here too (section "Native 3-D Secure 2" below).
  */
 import Fastify from 'fastify';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
 import addFormats from 'ajv-formats';
 
 /** Adyen's material (ADYEN_CONTRACT_DIR; default: the copy kept in /work/shared/acquirers/adyen, as the PHP client's in test/support/php.ts). */
@@ -25,6 +29,8 @@ export interface FakeAdyen {
   violations: string[];
   /** How long an answer to a `.31` authorisation takes. */
   slowMs: number;
+  /** Native 3DS2: the authentications Adyen ran, by threeDS2Token. */
+  authentications: Map<string, FakeAuthentication>;
   close(): Promise<void>;
 }
 
@@ -57,7 +63,16 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
   const validators = contractValidators();
   const app = Fastify();
   const answers = new Map<string, unknown>();
-  const fake: FakeAdyen = { url: '', apiKey: `AQE${randomBytes(16).toString('hex')}`, requests: [], violations: [], slowMs: 0, close: () => app.close() };
+  const fake: FakeAdyen = {
+    url: '',
+    apiKey: `AQE${randomBytes(16).toString('hex')}`,
+    requests: [],
+    violations: [],
+    slowMs: 0,
+    authentications: new Map(),
+    close: () => app.close(),
+  };
+  const threeDS2 = await nativeThreeDS2(app, fake);
   app.post<{ Params: { route: string }; Body: Record<string, unknown> }>('/pal/servlet/Payment/v68/:route', async (request, reply) => {
     const route = `/${request.params.route}`;
     const body = request.body;
@@ -73,8 +88,9 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     }
     const key = `${route}:${idempotencyKey}`;
     if (idempotencyKey && answers.has(key)) return answers.get(key);
-    const answer =
-      route === '/authorise'
+    const answer = threeDS2.asked(route, body)
+      ? await threeDS2.answer(route, body)
+      : route === '/authorise'
         ? await authorise(body)
         : { pspReference: pspReference(), response: `[${route.slice(1).replace('technicalCancel', 'technical-cancel')}-received]` };
     if (idempotencyKey) answers.set(key, answer);
@@ -89,5 +105,153 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
   }
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   fake.url = `${address}/pal/servlet/Payment/v68`;
+  threeDS2.acsBase = `${address}/acs`;
   return fake;
+}
+
+// ── Native 3-D Secure 2 ───────────────────────────────────────────────────────────────
+//
+// Adyen's classic native 3DS2: an `/authorise` with `threeDS2RequestData` is authenticated by
+// Adyen, the outcome chosen by the amount's cents like the simulator's: .11 ChallengeShopper,
+// .15 IdentifyShopper then Authorised, .16 IdentifyShopper then ChallengeShopper, .17
+// IdentifyShopper without a 3DS method URL, .12 Refused (3D Not Authenticated), .21/.22/.23
+// Refused as above, .31 no answer in time, anything else Authorised frictionless.
+// The issuer's ACS is served here on 127.0.0.1: its 3DS method page posts the method data back
+// to the 3DS method notification URL, and its challenge page (Approve / Reject) posts the CRes to
+// the notification URL of the `/authorise`. `/authorise3ds2` then answers from what the ACS
+// recorded (as Adyen from its RReq); a threeDSCompInd Y without the method having run, or a
+// transStatus other than the CRes's, is a violation.
+
+export interface FakeAuthentication {
+  reference: string;
+  cents: number;
+  notificationUrl: string;
+  threeDSServerTransID: string;
+  acsTransID: string;
+  methodRan: boolean;
+  /** What the cardholder did on the challenge page: Y approved, N rejected. */
+  challengeResult?: 'Y' | 'N';
+}
+
+const encoded = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const decoded = (value: unknown) => {
+  try {
+    return JSON.parse(Buffer.from(String(value ?? ''), 'base64url').toString('utf8')) as Record<string, string>;
+  } catch {
+    return {};
+  }
+};
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** A page of the issuer: a form, sent by itself when `auto`. */
+const acsPage = (title: string, action: string, fields: Record<string, string>, buttons: string[] = []) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><main><h1>${escape(title)}</h1>
+<form method="post" action="${escape(action)}">${Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
+    .join('')}${buttons.map((label) => `<button type="submit" name="answer" value="${escape(label)}">${escape(label)}</button>`).join('')}</form>
+${buttons.length === 0 ? '<script>document.forms[0].submit()</script>' : ''}</main></body></html>`;
+
+async function nativeThreeDS2(app: FastifyInstance, fake: FakeAdyen) {
+  await app.register(formbody);
+  const byTransaction = (id: unknown) => [...fake.authentications.entries()].find(([, a]) => a.threeDSServerTransID === id);
+  const payment = (result: Record<string, unknown>) => ({ pspReference: pspReference(), ...result });
+  const refusedOrAuthorised = (cents: number) => {
+    const refusal = { 12: '3D Not Authenticated', 21: 'Refused', 22: 'Not enough balance', 23: 'FRAUD' }[cents];
+    return refusal ? payment({ resultCode: 'Refused', refusalReason: refusal }) : payment({ resultCode: 'Authorised', authCode: '123456' });
+  };
+  const threeDS2 = {
+    acsBase: '',
+    asked: (route: string, body: Record<string, unknown>) => route === '/authorise3ds2' || (route === '/authorise' && body.threeDS2RequestData !== undefined),
+    async answer(route: string, body: Record<string, unknown>) {
+      if (route === '/authorise') {
+        const cents = (body.amount as { value: number }).value % 100;
+        if (cents === 31) await new Promise((resolve) => setTimeout(resolve, fake.slowMs));
+        const request = body.threeDS2RequestData as { deviceChannel: string; notificationURL?: string };
+        if (request.deviceChannel !== 'browser' || !request.notificationURL)
+          fake.violations.push('/authorise: the browser flow needs deviceChannel browser and a notificationURL');
+        if (![11, 15, 16, 17].includes(cents)) return refusedOrAuthorised(cents);
+        const token = `TOKEN${randomBytes(12).toString('hex')}`;
+        const authentication: FakeAuthentication = {
+          reference: String(body.reference),
+          cents,
+          notificationUrl: request.notificationURL ?? '',
+          threeDSServerTransID: crypto.randomUUID(),
+          acsTransID: crypto.randomUUID(),
+          methodRan: false,
+        };
+        fake.authentications.set(token, authentication);
+        return cents === 11 ? challenge(token, authentication) : identify(token, authentication);
+      }
+      const token = String(body.threeDS2Token ?? '');
+      const authentication = fake.authentications.get(token);
+      if (!authentication || authentication.reference !== body.reference) return payment({ resultCode: 'Error', refusalReason: 'Unknown threeDS2Token' });
+      const compInd = (body.threeDS2RequestData as { threeDSCompInd?: string } | undefined)?.threeDSCompInd;
+      if (compInd !== undefined) {
+        if (compInd === 'Y' && !authentication.methodRan) fake.violations.push('/authorise3ds2: threeDSCompInd Y, but the 3DS method did not run');
+        if ((compInd === 'U') !== (authentication.cents === 17))
+          fake.violations.push(`/authorise3ds2: threeDSCompInd ${compInd} for an issuer ${authentication.cents === 17 ? 'without' : 'with'} a 3DS method`);
+        return authentication.cents === 16 ? challenge(token, authentication) : refusedOrAuthorised(authentication.cents);
+      }
+      const transStatus = (body.threeDS2Result as { transStatus?: string } | undefined)?.transStatus;
+      if (transStatus !== (authentication.challengeResult ?? 'U'))
+        fake.violations.push(`/authorise3ds2: transStatus ${transStatus}, the CRes said ${authentication.challengeResult}`);
+      return authentication.challengeResult === 'Y' ? refusedOrAuthorised(0) : refusedOrAuthorised(12);
+    },
+  };
+  function identify(token: string, authentication: FakeAuthentication) {
+    return payment({
+      resultCode: 'IdentifyShopper',
+      additionalData: {
+        'threeds2.threeDS2Token': token,
+        'threeds2.threeDSServerTransID': authentication.threeDSServerTransID,
+        ...(authentication.cents === 17 ? {} : { 'threeds2.threeDSMethodURL': `${threeDS2.acsBase}/method` }),
+      },
+    });
+  }
+  function challenge(token: string, authentication: FakeAuthentication) {
+    return payment({
+      resultCode: 'ChallengeShopper',
+      additionalData: {
+        'threeds2.threeDS2Token': token,
+        'threeds2.threeDS2ResponseData.threeDSServerTransID': authentication.threeDSServerTransID,
+        'threeds2.threeDS2ResponseData.acsTransID': authentication.acsTransID,
+        'threeds2.threeDS2ResponseData.acsURL': `${threeDS2.acsBase}/challenge`,
+        'threeds2.threeDS2ResponseData.messageVersion': '2.2.0',
+        'threeds2.threeDS2ResponseData.transStatus': 'C',
+      },
+    });
+  }
+  // The issuer's 3DS method: reads the browser (here: notes that it ran), then posts the method data back.
+  app.post<{ Body: Record<string, string> }>('/acs/method', async (request, reply) => {
+    const data = decoded(request.body.threeDSMethodData);
+    const found = byTransaction(data.threeDSServerTransID);
+    if (!found || !data.threeDSMethodNotificationURL) return reply.code(400).type('text/html').send('<p>unknown transaction</p>');
+    found[1].methodRan = true;
+    return reply.type('text/html').send(acsPage('Device check', data.threeDSMethodNotificationURL, { threeDSMethodData: request.body.threeDSMethodData! }));
+  });
+  app.post<{ Body: Record<string, string> }>('/acs/challenge', async (request, reply) => {
+    const creq = decoded(request.body.creq);
+    const found = byTransaction(creq.threeDSServerTransID);
+    if (!found || creq.acsTransID !== found[1].acsTransID || creq.messageType !== 'CReq') return reply.code(400).type('text/html').send('<p>unknown transaction</p>');
+    const fields = { creq: request.body.creq!, threeDSSessionData: request.body.threeDSSessionData ?? '' };
+    return reply.type('text/html').send(acsPage('Fake issuer: confirm the payment', `${threeDS2.acsBase}/challenge/answer`, fields, ['Approve', 'Reject']));
+  });
+  app.post<{ Body: Record<string, string> }>('/acs/challenge/answer', async (request, reply) => {
+    const creq = decoded(request.body.creq);
+    const found = byTransaction(creq.threeDSServerTransID);
+    if (!found) return reply.code(400).type('text/html').send('<p>unknown transaction</p>');
+    const [, authentication] = found;
+    authentication.challengeResult = request.body.answer === 'Approve' ? 'Y' : 'N';
+    const cres = encoded({
+      threeDSServerTransID: authentication.threeDSServerTransID,
+      acsTransID: authentication.acsTransID,
+      messageType: 'CRes',
+      messageVersion: creq.messageVersion ?? '2.2.0',
+      transStatus: authentication.challengeResult,
+      challengeCompletionInd: 'Y',
+    });
+    return reply
+      .type('text/html')
+      .send(acsPage('Returning to the shop', authentication.notificationUrl, { cres, threeDSSessionData: request.body.threeDSSessionData ?? '' }));
+  });
+  return threeDS2;
 }

@@ -10,7 +10,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { api, cardPayment, startTestApp, suiteResource, type TestApp } from '../support/app.ts';
+import { api, cardPayment, startTestApp, suiteResource, type Backend, type TestApp } from '../support/app.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const browserAvailable = fs.existsSync(CHROMIUM);
@@ -43,8 +43,8 @@ export interface BrowserHarness {
   returnUrl: string;
   browser: Browser;
   api: ReturnType<typeof api>;
-  /** A fresh browser context with the shop's returnUrl answered locally; CSP violations are collected. */
-  context(options?: { javaScriptEnabled?: boolean; locale?: string }): Promise<{ context: BrowserContext; page: Page; cspViolations: string[] }>;
+  /** A fresh browser context with the shop's returnUrl answered locally; CSP violations are collected. `reach`: other local origins it may reach (a stand-in issuer). */
+  context(options?: { javaScriptEnabled?: boolean; locale?: string; reach?: string[] }): Promise<{ context: BrowserContext; page: Page; cspViolations: string[] }>;
   createPayment(overrides?: Record<string, unknown>): Promise<{ reference: string; payUrl: string }>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON and rows read by the assertions, field by field
   transaction(reference: string): Promise<Record<string, any>>;
@@ -53,10 +53,10 @@ export interface BrowserHarness {
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<BrowserHarness> {
+export async function startHarness(env: Record<string, string> = {}, backend: Backend = 'sqlite'): Promise<BrowserHarness> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const kassa = await startTestApp('sqlite', { PUBLIC_URL: baseUrl, ...env });
+  const kassa = await startTestApp(backend, { PUBLIC_URL: baseUrl, ...env });
   await kassa.app.listen({ port, host: '127.0.0.1' });
   const browser = await launchChromium();
   const shop = http.createServer((_request, response) => {
@@ -79,9 +79,9 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Br
         viewport: { width: 1024, height: 800 },
       });
       // Only Kassa and the local shop are reachable: anything else is refused in the browser.
-      const shopOrigin = new URL(returnUrl).origin;
+      const reachable = [baseUrl, new URL(returnUrl).origin, ...(options.reach ?? []).map((url) => new URL(url).origin)];
       await context.route(
-        (url) => url.origin !== baseUrl && url.origin !== shopOrigin,
+        (url) => !reachable.includes(url.origin),
         (route) => route.abort(),
       );
       // A customer step that does not happen fails the test in seconds instead of waiting forever.
@@ -113,9 +113,9 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Br
 }
 
 /** The harness of the enclosing describe: started before its tests, closed after them. */
-export const suiteHarness = (): BrowserHarness =>
+export const suiteHarness = (backend: Backend = 'sqlite'): BrowserHarness =>
   suiteResource(
-    () => startHarness(),
+    () => startHarness({}, backend),
     (harness) => harness.close(),
   );
 

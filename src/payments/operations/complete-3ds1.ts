@@ -28,7 +28,7 @@ export const complete3ds1 = customerOperation({
   },
   reserve: async (tx, plan: RedirectEnd, { caller, now }) => {
     if (!plan.card) return stop<CardStep>({ step: 'stale' });
-    const gate = await claimThreeDSSession(tx, caller.row.reference, plan.sessionId, '1.0.2', now);
+    const gate = await claimThreeDSSession(tx, caller.row.reference, plan.sessionId, '3ds1', now);
     if (gate.step !== 'waiting') return stop<CardStep>(gate.step === 'go' ? { step: 'stale' } : gate);
     return { ...plan, session: gate.session };
   },

@@ -1,20 +1,32 @@
 /**
  * The end of a 3-D Secure 2 challenge (spec §1): the challenge window reported completion.
- * The outcome was already taken from the RReq the ACS sent Kassa's 3DS Server; the card,
- * sealed with the customer's browser across the step, is then authorised.
+ * In a session of Kassa's 3DS Server the outcome was already taken from the RReq the ACS sent
+ * it, and the card, sealed with the customer's browser across the step, is then authorised. In
+ * a session of the acquirer's (threeds/by-acquirer.ts) the acquirer is told the CRes's
+ * transStatus and its answer is the authorisation.
  */
 import { encodeCReq, type Authentication } from '../../threeds/server.ts';
 import type { CardData } from '../../acquirer/connector.ts';
-import { updateThreeDSSession } from '../../store/payment-pages.ts';
-import { claimThreeDSSession, commitSettlement, concludeAuthentication, releaseLease, reverseLostAuthorisation, sealBinding, type CardStep } from '../card-payment.ts';
+import { updateThreeDSSession, type ThreeDSSessionRow } from '../../store/payment-pages.ts';
+import {
+  claimThreeDSSession,
+  commitSettlement,
+  concludeAuthentication,
+  continueByAcquirer,
+  releaseLease,
+  reverseLostAuthorisation,
+  sealBinding,
+  type CardStep,
+} from '../card-payment.ts';
 import { customerOperation, stop } from './operation.ts';
 
 interface ChallengeEnd {
   sessionId: string;
   sealedCard: string;
   card: CardData | undefined;
-  /** The RReq's outcome, once the session is claimed. */
+  /** The RReq's outcome (the CRes's, in a session of the acquirer), once the session is claimed. */
   authentication?: Authentication;
+  session?: ThreeDSSessionRow;
 }
 
 export const completeChallenge = customerOperation({
@@ -28,17 +40,22 @@ export const completeChallenge = customerOperation({
   }),
   reserve: async (tx, plan: ChallengeEnd, { caller, now }) => {
     if (!plan.card) return stop<CardStep>({ step: 'stale' });
-    const gate = await claimThreeDSSession(tx, caller.row.reference, plan.sessionId, '2.2.0', now);
+    const gate = await claimThreeDSSession(tx, caller.row.reference, plan.sessionId, 'challenge', now);
     if (gate.step === 'waiting') {
       const { session } = gate;
       return stop<CardStep>({ step: 'challenge', session, acsUrl: session.acs_url!, creq: encodeCReq(session), sealedCard: plan.sealedCard, pending: true });
     }
     if (gate.step !== 'go') return stop<CardStep>(gate);
     await updateThreeDSSession(tx, plan.sessionId, ['result'], { state: 'used' });
-    return { ...plan, authentication: JSON.parse(gate.session.result!) as Authentication };
+    return { ...plan, session: gate.session, authentication: JSON.parse(gate.session.result!) as Authentication };
   },
   release: releaseLease,
-  act: async (plan, ctx) => concludeAuthentication(plan.card!, plan.authentication!, plan.sessionId, ctx),
+  act: async (plan, ctx) => {
+    const { sealedCard, session, authentication } = plan as Required<ChallengeEnd>;
+    const card = plan.card!;
+    if (session.acquirer_token === null) return concludeAuthentication(card, authentication, plan.sessionId, ctx);
+    return continueByAcquirer({ card, sealedCard, session, authentication, after: { step: 'challenge', transStatus: authentication.transStatus } }, ctx);
+  },
   commit: commitSettlement,
   answer: (step) => step,
   after: reverseLostAuthorisation,
