@@ -24,7 +24,9 @@ import {
   countAttemptUnlessBusy,
   ensurePaymentPage,
   findThreeDSSession,
+  recordAuthorisationInFlight,
   releaseProcessingLease,
+  settleAuthorisationInFlight,
   setPageFields,
   takeProcessingLease,
   type ThreeDSSessionRow,
@@ -185,11 +187,23 @@ function settle(card: CardData, authentication: Authentication | undefined, key:
   return { finish: { status: 'success', cause: 'card_enrolled', ...cardFacts(card), authentication, vault, scaToken: authentication?.transStatus === 'Y' } };
 }
 
-/** Authorises at the acquirer of the payment's mode; its answer decides the one state change. */
+/** The acquirer's idempotency key of an authorisation of the payment: the attempt's own key (a card attempt, a 3-D Secure session, a wallet token). */
+export const authorisationKey = (reference: string, key: string) => `${reference}:${key}`;
+
+/**
+ * Authorises at the acquirer of the payment's mode; its answer decides the one state change.
+ * Before the call, the authorisation is recorded as in flight in its own unit of work (the
+ * write-ahead of docs/acquirers.md "Unknown outcomes"): should the process die before its
+ * commit, the payment is never paid a second time, and the recovery job learns the outcome.
+ */
 export async function authorise(card: CardData, authentication: Authentication | undefined, key: string, ctx: CardContext): Promise<Settlement> {
-  const { ports, caller } = ctx;
+  const { ports, caller, now } = ctx;
   const { row, merchant } = caller;
-  const result: AuthoriseResult = await (await ports.acquirers.for(ownerOf(row))).authorise(
+  const acquirer = await ports.acquirers.for(ownerOf(row));
+  const idempotencyKey = authorisationKey(row.reference, key);
+  const inFlight = { key: idempotencyKey, recoveryDueAt: now + ports.config.acquirerRecoveryAfterMs };
+  if (!(await ports.store.transact((tx) => recordAuthorisationInFlight(tx, row.reference, inFlight)))) return { show: { step: 'busy' } };
+  const result: AuthoriseResult = await acquirer.authorise(
     {
       ...paymentAmount(row),
       card,
@@ -197,7 +211,7 @@ export async function authorise(card: CardData, authentication: Authentication |
       captureNow: row.type !== 'authorise',
       merchantName: merchant.name,
     },
-    `${row.reference}:${key}`,
+    idempotencyKey,
   );
   const common = { ...cardFacts(card), authentication };
   switch (result.outcome) {
@@ -238,6 +252,10 @@ export async function commitSettlement(tx: Db, settlement: Settlement, ctx: Card
   const { reference } = ctx.caller.row;
   await releaseProcessingLease(tx, reference);
   if ('show' in settlement) return settlement.show;
+  // An unknown outcome stays in flight: the recovery job or the acquirer's notification settles it.
+  if (settlement.finish.status !== 'manualintervention' && !(await settleAuthorisationInFlight(tx, reference))) {
+    return { step: 'final', row: (await findTransaction(tx, reference))! };
+  }
   return finish(tx, settlement.finish, ctx);
 }
 
@@ -275,7 +293,9 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
 
 /** after: an authorisation whose payment was cancelled or expired meanwhile releases the money it just held. */
 export async function reverseLostAuthorisation(step: CardStep, settlement: Settlement, { ports, caller }: CardContext): Promise<void> {
-  if (!('finish' in settlement) || !settlement.finish.acquirerReference || step.step !== 'final' || step.row.status === 'success') return;
+  if (!('finish' in settlement) || !settlement.finish.acquirerReference || step.step !== 'final') return;
+  // Held for review by the recovery job meanwhile: its technical cancel or the acquirer's notification decides, not this.
+  if (step.row.status === 'success' || step.row.status === 'manualintervention') return;
   const { row } = caller;
   await (await ports.acquirers.for(ownerOf(row)))
     .reversal(

@@ -26,6 +26,10 @@ export interface FakeAdyen {
   /** How long an answer to a `.31` authorisation takes. */
   slowMs: number;
   close(): Promise<void>;
+  /** What "Adyen" holds by merchant reference: each authorisation made, and whether a technical cancel undid it. */
+  authorisations: Map<string, HeldAuthorisation>;
+  /** Runs once an authorisation is made at "Adyen" and before it is answered (a test kills Kassa here). */
+  beforeAnswer?: (body: Record<string, unknown>) => void | Promise<void>;
 }
 
 /** A validator per Payment API path, compiled from the document's request body schemas. */
@@ -57,7 +61,15 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
   const validators = contractValidators();
   const app = Fastify();
   const answers = new Map<string, unknown>();
-  const fake: FakeAdyen = { url: '', apiKey: `AQE${randomBytes(16).toString('hex')}`, requests: [], violations: [], slowMs: 0, close: () => app.close() };
+  const fake: FakeAdyen = {
+    url: '',
+    apiKey: `AQE${randomBytes(16).toString('hex')}`,
+    requests: [],
+    violations: [],
+    slowMs: 0,
+    close: () => app.close(),
+    authorisations: new Map(),
+  };
   app.post<{ Params: { route: string }; Body: Record<string, unknown> }>('/pal/servlet/Payment/v68/:route', async (request, reply) => {
     const route = `/${request.params.route}`;
     const body = request.body;
@@ -78,6 +90,7 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
         ? await authorise(body)
         : { pspReference: pspReference(), response: `[${route.slice(1).replace('technicalCancel', 'technical-cancel')}-received]` };
     if (idempotencyKey) answers.set(key, answer);
+    if (route === '/technicalCancel') technicalCancel(fake, body);
     return answer;
   });
   async function authorise(body: Record<string, unknown>) {
@@ -85,9 +98,31 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     if (cents === 31) await new Promise((resolve) => setTimeout(resolve, fake.slowMs));
     const refusal = { 21: 'Refused', 22: 'Not enough balance', 23: 'FRAUD' }[cents];
     if (refusal) return { pspReference: pspReference(), resultCode: 'Refused', refusalReason: refusal };
-    return { pspReference: pspReference(), resultCode: 'Authorised', authCode: '123456' };
+    const authorised = { pspReference: pspReference(), resultCode: 'Authorised', authCode: '123456' };
+    await made(fake, body, authorised.pspReference);
+    return authorised;
   }
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   fake.url = `${address}/pal/servlet/Payment/v68`;
   return fake;
+}
+
+// ---- Unknown outcomes: what "Adyen" holds, and a technical cancel of it ----
+
+export interface HeldAuthorisation {
+  pspReference: string;
+  amount: { value: number; currency: string };
+  state: 'authorised' | 'cancelled';
+}
+
+/** An authorisation made: held under its merchant reference, then `beforeAnswer` (where a test may kill Kassa). */
+async function made(fake: FakeAdyen, body: Record<string, unknown>, psp: string) {
+  fake.authorisations.set(body.reference as string, { pspReference: psp, amount: body.amount as HeldAuthorisation['amount'], state: 'authorised' });
+  await fake.beforeAnswer?.(body);
+}
+
+/** `/technicalCancel` undoes the authorisation its `originalMerchantReference` names, if one was made. */
+function technicalCancel(fake: FakeAdyen, body: Record<string, unknown>) {
+  const held = fake.authorisations.get(body.originalMerchantReference as string);
+  if (held) held.state = 'cancelled';
 }

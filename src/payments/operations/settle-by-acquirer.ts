@@ -2,7 +2,8 @@
  * The acquirer's later word on what it took (docs/acquirers.md "Notifications"): a capture or a
  * refund the acquirer answered `received` stays `pending` until its notification says whether it
  * was done, and a payment whose authorisation had no answer waits in `manualintervention` for
- * it; this moves either to `success` or `failed` through the same state change (and so the
+ * it (or `pending`, its authorisation in flight, when Kassa died before committing the answer);
+ * this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. The notification is already verified
  * (api/acquirer-notifications.ts). Replays change nothing: a final state never changes.
  */
@@ -11,6 +12,7 @@ import type { FailureCode } from '../../ground/states.ts';
 import { recordAcquirerOutcome } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { settleRefund } from '../refunds.ts';
+import { authorisationInFlight, settleAuthorisationInFlight } from '../../store/payment-pages.ts';
 import { transition } from '../transition.ts';
 import { systemOperation } from './operation.ts';
 
@@ -28,7 +30,10 @@ export interface AcquirerWord {
 }
 
 interface Settlement {
-  /** authorisation: a payment whose authorisation had no answer (manualintervention, DESIGN §2) learns its outcome. */
+  /**
+   * authorisation: a payment whose authorisation had no answer (manualintervention, DESIGN §2), or
+   * whose process died before committing the answer (pending, its authorisation in flight), learns its outcome.
+   */
   kind: 'authorisation' | 'capture' | 'refund';
   row: TransactionRow;
   to: 'success' | 'failed';
@@ -38,10 +43,13 @@ interface Settlement {
 export const settleByAcquirer = systemOperation({
   name: 'settleByAcquirer',
   parse: (word: AcquirerWord) => word,
-  load: (word, { ports }) => (word.event === 'other' ? undefined : findOwnTransaction(ports.store.read, word.owner, word.reference)),
-  decide: (row, word): Settlement | undefined => {
+  load: async (word, { ports }) => {
+    const row = word.event === 'other' ? undefined : await findOwnTransaction(ports.store.read, word.owner, word.reference);
+    return { row, inFlight: row?.status === 'pending' && (await authorisationInFlight(ports.store.read, row.reference)) };
+  },
+  decide: ({ row, inFlight }, word): Settlement | undefined => {
     const to = word.success ? ('success' as const) : ('failed' as const);
-    if (row?.status === 'manualintervention' && word.event === 'authorisation') return { kind: 'authorisation', row, to, word };
+    if ((row?.status === 'manualintervention' || inFlight) && word.event === 'authorisation') return { kind: 'authorisation', row: row!, to, word };
     if (!row || row.status !== 'pending' || row.parent_reference === null) return undefined;
     const kind = row.type === 'credit' ? 'refund' : 'capture';
     return kind === word.event ? { row, kind, to, word } : undefined;
@@ -55,8 +63,14 @@ export const settleByAcquirer = systemOperation({
       await transition(tx, { reference: row.reference, from: 'pending', to, failureCode: to === 'failed' ? 'processing_error' : null, cause, at: now });
       return findTransaction(tx, row.reference);
     }
+    // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
+    if (!(await settleAuthorisationInFlight(tx, row.reference))) return findTransaction(tx, row.reference);
     const failureCode = to === 'success' ? null : word.failureCode;
-    await recordAcquirerOutcome(tx, { reference: row.reference, from: 'manualintervention', to, failureCode, cause, at: now }, word.acquirerReference);
+    await recordAcquirerOutcome(
+      tx,
+      { reference: row.reference, from: row.status as 'pending' | 'manualintervention', to, failureCode, cause, at: now },
+      word.acquirerReference,
+    );
     return findTransaction(tx, row.reference);
   },
   answer: (row) => row,
