@@ -228,7 +228,7 @@ export const settings = {
   runWorkers: boolean(true, {
     name: 'RUN_WORKERS',
     description:
-      'Run background workers (expiry, resuming wallet payments cut off by a crash, webhook delivery) in this Kassa instance (its primary). Set `false` on API-only instances',
+      'Run background workers (expiry, resuming wallet payments cut off by a crash, settling authorisations with an unknown outcome, webhook delivery) in this Kassa instance (its primary). Set `false` on API-only instances',
   }),
   demoMerchant: boolean(true, {
     name: 'DEMO_MERCHANT',
