@@ -21,6 +21,7 @@ import type { BrowserInfo } from '../threeds/fields.ts';
 import type { AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
 import {
+  authorisationInFlight,
   countAttemptUnlessBusy,
   ensurePaymentPage,
   findThreeDSSession,
@@ -307,13 +308,15 @@ export async function reverseLostAuthorisation(step: CardStep, settlement: Settl
 
 /**
  * In a unit of work, before a payment is paid (by card or wallet): the payment as it is now
- * if it can still be paid — pending, not past its expiry (then it fails as expired), with
- * its page row — or the final step it has reached.
+ * if it can still be paid — pending, not past its expiry (then it fails as expired, unless an
+ * authorisation is in flight), with its page row — or the final step it has reached.
  */
 export async function openForPaying(tx: Db, reference: string, at: number): Promise<TransactionRow | CardStep> {
   const current = (await findTransaction(tx, reference))!;
   if (current.status !== 'pending') return { step: 'final', row: current };
-  if (current.expires_at !== null && current.expires_at <= at) return failNow(tx, current, 'expired', 'expired', at);
+  // An authorisation in flight may have taken the money: its outcome ends the payment, not the clock.
+  const expired = current.expires_at !== null && current.expires_at <= at;
+  if (expired && !(await authorisationInFlight(tx, reference))) return failNow(tx, current, 'expired', 'expired', at);
   await ensurePaymentPage(tx, reference, randomBase62(32), at);
   return current;
 }

@@ -163,7 +163,11 @@ for (const backend of backends) {
     });
 
     test('an authorisation cut off before its commit: never paid, cancelled or expired again; the notification settles it while pending', async () => {
-      const { reference, payUrl } = (await t.client.post('/payment', cardPayment({ amount: '18.00' }))).json() as { reference: string; payUrl: string };
+      const { reference, payUrl, cancelUrl } = (await t.client.post('/payment', cardPayment({ amount: '18.00' }))).json() as {
+        reference: string;
+        payUrl: string;
+        cancelUrl: string;
+      };
       const { path, csrf } = await openPage(t.app, payUrl);
       // The write-ahead record as `authorise` commits it just before calling Adyen; the process then died.
       await t.store.transact((tx) => recordAuthorisationInFlight(tx, reference, { key: `${reference}:attempt-1`, recoveryDueAt: Date.now() + AFTER_MS }));
@@ -174,9 +178,10 @@ for (const backend of backends) {
       const again = await postForm(t.app, `${path}/card`, { csrf, ...card() });
       assert.equal(again.statusCode, 409, 'a second card is turned away');
       assert.ok(!adyen.requests.some((r) => r.path === '/authorise' && r.body.reference === reference), 'and never reaches Adyen');
-      const cancelUrl = (await t.client.get(`/transaction?reference=${reference}`)).json().cancelUrl as string | undefined;
-      if (cancelUrl) await t.app.inject({ method: 'POST', url: new URL(cancelUrl).pathname });
+      assert.equal((await t.app.inject({ method: 'POST', url: new URL(cancelUrl).pathname })).statusCode, 200);
       await expireDuePayments(paymentPorts(t.config, t.store), Date.now() + 3600_000);
+      await t.store.transact((tx) => tx.updateTable('transactions').set({ expires_at: 1 }).where('reference', '=', reference).execute());
+      assert.equal((await postForm(t.app, `${path}/card`, { csrf, ...card() })).statusCode, 409, 'a card tried past its expiry does not expire it');
       assert.equal((await statusOf(reference)).status, 'pending', 'neither a cancel nor the expiry ends it: its outcome does');
 
       adyen.authorisations.set(reference, { pspReference: 'PSPCUTOFF0000001', amount: { value: 1800, currency: 'EUR' }, state: 'authorised' });
