@@ -185,7 +185,15 @@ for (const backend of backends) {
       assert.equal((await statusOf(reference)).status, 'pending', 'neither a cancel nor the expiry ends it: its outcome does');
 
       adyen.authorisations.set(reference, { pspReference: 'PSPCUTOFF0000001', amount: { value: 1800, currency: 'EUR' }, state: 'authorised' });
-      await authorisationNotification(reference);
+      // While a request still holds the payment (its processing lease), that request records the answer: Adyen is asked to send it again.
+      const lease = (until: number) =>
+        t.store.transact((tx) => tx.updateTable('payment_pages').set({ processing_until: until }).where('reference', '=', reference).execute());
+      await lease(Date.now() + 60_000);
+      const early = await authorisationNotification(reference);
+      assert.deepEqual([early.statusCode, early.headers['retry-after'], early.json().title], [503, '60', 'Authorisation being answered']);
+      assert.equal((await statusOf(reference)).status, 'pending');
+      await lease(0);
+      assert.equal((await authorisationNotification(reference)).body, '[accepted]');
       assert.equal((await statusOf(reference)).status, 'success');
       assert.equal((await findPaymentPage(t.store.read, reference))!.acquirer_reference, 'PSPCUTOFF0000001');
       assert.equal((await findPaymentPage(t.store.read, reference))!.authorisation_in_flight, null);

@@ -12,7 +12,8 @@ import type { FailureCode } from '../../ground/states.ts';
 import { recordAcquirerOutcome } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { settleRefund } from '../refunds.ts';
-import { authorisationInFlight, settleAuthorisationInFlight } from '../../store/payment-pages.ts';
+import { findPaymentPage, settleAuthorisationInFlight } from '../../store/payment-pages.ts';
+import { Problem } from '../../ground/problem.ts';
 import { transition } from '../transition.ts';
 import { systemOperation } from './operation.ts';
 
@@ -45,10 +46,13 @@ export const settleByAcquirer = systemOperation({
   parse: (word: AcquirerWord) => word,
   load: async (word, { ports }) => {
     const row = word.event === 'other' ? undefined : await findOwnTransaction(ports.store.read, word.owner, word.reference);
-    return { row, inFlight: row?.status === 'pending' && (await authorisationInFlight(ports.store.read, row.reference)) };
+    const page = row?.status === 'pending' && word.event === 'authorisation' ? await findPaymentPage(ports.store.read, row.reference) : undefined;
+    return { row, inFlight: !!page?.authorisation_in_flight, leaseUntil: page?.processing_until ?? null };
   },
-  decide: ({ row, inFlight }, word): Settlement | undefined => {
+  decide: ({ row, inFlight, leaseUntil }, word, { now }): Settlement | undefined => {
     const to = word.success ? ('success' as const) : ('failed' as const);
+    // A request is still waiting for this authorisation's answer and commits it itself; after its lease, the word is wanted.
+    if (inFlight && word.event === 'authorisation' && leaseUntil !== null && leaseUntil >= now) throw authorisationBeingAnswered();
     if ((row?.status === 'manualintervention' || inFlight) && word.event === 'authorisation') return { kind: 'authorisation', row: row!, to, word };
     if (!row || row.status !== 'pending' || row.parent_reference === null) return undefined;
     const kind = row.type === 'credit' ? 'refund' : 'capture';
@@ -75,3 +79,13 @@ export const settleByAcquirer = systemOperation({
   },
   answer: (row) => row,
 });
+
+/** The notification comes again later (Adyen resends what is not `[accepted]`), when the answer is committed or its request is gone. */
+const authorisationBeingAnswered = () =>
+  new Problem(
+    503,
+    'Authorisation being answered',
+    'An AUTHORISATION notification for a payment whose authorisation a Kassa request is still waiting for; send it again later.',
+    undefined,
+    { 'Retry-After': '60' },
+  );
