@@ -65,6 +65,13 @@ export interface Config {
   returnUrlSchemes: string[];
   /** How long an acquirer's answer may take before its outcome counts as unknown (ACQUIRER_TIMEOUT). */
   acquirerTimeoutMs: number;
+  /**
+   * How long after an authorisation was sent the recovery job settles it when its outcome is still
+   * unknown (ACQUIRER_RECOVERY_AFTER): a technical cancel, or the payment left for an operator.
+   */
+  acquirerRecoveryAfterMs: number;
+  /** How often the acquirer recovery job looks for such authorisations (ACQUIRER_RECOVERY_INTERVAL). */
+  acquirerRecoveryIntervalMs: number;
   /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per start when unset (main.ts shares it with the HTTP processes). */
   cardSealKey: Buffer;
   /**
@@ -221,7 +228,7 @@ export const settings = {
   runWorkers: boolean(true, {
     name: 'RUN_WORKERS',
     description:
-      'Run background workers (expiry, resuming wallet payments cut off by a crash, webhook delivery) in this Kassa instance (its primary). Set `false` on API-only instances',
+      'Run background workers (expiry, resuming wallet payments cut off by a crash, settling authorisations with an unknown outcome, webhook delivery) in this Kassa instance (its primary). Set `false` on API-only instances',
   }),
   demoMerchant: boolean(true, {
     name: 'DEMO_MERCHANT',
@@ -281,6 +288,15 @@ export const settings = {
     name: 'ACQUIRER_TIMEOUT',
     description:
       "How long an acquirer's answer may take; past it the outcome is unknown (`manualintervention` for an authorisation). Which acquirer a merchant uses is set per merchant and mode with `kassa acquirer set` ([docs/acquirers.md](docs/acquirers.md)); without a connection test keys use the built-in simulator and live payments are still validated and created (spec §5), but their page says card payments are unavailable (503, no card form)",
+  }),
+  acquirerRecoveryAfter: duration('PT5M', {
+    name: 'ACQUIRER_RECOVERY_AFTER',
+    description:
+      "How long after it was sent an authorisation whose outcome is unknown (no answer in time, or Kassa killed before recording the answer) waits for the acquirer's notification. Then the background job asks the acquirer to cancel it by Kassa's reference (Adyen `/technicalCancel`) and the payment becomes `failed`/`processing_error`; with an acquirer that cannot (the test simulator) the payment is left `manualintervention` for an operator ([docs/acquirers.md](docs/acquirers.md#unknown-outcomes))",
+  }),
+  acquirerRecoveryInterval: duration('PT30S', {
+    name: 'ACQUIRER_RECOVERY_INTERVAL',
+    description: 'How often the background job looks for authorisations past `ACQUIRER_RECOVERY_AFTER`; a technical cancel with no answer is tried again after this',
   }),
   cardSealKey: key({
     name: 'CARD_SEAL_KEY',
@@ -367,6 +383,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: loadWebhookSettings(env),
     wallet: loadWalletSettings(env),
     acquirerTimeoutMs: read(settings.acquirerTimeout),
+    acquirerRecoveryAfterMs: read(settings.acquirerRecoveryAfter),
+    acquirerRecoveryIntervalMs: read(settings.acquirerRecoveryInterval),
     cardSealKey: read(settings.cardSealKey) ?? randomBytes(32),
     vaultKey: vaultKeyBase64 ? vaultKey('VAULT_KEY', read(settings.vaultKeyId), vaultKeyBase64) : undefined,
     vaultOldKeys: read(settings.vaultOldKeys),

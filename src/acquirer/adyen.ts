@@ -9,6 +9,7 @@
  */
 import type { AcquirerConnector, AuthenticationData, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult } from './connector.ts';
 import type { AcquirerAuthentication, AuthenticatingRequest, AuthenticationContinuation, PaymentAmount } from './connector.ts';
+import type { TechnicalCancelRequest } from './connector.ts';
 import { authoriseResultOf, type AdyenPaymentResult } from './adyen-outcomes.ts';
 import { authenticatingFields, authenticationStepOf, continuationFields, type AdyenAuthenticationResult } from './adyen-3ds2.ts';
 import { findCurrency } from '../ground/amount.ts';
@@ -77,6 +78,20 @@ export class AdyenConnector implements AcquirerConnector {
     };
     return this.modificationResult(await this.post(path, body, idempotencyKey));
   }
+
+  // ---- Unknown outcomes (docs/acquirers.md "Unknown outcomes") ----
+
+  /**
+   * `/technicalCancel`: cancels an authorisation by Kassa's reference (`originalMerchantReference`),
+   * for one whose answer never came; Adyen takes it (`[technical-cancel-received]`) and cancels or
+   * refunds whatever the authorisation did.
+   */
+  async technicalCancel(request: TechnicalCancelRequest, idempotencyKey: string): Promise<FollowUpResult> {
+    const body = { merchantAccount: this.settings.merchantAccount, originalMerchantReference: request.reference, reference: request.reference };
+    return this.modificationResult(await this.post('/technicalCancel', body, idempotencyKey));
+  }
+
+  // ---- end of unknown outcomes ----
 
   private modificationResult(answer: Answer): FollowUpResult {
     if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };

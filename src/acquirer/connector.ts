@@ -121,4 +121,15 @@ export interface AcquirerConnector {
   refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
   /** Releases an authorisation that was not captured. */
   reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
+  /**
+   * Cancels whatever an authorisation with no known outcome did, named by Kassa's own reference
+   * (the acquirer's is unknown): nothing if it was never made, the hold released or the money
+   * given back if it was. Optional: a connector without it leaves such payments to an operator.
+   */
+  technicalCancel?(request: TechnicalCancelRequest, idempotencyKey: string): Promise<FollowUpResult>;
+}
+
+export interface TechnicalCancelRequest {
+  /** Kassa's reference of the payment, as its authorisation named it. */
+  reference: string;
 }

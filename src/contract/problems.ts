@@ -100,6 +100,12 @@ export const problemTypes: readonly ProblemType[] = [
   },
   { title: 'No directory server configured', statuses: [503], meaning: 'Live 3-D Secure needs a directory server the operator has not configured.' },
   {
+    title: 'Authorisation being answered',
+    statuses: [503],
+    meaning:
+      'Sent to `PUBLIC_URL/acquirer/adyen/notifications`, an `AUTHORISATION` item for a payment whose authorisation a Kassa request is still waiting for (docs/acquirers.md "Unknown outcomes"); that request records the outcome. Adyen sends the notification again later, which then settles what the request could not.',
+  },
+  {
     title: 'Not a notification',
     statuses: [400],
     meaning:

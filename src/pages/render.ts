@@ -53,6 +53,8 @@ export async function show(ports: Ports, reply: FastifyReply, loaded: Loaded, st
   const { row, page, view, merchant } = loaded;
   const { nonce } = view;
   if (row.status !== 'pending') return sendPage(reply, policy(nonce, {}, row), outcomePage(view, row.status, row.failure_code), status);
+  // An authorisation in flight (being answered now, or cut off by a crash): no second card until its outcome is known.
+  if (page.authorisation_in_flight) return sendPage(reply, policy(nonce, {}, row), outcomePage(view, 'pending', null, true), status);
   const stored = storedRequestOf(row);
   const cardAvailable = await cardsTaken(ports, row);
   const shown = pageShown(row, page);

@@ -24,10 +24,13 @@ import type { BrowserInfo } from '../threeds/fields.ts';
 import type { AcquirerAuthentication, AuthenticationContinuation, AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
 import {
+  authorisationInFlight,
   countAttemptUnlessBusy,
   ensurePaymentPage,
   findThreeDSSession,
+  recordAuthorisationInFlight,
   releaseProcessingLease,
+  settleAuthorisationInFlight,
   setPageFields,
   takeProcessingLease,
   type ThreeDSSessionRow,
@@ -188,6 +191,8 @@ async function authoriseAuthenticating(authentication: AcquirerAuthentication, p
   const data = stored.threeDS ?? { scaReady: 'no' as const };
   const { usesVaultToken } = flowOf(row.flow).threeDS;
   const windowSize = data.browserInfo?.challengeWindowSize ?? plan.browser.collected.challengeWindowSize ?? 'FULL_SCREEN';
+  const idempotencyKey = authorisationKey(row.reference, `attempt-${plan.attempt}`);
+  if (!(await sendingAuthorisation(ctx, idempotencyKey))) return { show: { step: 'busy' } };
   const outcome = await ports.acquirerThreeDS.start(authentication, {
     request: {
       ...paymentAmount(row),
@@ -199,7 +204,7 @@ async function authoriseAuthenticating(authentication: AcquirerAuthentication, p
       challengeIndicator: challengeIndicatorCode({ kind: 'payment', usesVaultToken, storeInVault: stored.storeInVault ?? false, data }),
       notificationUrl: pageAddress(ctx, '/3ds/notify'),
     },
-    idempotencyKey: `${row.reference}:attempt-${plan.attempt}`,
+    idempotencyKey,
     windowSize,
     now,
   });
@@ -221,9 +226,11 @@ export async function continueByAcquirer(
   const acquirer = await ports.acquirers.for(ownerOf(row));
   // The connection changed meanwhile to one that does not authenticate: nothing was authorised under this session.
   if (!acquirer.authentication) return settlementOf({ outcome: 'declined', failureCode: 'processing_error' }, step.card, step.authentication, ctx);
+  const idempotencyKey = authorisationKey(row.reference, `${step.session.id}:${step.after.step}`);
+  if (!(await sendingAuthorisation(ctx, idempotencyKey))) return { show: { step: 'busy' } };
   const outcome = await ports.acquirerThreeDS.continue(acquirer.authentication, step.session, {
     request: { ...paymentAmount(row), captureNow: row.type !== 'authorise', after: step.after },
-    idempotencyKey: `${row.reference}:${step.session.id}:${step.after.step}`,
+    idempotencyKey,
     now,
   });
   return settleByAcquirer(outcome, step.card, step.sealedCard, step.authentication, ctx);
@@ -269,11 +276,29 @@ function settle(card: CardData, authentication: Authentication | undefined, key:
   return { finish: { status: 'success', cause: 'card_enrolled', ...cardFacts(card), authentication, vault, scaToken: authentication?.transStatus === 'Y' } };
 }
 
-/** Authorises at the acquirer of the payment's mode; its answer decides the one state change. */
+/** The acquirer's idempotency key of an authorisation of the payment: the attempt's own key (a card attempt, a 3-D Secure session, a wallet token). */
+export const authorisationKey = (reference: string, key: string) => `${reference}:${key}`;
+
+/**
+ * Before every call that may authorise (`/authorise`, and each `/authorise3ds2` when the acquirer
+ * authenticates), the authorisation is recorded as in flight in its own unit of work (the
+ * write-ahead of docs/acquirers.md "Unknown outcomes"): should the process die before its
+ * commit, the payment is never paid a second time, and the recovery job learns the outcome.
+ * False when another authorisation of the payment is in flight.
+ */
+function sendingAuthorisation({ ports, caller, now }: CardContext, idempotencyKey: string): Promise<boolean> {
+  const inFlight = { key: idempotencyKey, recoveryDueAt: now + ports.config.acquirerRecoveryAfterMs };
+  return ports.store.transact((tx) => recordAuthorisationInFlight(tx, caller.row.reference, inFlight));
+}
+
+/** Authorises at the acquirer of the payment's mode, recorded in flight first; its answer decides the one state change. */
 export async function authorise(card: CardData, authentication: Authentication | undefined, key: string, ctx: CardContext): Promise<Settlement> {
   const { ports, caller } = ctx;
   const { row, merchant } = caller;
-  const result: AuthoriseResult = await (await ports.acquirers.for(ownerOf(row))).authorise(
+  const acquirer = await ports.acquirers.for(ownerOf(row));
+  const idempotencyKey = authorisationKey(row.reference, key);
+  if (!(await sendingAuthorisation(ctx, idempotencyKey))) return { show: { step: 'busy' } };
+  const result: AuthoriseResult = await acquirer.authorise(
     {
       ...paymentAmount(row),
       card,
@@ -281,7 +306,7 @@ export async function authorise(card: CardData, authentication: Authentication |
       captureNow: row.type !== 'authorise',
       merchantName: merchant.name,
     },
-    `${row.reference}:${key}`,
+    idempotencyKey,
   );
   return settlementOf(result, card, authentication, ctx);
 }
@@ -323,11 +348,22 @@ export interface Finish {
   scaToken?: boolean;
 }
 
+/** A step the acquirer asked for (3-D Secure by the acquirer): its session keeps the acquirer's token. */
+const waitsForBrowser = (step: CardStep) => (step.step === 'method' || step.step === 'challenge') && step.session.acquirer_token !== null;
+
 /** commit of a card payment: its one state change (if the act reached one), and the lease given back. */
 export async function commitSettlement(tx: Db, settlement: Settlement, ctx: CardContext): Promise<CardStep> {
   const { reference } = ctx.caller.row;
   await releaseProcessingLease(tx, reference);
-  if ('show' in settlement) return settlement.show;
+  if ('show' in settlement) {
+    // The acquirer answered with a step for the customer's browser (its 3DS method, its challenge): nothing is in flight while the customer takes it.
+    if (!waitsForBrowser(settlement.show) || (await settleAuthorisationInFlight(tx, reference))) return settlement.show;
+    return { step: 'final', row: (await findTransaction(tx, reference))! };
+  }
+  // An unknown outcome stays in flight: the recovery job or the acquirer's notification settles it.
+  if (settlement.finish.status !== 'manualintervention' && !(await settleAuthorisationInFlight(tx, reference))) {
+    return { step: 'final', row: (await findTransaction(tx, reference))! };
+  }
   return finish(tx, settlement.finish, ctx);
 }
 
@@ -365,7 +401,9 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
 
 /** after: an authorisation whose payment was cancelled or expired meanwhile releases the money it just held. */
 export async function reverseLostAuthorisation(step: CardStep, settlement: Settlement, { ports, caller }: CardContext): Promise<void> {
-  if (!('finish' in settlement) || !settlement.finish.acquirerReference || step.step !== 'final' || step.row.status === 'success') return;
+  if (!('finish' in settlement) || !settlement.finish.acquirerReference || step.step !== 'final') return;
+  // Held for review by the recovery job meanwhile: its technical cancel or the acquirer's notification decides, not this.
+  if (step.row.status === 'success' || step.row.status === 'manualintervention') return;
   const { row } = caller;
   await (await ports.acquirers.for(ownerOf(row)))
     .reversal(
@@ -377,13 +415,15 @@ export async function reverseLostAuthorisation(step: CardStep, settlement: Settl
 
 /**
  * In a unit of work, before a payment is paid (by card or wallet): the payment as it is now
- * if it can still be paid — pending, not past its expiry (then it fails as expired), with
- * its page row — or the final step it has reached.
+ * if it can still be paid — pending, not past its expiry (then it fails as expired, unless an
+ * authorisation is in flight), with its page row — or the final step it has reached.
  */
 export async function openForPaying(tx: Db, reference: string, at: number): Promise<TransactionRow | CardStep> {
   const current = (await findTransaction(tx, reference))!;
   if (current.status !== 'pending') return { step: 'final', row: current };
-  if (current.expires_at !== null && current.expires_at <= at) return failNow(tx, current, 'expired', 'expired', at);
+  // An authorisation in flight may have taken the money: its outcome ends the payment, not the clock.
+  const expired = current.expires_at !== null && current.expires_at <= at;
+  if (expired && !(await authorisationInFlight(tx, reference))) return failNow(tx, current, 'expired', 'expired', at);
   await ensurePaymentPage(tx, reference, randomBase62(32), at);
   return current;
 }

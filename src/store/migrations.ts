@@ -19,6 +19,7 @@ import { createdAnswers } from './migrations/010_created_answers.ts';
 import { acquirerConnections } from './migrations/012_acquirer_connections.ts';
 import { consoleTables } from './migrations/013_console.ts';
 import { acquirerAuthentication } from './migrations/015_acquirer_authentication.ts';
+import { acquirerInFlight } from './migrations/016_acquirer_in_flight.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -35,6 +36,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '012_acquirer_connections': acquirerConnections(),
   '013_console': consoleTables(dialect),
   '015_acquirer_authentication': acquirerAuthentication(),
+  '016_acquirer_in_flight': acquirerInFlight(),
 });
 
 /**

@@ -166,6 +166,15 @@ export interface PaymentPageTable {
   processing_until: number | null;
   acquirer_reference: string | null;
   created: number;
+  /**
+   * Write-ahead record (016): the idempotency key of the authorisation sent to the acquirer whose
+   * outcome is not committed yet. While it is set the payment is not paid again.
+   */
+  authorisation_in_flight: string | null;
+  /** When the acquirer recovery job is to look at the authorisation in flight; null: not the job's (none, or left for the operator). */
+  recovery_due_at: number | null;
+  /** When the recovery job sent a technical cancel for it: from then on the cancel decides the outcome, not a notification. */
+  technical_cancel_sent_at: number | null;
 }
 
 /** A 3-D Secure authentication run by Kassa's 3DS Server; `id` is the threeDSServerTransID. */

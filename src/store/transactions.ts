@@ -127,13 +127,30 @@ export async function findOwnTransactions(db: Db, owner: { merchantId: string; m
 }
 
 /**
- * Up to `limit` pending payments whose `expires_at` is past `now`, soonest first. On
+ * Up to `limit` pending payments whose `expires_at` is past `now`, soonest first, but none whose
+ * authorisation is in flight: its outcome, not the clock, ends it (payment_pages). On
  * PostgreSQL they are locked until the unit of work ends and rows another unit holds are
  * skipped (FOR UPDATE SKIP LOCKED, PostgreSQL docs, SELECT "The Locking Clause"), so
  * processes sweeping at once each take their own; SQLite runs one unit at a time anyway.
  */
 export async function claimDuePayments(db: Db, dialect: Dialect, now: number, limit: number) {
-  let query = db.selectFrom('transactions').select('reference').where('status', '=', 'pending').where('expires_at', '<=', now).orderBy('expires_at').limit(limit);
+  let query = db
+    .selectFrom('transactions')
+    .select('reference')
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', now)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('payment_pages')
+            .select('payment_pages.reference')
+            .whereRef('payment_pages.reference', '=', 'transactions.reference')
+            .where('payment_pages.authorisation_in_flight', 'is not', null),
+        ),
+      ),
+    )
+    .orderBy('expires_at')
+    .limit(limit);
   if (dialect === 'postgres') query = query.forUpdate().skipLocked();
   return query.execute();
 }

@@ -32,6 +32,10 @@ export interface FakeAdyen {
   /** Native 3DS2: the authentications Adyen ran, by threeDS2Token. */
   authentications: Map<string, FakeAuthentication>;
   close(): Promise<void>;
+  /** What "Adyen" holds by merchant reference: each authorisation made, and whether a technical cancel undid it. */
+  authorisations: Map<string, HeldAuthorisation>;
+  /** Runs once an authorisation is made at "Adyen" and before it is answered (a test kills Kassa here). */
+  beforeAnswer?: (body: Record<string, unknown>) => void | Promise<void>;
 }
 
 /** A validator per Payment API path, compiled from the document's request body schemas. */
@@ -71,6 +75,7 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     slowMs: 0,
     authentications: new Map(),
     close: () => app.close(),
+    authorisations: new Map(),
   };
   const threeDS2 = await nativeThreeDS2(app, fake);
   app.post<{ Params: { route: string }; Body: Record<string, unknown> }>('/pal/servlet/Payment/v68/:route', async (request, reply) => {
@@ -93,7 +98,10 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
       : route === '/authorise'
         ? await authorise(body)
         : { pspReference: pspReference(), response: `[${route.slice(1).replace('technicalCancel', 'technical-cancel')}-received]` };
+    // An authorisation made, by /authorise or at the end of native 3DS2 by /authorise3ds2.
+    if ((answer as { resultCode?: string }).resultCode === 'Authorised') await made(fake, body, (answer as { pspReference: string }).pspReference);
     if (idempotencyKey) answers.set(key, answer);
+    if (route === '/technicalCancel') technicalCancel(fake, body);
     return answer;
   });
   async function authorise(body: Record<string, unknown>) {
@@ -254,4 +262,24 @@ async function nativeThreeDS2(app: FastifyInstance, fake: FakeAdyen) {
       .send(acsPage('Returning to the shop', authentication.notificationUrl, { cres, threeDSSessionData: request.body.threeDSSessionData ?? '' }));
   });
   return threeDS2;
+}
+
+// ---- Unknown outcomes: what "Adyen" holds, and a technical cancel of it ----
+
+export interface HeldAuthorisation {
+  pspReference: string;
+  amount: { value: number; currency: string };
+  state: 'authorised' | 'cancelled';
+}
+
+/** An authorisation made: held under its merchant reference, then `beforeAnswer` (where a test may kill Kassa). */
+async function made(fake: FakeAdyen, body: Record<string, unknown>, psp: string) {
+  fake.authorisations.set(body.reference as string, { pspReference: psp, amount: body.amount as HeldAuthorisation['amount'], state: 'authorised' });
+  await fake.beforeAnswer?.(body);
+}
+
+/** `/technicalCancel` undoes the authorisation its `originalMerchantReference` names, if one was made. */
+function technicalCancel(fake: FakeAdyen, body: Record<string, unknown>) {
+  const held = fake.authorisations.get(body.originalMerchantReference as string);
+  if (held) held.state = 'cancelled';
 }

@@ -221,6 +221,7 @@ for (const backend of backends) {
           '012_acquirer_connections',
           '013_console',
           '015_acquirer_authentication',
+          '016_acquirer_in_flight',
         ]);
         assert.deepEqual(await store.migrate(), [], 'applied once');
         // Right after the upgrade, before anything reuses the space the old values were freed into.

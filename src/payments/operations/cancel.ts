@@ -1,12 +1,13 @@
 /**
  * Cancel (spec §4.5, DESIGN §2): `POST <cancelUrl>` or the page's cancel button. A
- * pending payment becomes failed/cancelled; a final one is answered unchanged, so
- * cancelling again is harmless. The capability token authorises; a merchant's key, when
+ * pending payment becomes failed/cancelled; a final one, or one whose authorisation is in
+ * flight, is answered unchanged, so cancelling again is harmless. The capability token authorises; a merchant's key, when
  * sent, must be the payment's merchant.
  */
 import { Problem } from '../../ground/problem.ts';
 import { findByPageToken, findTransaction } from '../../store/transactions.ts';
 import { transition } from '../transition.ts';
+import { authorisationInFlight } from '../../store/payment-pages.ts';
 import { operationFor } from './operation.ts';
 
 /** Who cancels: the merchant (its key sent with the request) or, without one, the customer. */
@@ -22,7 +23,8 @@ export const cancel = operationFor<CancellingParty>()({
     return row;
   },
   commit: async (tx, row, { caller, now }) => {
-    if (row.status === 'pending') {
+    // An authorisation in flight may have taken the money: its outcome ends the payment, not a cancel (docs/acquirers.md "Unknown outcomes").
+    if (row.status === 'pending' && !(await authorisationInFlight(tx, row.reference))) {
       const cause = caller ? 'merchant_cancel' : 'customer_cancel';
       await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode: 'cancelled', cause, at: now });
     }

@@ -11,7 +11,16 @@ import { scenarioFor } from '../../acquirer/scenarios.ts';
 import { takeProcessingLease } from '../../store/payment-pages.ts';
 import { clearWalletToken } from '../../store/wallet-token-uses.ts';
 import type { AcceptedWalletPayment } from '../../wallet/accept.ts';
-import { authorise, commitSettlement, openForPaying, PROCESSING_LEASE_MS, releaseLease, reverseLostAuthorisation, type CardStep } from '../card-payment.ts';
+import {
+  authorisationKey,
+  authorise,
+  commitSettlement,
+  openForPaying,
+  PROCESSING_LEASE_MS,
+  releaseLease,
+  reverseLostAuthorisation,
+  type CardStep,
+} from '../card-payment.ts';
 import { walletAuthentication } from '../pay-by-wallet.ts';
 import { customerOperation, stop } from './operation.ts';
 
@@ -27,7 +36,9 @@ export const payWallet = customerOperation({
       if (current.step === 'final') await clearWalletToken(tx, reference);
       return stop<CardStep>(current);
     }
-    if (!(await takeProcessingLease(tx, reference, now, now + PROCESSING_LEASE_MS))) return stop<CardStep>({ step: 'busy' });
+    // A wallet payment resumed after a crash (wallet-recovery.ts) sends its authorisation again with the same key.
+    const resuming = authorisationKey(reference, walletKey(accepted));
+    if (!(await takeProcessingLease(tx, reference, now, now + PROCESSING_LEASE_MS, resuming))) return stop<CardStep>({ step: 'busy' });
     return accepted;
   },
   release: releaseLease,
@@ -36,7 +47,7 @@ export const payWallet = customerOperation({
     // Test scenario .41: the wallet's final state only after 2 s (DESIGN §3 "Test scenarios").
     if (row.mode === 'test') await delay(scenarioFor(row.amount_minor, findCurrency(row.currency)!.exponent).walletDelayMs ?? 0);
     const card = { pan: wallet.pan, expiryMonth: wallet.expiryMonth, expiryYear: wallet.expiryYear, holderName: wallet.cardholderName ?? '', brand: wallet.brand };
-    return authorise(card, walletAuthentication(wallet), `wallet-${wallet.transactionId}`, ctx);
+    return authorise(card, walletAuthentication(wallet), walletKey(wallet), ctx);
   },
   commit: async (tx, settlement, ctx) => {
     const step = await commitSettlement(tx, settlement, ctx);
@@ -46,5 +57,8 @@ export const payWallet = customerOperation({
   answer: (step) => step,
   after: reverseLostAuthorisation,
 });
+
+/** The token's authorisation key: one token, one authorisation, whichever process sends it. */
+const walletKey = (wallet: AcceptedWalletPayment) => `wallet-${wallet.transactionId}`;
 
 const delay = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());

@@ -7,6 +7,7 @@ import { Problem } from '../../ground/problem.ts';
 import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findTransaction } from '../../store/transactions.ts';
 import { transition } from '../transition.ts';
+import { settleAuthorisationInFlight } from '../../store/payment-pages.ts';
 import { systemOperation } from './operation.ts';
 
 export interface Resolution {
@@ -33,6 +34,9 @@ export const resolve = systemOperation({
     return resolution;
   },
   commit: async (tx, { reference, outcome, failureCode }, { now }) => {
+    if (!(await settleAuthorisationInFlight(tx, reference))) {
+      throw Problem.conflict(`Transaction ${reference} is being cancelled at the acquirer (technical cancel sent); it ends failed by itself.`);
+    }
     const failure = outcome === 'failed' ? (failureCode ?? 'rejected') : null;
     if (!(await transition(tx, { reference, from: 'manualintervention', to: outcome, failureCode: failure, cause: 'operator_resolved', at: now }))) {
       throw Problem.conflict(`Transaction ${reference} changed at the same time; read it again.`);

@@ -2,7 +2,8 @@
  * The acquirer's later word on what it took (docs/acquirers.md "Notifications"): a capture or a
  * refund the acquirer answered `received` stays `pending` until its notification says whether it
  * was done, and a payment whose authorisation had no answer waits in `manualintervention` for
- * it; this moves either to `success` or `failed` through the same state change (and so the
+ * it (or `pending`, its authorisation in flight, when Kassa died before committing the answer);
+ * this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. The notification is already verified
  * (api/acquirer-notifications.ts). Replays change nothing: a final state never changes.
  */
@@ -11,6 +12,8 @@ import type { FailureCode } from '../../ground/states.ts';
 import { recordAcquirerOutcome } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { settleRefund } from '../refunds.ts';
+import { findPaymentPage, settleAuthorisationInFlight } from '../../store/payment-pages.ts';
+import { Problem } from '../../ground/problem.ts';
 import { transition } from '../transition.ts';
 import { systemOperation } from './operation.ts';
 
@@ -28,7 +31,10 @@ export interface AcquirerWord {
 }
 
 interface Settlement {
-  /** authorisation: a payment whose authorisation had no answer (manualintervention, DESIGN §2) learns its outcome. */
+  /**
+   * authorisation: a payment whose authorisation had no answer (manualintervention, DESIGN §2), or
+   * whose process died before committing the answer (pending, its authorisation in flight), learns its outcome.
+   */
   kind: 'authorisation' | 'capture' | 'refund';
   row: TransactionRow;
   to: 'success' | 'failed';
@@ -38,10 +44,16 @@ interface Settlement {
 export const settleByAcquirer = systemOperation({
   name: 'settleByAcquirer',
   parse: (word: AcquirerWord) => word,
-  load: (word, { ports }) => (word.event === 'other' ? undefined : findOwnTransaction(ports.store.read, word.owner, word.reference)),
-  decide: (row, word): Settlement | undefined => {
+  load: async (word, { ports }) => {
+    const row = word.event === 'other' ? undefined : await findOwnTransaction(ports.store.read, word.owner, word.reference);
+    const page = row?.status === 'pending' && word.event === 'authorisation' ? await findPaymentPage(ports.store.read, row.reference) : undefined;
+    return { row, inFlight: !!page?.authorisation_in_flight, leaseUntil: page?.processing_until ?? null };
+  },
+  decide: ({ row, inFlight, leaseUntil }, word, { now }): Settlement | undefined => {
     const to = word.success ? ('success' as const) : ('failed' as const);
-    if (row?.status === 'manualintervention' && word.event === 'authorisation') return { kind: 'authorisation', row, to, word };
+    // A request is still waiting for this authorisation's answer and commits it itself; after its lease, the word is wanted.
+    if (inFlight && word.event === 'authorisation' && leaseUntil !== null && leaseUntil >= now) throw authorisationBeingAnswered();
+    if ((row?.status === 'manualintervention' || inFlight) && word.event === 'authorisation') return { kind: 'authorisation', row: row!, to, word };
     if (!row || row.status !== 'pending' || row.parent_reference === null) return undefined;
     const kind = row.type === 'credit' ? 'refund' : 'capture';
     return kind === word.event ? { row, kind, to, word } : undefined;
@@ -55,9 +67,25 @@ export const settleByAcquirer = systemOperation({
       await transition(tx, { reference: row.reference, from: 'pending', to, failureCode: to === 'failed' ? 'processing_error' : null, cause, at: now });
       return findTransaction(tx, row.reference);
     }
+    // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
+    if (!(await settleAuthorisationInFlight(tx, row.reference))) return findTransaction(tx, row.reference);
     const failureCode = to === 'success' ? null : word.failureCode;
-    await recordAcquirerOutcome(tx, { reference: row.reference, from: 'manualintervention', to, failureCode, cause, at: now }, word.acquirerReference);
+    await recordAcquirerOutcome(
+      tx,
+      { reference: row.reference, from: row.status as 'pending' | 'manualintervention', to, failureCode, cause, at: now },
+      word.acquirerReference,
+    );
     return findTransaction(tx, row.reference);
   },
   answer: (row) => row,
 });
+
+/** The notification comes again later (Adyen resends what is not `[accepted]`), when the answer is committed or its request is gone. */
+const authorisationBeingAnswered = () =>
+  new Problem(
+    503,
+    'Authorisation being answered',
+    'An AUTHORISATION notification for a payment whose authorisation a Kassa request is still waiting for; send it again later.',
+    undefined,
+    { 'Retry-After': '60' },
+  );

@@ -1,0 +1,199 @@
+/**
+ * `kill -9` between Adyen's answer and Kassa's commit (docs/acquirers.md "Unknown outcomes"),
+ * on SQLite and PostgreSQL: Kassa runs as a real process for a test-mode merchant whose test mode
+ * is connected to the Adyen stand-in with `kassa acquirer set --mode test` (test mode has the
+ * simulated directory server, so the card page runs 3-D Secure frictionless and reaches Adyen;
+ * live card pages wait for live 3-D Secure). The stand-in makes the authorisation, then kills Kassa
+ * with SIGKILL before it answers. Restarted, Kassa never takes the card again; then either Adyen's
+ * AUTHORISATION notification comes (→ success), or none does and the recovery job cancels the
+ * authorisation by Kassa's reference (→ failed). Each way: one charge at most, one final state, one
+ * merchant webhook of it.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { backends, basic, cardPayment, createTestDatabase, type TestDatabase } from '../support/app.ts';
+import { kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
+import { card, csrfOf, FORM } from '../pages/flow.ts';
+import { waitFor } from '../events/support.ts';
+import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
+import { notificationSignature } from '../../src/acquirer/adyen-notifications.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openStore } from '../../src/store/store.ts';
+
+const HMAC_KEY = randomBytes(32).toString('hex');
+const root = path.resolve(import.meta.dirname, '../..');
+
+for (const backend of backends) {
+  describe(`kill -9 between Adyen's answer and Kassa's commit (${backend})`, () => {
+    let db: TestDatabase;
+    let adyen: FakeAdyen;
+    let key: string;
+    before(async () => {
+      db = await createTestDatabase(backend);
+      adyen = await startFakeAdyen();
+      const merchant = JSON.parse(kassaCli(db.env, 'merchant', 'create', '--name', 'Killed Shop', '--json'));
+      key = merchant.testApiKey;
+      execFileSync(
+        process.execPath,
+        [
+          'bin/kassa.js',
+          'acquirer',
+          'set',
+          '--merchant',
+          merchant.merchantId,
+          '--mode',
+          'test',
+          '--connector',
+          'adyen',
+          '--endpoint',
+          adyen.url,
+          '--merchant-account',
+          'ShopNL',
+        ],
+        { cwd: root, env: { ...process.env, ...db.env }, input: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }) },
+      );
+    });
+    after(async () => {
+      await adyen.close();
+      await db.drop();
+    });
+
+    /** What the database says of the payment: its status events, its webhooks, and its authorisation in flight. */
+    async function recorded(reference: string) {
+      const store = await openStore(loadConfig(db.env));
+      try {
+        const events = await store.read.selectFrom('transaction_events').select('to_status').where('reference', '=', reference).orderBy('id').execute();
+        const webhooks = await store.read.selectFrom('webhook_deliveries').select('event').where('reference', '=', reference).execute();
+        const page = await store.read.selectFrom('payment_pages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
+        // Deliveries have no order of their own (the hold and the failure may share a millisecond): compared as a set.
+        return { events: events.map((e) => e.to_status), webhooks: webhooks.map((w) => w.event).sort(), page };
+      } finally {
+        await store.close();
+      }
+    }
+
+    /** The dead process's processing lease (60 s) runs out: that time is let pass here. */
+    async function leaseRunsOut(reference: string) {
+      const store = await openStore(loadConfig(db.env));
+      try {
+        await store.transact((tx) => tx.updateTable('payment_pages').set({ processing_until: 0 }).where('reference', '=', reference).execute());
+      } finally {
+        await store.close();
+      }
+    }
+
+    /**
+     * A card payment paid on its page in a Kassa that Adyen kills once the authorisation is made;
+     * returns what the restarted Kassa needs: the payment, and its page address.
+     */
+    async function killedWhilePaying(env: Record<string, string>, amount: string) {
+      const kassa = await startKassaProcess(env);
+      const created = await fetch(`${kassa.baseUrl}/api/v1/payment`, {
+        method: 'POST',
+        headers: { authorization: basic(key), 'content-type': 'application/json' },
+        body: JSON.stringify(cardPayment({ amount, webhookUrl: 'https://shop.example/webhooks' })),
+      });
+      const payment = (await created.json()) as { reference: string; payUrl: string; cancelUrl: string };
+      const pagePath = new URL(payment.payUrl).pathname;
+      const form = await (await fetch(`${kassa.baseUrl}${pagePath}`)).text();
+      adyen.beforeAnswer = async () => {
+        kassa.child.kill('SIGKILL');
+        await waitForExit(kassa.child);
+      };
+      const paid = await fetch(`${kassa.baseUrl}${pagePath}/card`, {
+        method: 'POST',
+        headers: FORM,
+        body: new URLSearchParams({ csrf: csrfOf(form), ...card() }).toString(),
+      }).catch((error: Error) => error);
+      adyen.beforeAnswer = undefined;
+      assert.ok(paid instanceof Error, 'the customer never got an answer: Kassa died');
+      assert.equal(adyen.authorisations.get(payment.reference)?.state, 'authorised', 'Adyen made the authorisation');
+      const left = await recorded(payment.reference);
+      assert.deepEqual(left.events, ['pending'], 'the kill came before the commit');
+      assert.match(left.page.authorisation_in_flight ?? '', new RegExp(`^${payment.reference}:`), 'the authorisation was recorded in flight before it was sent');
+      await leaseRunsOut(payment.reference);
+      return { ...payment, pagePath };
+    }
+
+    /** The restarted Kassa never takes a second card for the payment. */
+    async function cannotPayAgain(kassa: KassaProcess, { pagePath, reference, cancelUrl }: { pagePath: string; reference: string; cancelUrl: string }) {
+      const page = await fetch(`${kassa.baseUrl}${pagePath}`);
+      const body = await page.text();
+      assert.match(body, /Payment in progress/, 'the page says the payment is being processed');
+      assert.doesNotMatch(body, /name="cardNumber"/);
+      const cancelled = await fetch(cancelUrl.replace(/^https?:\/\/[^/]+/, kassa.baseUrl), { method: 'POST' });
+      assert.equal(cancelled.status, 200);
+      const status = await statusIn(kassa, reference);
+      assert.equal(status, 'pending', 'nor is it cancelled while its authorisation may have taken the money');
+    }
+
+    const statusIn = async (kassa: KassaProcess, reference: string) =>
+      ((await (await fetch(`${kassa.baseUrl}/api/v1/transaction?reference=${reference}`, { headers: { authorization: basic(key) } })).json()) as { status: string })
+        .status;
+    const authorisesOf = (reference: string) => adyen.requests.filter((r) => r.path === '/authorise' && r.body.reference === reference).length;
+
+    test("Adyen's AUTHORISATION notification after the restart: success, one charge", async () => {
+      const env = { HTTP_PROCESSES: '1', ...db.env };
+      const payment = await killedWhilePaying(env, '21.00');
+      const { reference } = payment;
+      const kassa = await startKassaProcess(env);
+      try {
+        await cannotPayAgain(kassa, payment);
+        const held = adyen.authorisations.get(reference)!;
+        const item = {
+          eventCode: 'AUTHORISATION',
+          pspReference: held.pspReference,
+          merchantReference: reference,
+          merchantAccountCode: 'ShopNL',
+          amount: held.amount,
+          eventDate: new Date().toISOString(),
+          success: 'true',
+        } as unknown as Parameters<typeof notificationSignature>[0];
+        const notified = await fetch(`${kassa.baseUrl}/acquirer/adyen/notifications`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            live: 'false',
+            notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
+          }),
+        });
+        assert.equal(await notified.text(), '[accepted]');
+        assert.equal(await statusIn(kassa, reference), 'success');
+      } finally {
+        kassa.child.kill('SIGTERM');
+        await waitForExit(kassa.child);
+      }
+      const final = await recorded(reference);
+      assert.deepEqual(final.events, ['pending', 'success']);
+      assert.deepEqual(final.webhooks, ['success'], 'one merchant webhook, of the final state');
+      assert.equal(authorisesOf(reference), 1, 'one charge at Adyen');
+      assert.equal(adyen.authorisations.get(reference)!.state, 'authorised');
+      assert.deepEqual(adyen.violations, []);
+    });
+
+    test('no notification: the recovery job cancels the authorisation at Adyen by Kassa’s reference → failed', async () => {
+      const env = { HTTP_PROCESSES: '1', ACQUIRER_RECOVERY_AFTER: 'PT3S', ACQUIRER_RECOVERY_INTERVAL: 'PT1S', ...db.env };
+      const { reference, pagePath } = await killedWhilePaying(env, '22.00');
+      const kassa = await startKassaProcess(env);
+      try {
+        const status = await waitFor('the technical cancel', async () => ((await statusIn(kassa, reference)) === 'failed' ? 'failed' : undefined), 30_000, 200);
+        assert.equal(status, 'failed');
+        const again = await fetch(`${kassa.baseUrl}${pagePath}`);
+        assert.match(await again.text(), /Payment failed/);
+      } finally {
+        kassa.child.kill('SIGTERM');
+        await waitForExit(kassa.child);
+      }
+      const final = await recorded(reference);
+      assert.deepEqual(final.events, ['pending', 'manualintervention', 'failed']);
+      assert.deepEqual(final.webhooks, ['failed/processing_error', 'manualintervention'], 'one merchant webhook of the final state (after the hold)');
+      assert.equal(authorisesOf(reference), 1);
+      assert.equal(adyen.requests.filter((r) => r.path === '/technicalCancel' && r.body.originalMerchantReference === reference).length, 1);
+      assert.equal(adyen.authorisations.get(reference)!.state, 'cancelled', 'no money stays taken');
+      assert.deepEqual(adyen.violations, []);
+    });
+  });
+}
