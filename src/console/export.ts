@@ -18,7 +18,7 @@ import { messagePage } from './views.ts';
 
 const EXPORT_PAGE = 1000;
 
-export const csvColumns = [
+const csvColumns = [
   'reference',
   'created',
   'merchantId',

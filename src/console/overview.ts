@@ -11,7 +11,7 @@ import { identifierShaped } from '../lib/tokens.ts';
 import type { ConsoleContext, Query } from './context.ts';
 import { overviewPage, type OverviewFilters } from './overview-views.ts';
 
-export const DEFAULT_PERIOD_DAYS = 30;
+const DEFAULT_PERIOD_DAYS = 30;
 const MAX_PERIOD_DAYS = 366;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 

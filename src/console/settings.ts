@@ -36,7 +36,7 @@ interface Change {
   perform(store: Store, merchantId: string, input: Record<string, unknown>): Promise<{ result?: Record<string, unknown>; shownOnce?: ShownOnce }>;
 }
 
-export const changes = {
+const changes = {
   'api-key': {
     action: 'rotate_api_key',
     input: (form) => ({ mode: modeOf(form) }),
@@ -82,7 +82,7 @@ export const changes = {
   },
 } satisfies Record<string, Change>;
 
-export type ChangeName = keyof typeof changes;
+type ChangeName = keyof typeof changes;
 const changeNames = Object.keys(changes) as ChangeName[];
 
 /** The settings pages and their POSTs, in the signed-in scope (its hooks check the session and the CSRF token). */

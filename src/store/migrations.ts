@@ -18,6 +18,7 @@ import { captures } from './migrations/009_captures.ts';
 import { createdAnswers } from './migrations/010_created_answers.ts';
 import { acquirerConnections } from './migrations/012_acquirer_connections.ts';
 import { consoleTables } from './migrations/013_console.ts';
+import { consoleListIndexes } from './migrations/014_console_list_indexes.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -33,6 +34,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '010_created_answers': createdAnswers(),
   '012_acquirer_connections': acquirerConnections(),
   '013_console': consoleTables(dialect),
+  '014_console_list_indexes': consoleListIndexes(),
 });
 
 /**
