@@ -83,7 +83,7 @@ ${
 <h2 id="methods-title">${t('byMethod')}</h2>
 <div class="table-wrap" tabindex="0" role="region" aria-label="${t('byMethod')}"><table>${headRow(t('method'))}<tbody>
 ${byMethod.map((m) => totalsRow(m.method, m.totals, true))}
-</tbody><tfoot>${totalsRow(t('totalPayments'), total, true)}</tfoot></table></div>
+</tbody><tfoot>${totalsRow(t('total'), total, true)}</tfoot></table></div>
 </section>
 ${methods.map((method) =>
   methodChart(

@@ -12,6 +12,8 @@ export interface SettingsMessages {
   notice?: string;
   /** A refused change: the form field at fault (as AdminError names it) and why. */
   problem?: { field?: string; reason: string };
+  /** The webhook URL as typed in a refused change, shown again to be corrected. */
+  typedUrl?: string;
   /** A new key or secret, shown in this answer only. */
   shownOnce?: { label: MessageKey; value: string };
 }
@@ -45,7 +47,10 @@ export function settingsPage(
   const { merchant, problem } = state;
   const base = `/dashboard/merchants/${merchant.id}`;
   // The field at fault is marked invalid and pointed at the message (WCAG 3.3.1).
-  const invalid = (name: string) => (problem?.field === name ? trusted(' aria-invalid="true" aria-describedby="settings-problem"') : '');
+  const invalid = (name: string, hint?: string) => {
+    const describedBy = [hint, problem?.field === name ? 'settings-problem' : undefined].filter(Boolean).join(' ');
+    return html`${problem?.field === name ? trusted(' aria-invalid="true"') : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}`;
+  };
   const form = (change: string, body: SafeHtml) => html`<form method="post" action="${base}/${change}">${csrfField(view)}${body}</form>`;
   return layout(
     view,
@@ -78,7 +83,7 @@ ${(['test', 'live'] as const).map(
 <h2 id="webhook-title">${t('webhookTitle')}</h2>
 ${form(
   'webhook-url',
-  html`<div class="field"><label for="s-url">${t('webhookUrl')}</label><span class="hint" id="s-url-hint">${t('webhookUrlHint')}</span><input type="url" id="s-url" name="url" class="wide-input" value="${state.webhookUrl ?? ''}" aria-describedby="s-url-hint"${invalid('url')}></div><button type="submit">${t('save')}</button>`,
+  html`<div class="field"><label for="s-url">${t('webhookUrl')}</label><span class="hint" id="s-url-hint">${t('webhookUrlHint')}</span><input type="url" id="s-url" name="url" class="wide-input" value="${state.typedUrl ?? state.webhookUrl ?? ''}"${invalid('url', 's-url-hint')}></div><button type="submit">${t('save')}</button>`,
 )}
 <h3>${t('webhookSecret')}</h3>
 <p>${t('webhookSecretHint')}</p>

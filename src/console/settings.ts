@@ -117,7 +117,8 @@ export function settingsRoutes(app: FastifyInstance, { store, viewOf, send }: Co
       } catch (error) {
         if (!(error instanceof AdminError)) throw error;
         await audit(store, session.operator, { ...entry, detail: { ...input, refused: error.message } });
-        return showSettings(request, reply, { problem: { field: error.field, reason: error.reason ?? error.message } }, 422);
+        const typed = typeof input.url === 'string' ? { typedUrl: input.url } : {};
+        return showSettings(request, reply, { problem: { field: error.field, reason: error.reason ?? error.message }, ...typed }, 422);
       }
     });
   }

@@ -74,10 +74,11 @@ function searched(db: Db, search: string) {
   if (LAST_FOUR.test(search)) matches = matches.union(byColumn('card_last_four'));
   // Only `transactions` has the columns the list names (the matches' one is `matched`), so the
   // query reads as one over `transactions` alone.
-  return db
-    .selectFrom(matches.as('search'))
-    .crossJoin('transactions')
-    .whereRef('transactions.reference', '=', 'search.matched') as unknown as SelectQueryBuilder<Database, 'transactions', object>;
+  return db.selectFrom(matches.as('search')).crossJoin('transactions').whereRef('transactions.reference', '=', 'search.matched') as unknown as SelectQueryBuilder<
+    Database,
+    'transactions',
+    object
+  >;
 }
 
 /** The query of one page of the list, newest first, after `cursor` (bench/console-list.ts plans it as it is). */
