@@ -8,6 +8,12 @@ import { filterChoices, type ListFilters } from './views.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The start of a UTC day given as YYYY-MM-DD, in epoch ms; undefined for anything else (2026-02-30 included). */
+export function utcDayStart(raw: string): number | undefined {
+  const ms = DATE.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : NaN;
+  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw ? undefined : ms;
+}
+
 /** The list's query string for the page after `cursor`. */
 export const pageQuery = (shown: ListFilters, cursor: Cursor) =>
   new URLSearchParams([...Object.entries(shown).filter((entry): entry is [string, string] => !!entry[1]), ['after', `${cursor.created}.${cursor.reference}`]]).toString();
@@ -26,9 +32,9 @@ export function parseFilters(query: Query, ownMerchant: string | null): { filter
   };
   const day = (name: string) => {
     const raw = value(name);
-    const ms = raw !== undefined && DATE.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : NaN;
-    if (raw !== undefined && Number.isNaN(ms)) invalid.push(name);
-    return { raw, ms: Number.isNaN(ms) ? undefined : ms };
+    const ms = raw === undefined ? undefined : utcDayStart(raw);
+    if (raw !== undefined && ms === undefined) invalid.push(name);
+    return { raw, ms };
   };
   const merchant = ownMerchant === null ? value('merchant') : undefined;
   if (merchant !== undefined && !identifierShaped(merchant)) invalid.push('merchant');

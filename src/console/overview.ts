@@ -9,11 +9,11 @@ import { DAY_MS, paymentsPerDay } from '../store/payment-stats.ts';
 import { merchantOverviews } from '../merchants/merchants.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import type { ConsoleContext, Query } from './context.ts';
+import { utcDayStart } from './filters.ts';
 import { overviewPage, type OverviewFilters } from './overview-views.ts';
 
 const DEFAULT_PERIOD_DAYS = 30;
 const MAX_PERIOD_DAYS = 366;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -28,9 +28,9 @@ export function parsePeriod(
   const day = (name: 'from' | 'to', fallback: number) => {
     const raw = query[name]?.trim() || undefined;
     if (raw === undefined) return fallback;
-    const ms = DATE.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : NaN;
-    if (Number.isNaN(ms)) invalid.push(name);
-    return Number.isNaN(ms) ? fallback : ms / DAY_MS;
+    const ms = utcDayStart(raw);
+    if (ms === undefined) invalid.push(name);
+    return ms === undefined ? fallback : ms / DAY_MS;
   };
   const lastDay = day('to', today);
   const firstDay = day('from', lastDay - (DEFAULT_PERIOD_DAYS - 1));

@@ -1,6 +1,7 @@
 /**
  * The console at PUBLIC_URL/dashboard (docs/console.md): sign-in, the payments list and search,
- * one transaction with its actions, the audit log. Server-rendered HTML with the customer pages'
+ * one transaction with its actions, the audit log; settings.ts, overview.ts and export.ts add
+ * their pages to the signed-in scope. Server-rendered HTML with the customer pages'
  * strict CSP and no scripts. A session is a random id in an HttpOnly, SameSite=Strict cookie
  * (Secure when PUBLIC_URL is https) kept in the database (operators/sessions.ts); every POST
  * carries the session's synchronizer token, and the sign-in and set-password forms, before
