@@ -213,7 +213,15 @@ for (const backend of backends) {
       const receiver = await startReceiver(() => earlier.secret);
       const worker = new WebhookWorker(store, fastWorkerOptions());
       try {
-        assert.deepEqual(await store.migrate(), ['007_sealed_secrets', '008_refunds', '009_captures', '010_created_answers', '012_acquirer_connections', '013_console', '014_console_list_indexes']);
+        assert.deepEqual(await store.migrate(), [
+          '007_sealed_secrets',
+          '008_refunds',
+          '009_captures',
+          '010_created_answers',
+          '012_acquirer_connections',
+          '013_console',
+          '014_console_list_indexes',
+        ]);
         assert.deepEqual(await store.migrate(), [], 'applied once');
         // Right after the upgrade, before anything reuses the space the old values were freed into.
         const dump = JSON.stringify(
