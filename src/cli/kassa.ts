@@ -5,8 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
 import { print, withStore } from './store.ts';
-import { createMerchant, rotateApiKey, setVaultPaymentPath } from '../merchants/merchants.ts';
-import { listMerchants } from '../store/merchants.ts';
+import { createMerchant, merchantOverviews, rotateApiKey, setCardBrands, setVaultPaymentPath, vaultPaymentPaths } from '../merchants/merchants.ts';
 import type { Mode } from '../store/schema.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 import { registerAcquirerCommands } from './acquirer-commands.ts';
@@ -64,13 +63,12 @@ merchant
   .option('--json', 'print JSON')
   .action(({ json }: { json?: boolean }) =>
     withStore(async (store) => {
-      const merchants = new Map<string, { merchantId: string; name: string; created: string; keys: Record<string, string> }>();
-      for (const row of await listMerchants(store.read)) {
-        const entry = merchants.get(row.id) ?? { merchantId: row.id, name: row.name, created: new Date(row.created).toISOString(), keys: {} };
-        if (row.mode && row.key_prefix) entry.keys[row.mode] = `${row.key_prefix}…`;
-        merchants.set(row.id, entry);
-      }
-      const list = [...merchants.values()];
+      const list = (await merchantOverviews(store.read)).map((m) => ({
+        merchantId: m.id,
+        name: m.name,
+        created: new Date(m.created).toISOString(),
+        keys: Object.fromEntries(Object.entries(m.keyPrefixes).map(([mode, prefix]) => [mode, `${prefix}…`])) as Record<string, string>,
+      }));
       if (json) return print(JSON.stringify(list));
       if (list.length === 0) return print('no merchants');
       for (const m of list) print(`${m.merchantId}  ${m.name}  created ${m.created}  test ${m.keys.test ?? '-'}  live ${m.keys.live ?? '-'}`);
@@ -81,14 +79,30 @@ merchant
   .command('vault-path')
   .description("set how the merchant's customers pay with a stored card: direct (no card form) or confirm (masked card, CVC asked; default)")
   .requiredOption('--merchant <id>', 'merchant id')
-  .requiredOption('--path <path>', 'direct or confirm', (value: string) => {
-    if (value !== 'direct' && value !== 'confirm') throw new InvalidArgumentError('must be direct or confirm');
-    return value;
-  })
-  .action(({ merchant: merchantId, path }: { merchant: string; path: 'direct' | 'confirm' }) =>
+  .requiredOption('--path <path>', vaultPaymentPaths.join(' or '))
+  .action(({ merchant: merchantId, path }: { merchant: string; path: string }) =>
     withStore(async (store) => {
       await setVaultPaymentPath(store, merchantId, path);
       print(`vault payment path of ${merchantId}: ${path}`);
+    }),
+  );
+
+merchant
+  .command('card-brands')
+  .description('set the card brands the merchant accepts (GET /method lists them; a card of another brand is refused)')
+  .requiredOption('--merchant <id>', 'merchant id')
+  .requiredOption('--brands <list>', `comma-separated, at least one of ${cardBrands.join(', ')}`)
+  .action(({ merchant: merchantId, brands }: { merchant: string; brands: string }) =>
+    withStore(async (store) => {
+      const settings = await setCardBrands(
+        store,
+        merchantId,
+        brands
+          .split(',')
+          .map((brand) => brand.trim())
+          .filter((brand) => brand !== ''),
+      );
+      print(`card brands of ${merchantId}: ${settings.cardBrands.join(', ')}`);
     }),
   );
 

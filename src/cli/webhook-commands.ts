@@ -6,7 +6,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { print, withStore } from './store.ts';
 import { webhookReach, whyRefused } from '../events/ssrf.ts';
 import { loadConfig } from '../config.ts';
-import { deliveriesOf, redeliver, rotateWebhookSecret, setWebhookUrl, showWebhook, type DeliveryView, type WebhookEndpoint } from '../events/admin.ts';
+import { deliveriesOf, redeliver, rotateWebhookSecret, sendTestWebhook, setWebhookUrl, showWebhook, type DeliveryView, type WebhookEndpoint } from '../events/admin.ts';
+import type { Mode } from '../store/schema.ts';
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -71,6 +72,24 @@ export function registerWebhookCommands(program: Command): void {
       withStore(async (store) => {
         const endpoint = await rotateWebhookSecret(store, merchant);
         print(json ? JSON.stringify(endpoint) : `${describeEndpoint(endpoint)}\nThe previous secret no longer signs anything.`);
+      }),
+    );
+
+  webhook
+    .command('test')
+    .description("send a test event to the merchant's webhook URL through the outbox; its attempts list with `kassa webhook deliveries`")
+    .requiredOption('--merchant <id>', 'merchant id')
+    .option('--mode <mode>', 'test or live: which addresses it may reach, as for a payment of that mode', 'test')
+    .option('--json', 'print JSON')
+    .action(({ merchant, mode, json }: { merchant: string; mode: string; json?: boolean }) =>
+      withStore(async (store) => {
+        if (mode !== 'test' && mode !== 'live') throw new InvalidArgumentError('--mode must be test or live');
+        const queued = await sendTestWebhook(store, merchant, mode as Mode);
+        print(
+          json
+            ? JSON.stringify({ ...queued, state: 'pending' })
+            : `test webhook ${queued.id} (body {"id":"${queued.reference}"}) queued; a running Kassa sends it shortly`,
+        );
       }),
     );
 

@@ -7,7 +7,7 @@ body{margin:0;overflow-wrap:anywhere;font:15px/1.5 system-ui,-apple-system,"Sego
 .skip{position:absolute;left:-999px}.skip:focus{left:.5rem;top:.5rem;background:#fff;padding:.5rem;z-index:1}
 header.bar{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding:.6rem 1rem;background:#fff;border-bottom:1px solid var(--line)}
 header.bar .brand{font-weight:800;margin-right:auto}
-header.bar nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0}
+header.bar nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 header.bar .who{color:var(--muted);font-size:.9rem}
 main{max-width:72rem;margin:1rem auto;padding:0 1rem}
 main.narrow{max-width:26rem;margin:3rem auto;background:#fff;border:1px solid var(--line);border-radius:.75rem;padding:1.5rem}
@@ -42,5 +42,22 @@ pre{margin:0;white-space:pre-wrap;word-break:break-word;font-size:.85rem}
 .actions{display:flex;flex-wrap:wrap;gap:1rem}
 .actions form{border:1px solid var(--line);border-radius:.5rem;padding:.75rem;flex:1 1 16rem}
 .pager{display:flex;gap:1rem;margin:1rem 0}
+fieldset{border:1px solid var(--line);border-radius:.5rem;margin:0 0 .8rem;padding:.5rem .75rem}
+legend{font-weight:600;padding:0 .25rem}
+.check{display:flex;flex-wrap:wrap;gap:0 .5rem;align-items:baseline;margin:.25rem 0}
+.check label{font-weight:400;margin:0}.check .hint{flex-basis:100%;margin-left:1.6rem}
+.wide-input{width:100%}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
+section.secret{border:2px solid var(--ok)}
+.secret-value{display:block;padding:.5rem;background:var(--bg);border-radius:.35rem;word-break:break-all;user-select:all}
+svg.chart{width:100%;height:auto;max-height:16rem;display:block}
+svg.chart text{font-size:11px;fill:var(--muted)}
+svg.chart .axis{stroke:#767f8f}svg.chart .grid{stroke:var(--line);stroke-dasharray:3 3}
+svg.chart .bar{fill:#7ea6e6}
+svg.chart .rate{fill:none;stroke:var(--ok);stroke-width:2}svg.chart .rate-dot{fill:var(--ok)}
+.legend{color:var(--muted);font-size:.85rem}
+.legend span{display:inline-block;width:.9rem;height:.6rem;vertical-align:middle}
+.key-bar{background:#7ea6e6}.key-rate{border-top:2px solid var(--ok);height:0!important}
+details summary{cursor:pointer;color:var(--accent);margin:.5rem 0}
 @media (max-width:40rem){dl{grid-template-columns:1fr}dt{margin-top:.4rem}main{padding:0 .5rem}}
 `;

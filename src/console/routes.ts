@@ -1,6 +1,7 @@
 /**
  * The console at PUBLIC_URL/dashboard (docs/console.md): sign-in, the payments list and search,
- * one transaction with its actions, the audit log. Server-rendered HTML with the customer pages'
+ * one transaction with its actions, the audit log; settings.ts, overview.ts and export.ts add
+ * their pages to the signed-in scope. Server-rendered HTML with the customer pages'
  * strict CSP and no scripts. A session is a random id in an HttpOnly, SameSite=Strict cookie
  * (Secure when PUBLIC_URL is https) kept in the database (operators/sessions.ts); every POST
  * carries the session's synchronizer token, and the sign-in and set-password forms, before
@@ -16,13 +17,11 @@ import type { TransactionRow } from '../store/schema.ts';
 import { eventsOf, findTransaction } from '../store/transactions.ts';
 import { findPaymentPage } from '../store/payment-pages.ts';
 import { findDelivery } from '../store/webhooks.ts';
-import { listMerchants } from '../store/merchants.ts';
-import { childrenOf, listTransactions, type Cursor, type TransactionFilter } from '../store/transaction-list.ts';
-import { deliveriesOf, redeliver } from '../events/admin.ts';
-import { paymentMerchant } from '../merchants/merchants.ts';
+import { childrenOf, listTransactions } from '../store/transaction-list.ts';
+import { deliveriesOf, redeliver, TEST_WEBHOOK_PREFIX } from '../events/admin.ts';
+import { merchantOverviews, paymentMerchant } from '../merchants/merchants.ts';
 import { Problem } from '../ground/problem.ts';
 import { failureCodes } from '../ground/states.ts';
-import type { Mode } from '../store/schema.ts';
 import { identifierShaped, randomBase62 } from '../lib/tokens.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, type Form } from '../lib/page-security.ts';
 import { paymentPorts } from '../payments/ports.ts';
@@ -33,7 +32,12 @@ import { passwordProblem, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../op
 import { audit, auditEntries } from '../operators/audit.ts';
 import { consoleTranslator, type MessageKey } from './i18n.ts';
 import { actionNames, actions, type ActionName } from './actions.ts';
-import { auditPage, filterChoices, messagePage, paymentPage, paymentsPage, setPasswordPage, signInPage, type ConsoleView, type ListFilters } from './views.ts';
+import { settingsRoutes } from './settings.ts';
+import { exportRoutes } from './export.ts';
+import { pageQuery, parseFilters } from './filters.ts';
+import type { Query } from './context.ts';
+import { overviewRoutes } from './overview.ts';
+import { auditPage, messagePage, paymentPage, paymentsPage, setPasswordPage, signInPage, type ConsoleView } from './views.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,9 +53,6 @@ interface Deps {
 const SESSION_COOKIE = 'kassa_console';
 const FORM_COOKIE = 'kassa_console_form';
 const PAGE_SIZE = 50;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-type Query = Record<string, string | undefined>;
 
 export async function consoleRoutes(app: FastifyInstance, { config, store }: Deps) {
   await app.register(cookie);
@@ -215,8 +216,17 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
         detail: { delivery: delivery.id },
         address: request.ip,
       });
-      return reply.redirect(`/dashboard/payments/${delivery.reference}?done=redeliver`, 303);
+      // A test webhook has no transaction: its page is its merchant's settings.
+      return reply.redirect(
+        delivery.reference.startsWith(TEST_WEBHOOK_PREFIX) ? `/dashboard/merchants/${delivery.merchant_id}` : `/dashboard/payments/${delivery.reference}?done=redeliver`,
+        303,
+      );
     });
+
+    const context = { store, viewOf, send };
+    settingsRoutes(signedIn, context);
+    overviewRoutes(signedIn, context);
+    exportRoutes(signedIn, context);
 
     signedIn.get<{ Querystring: Query }>('/dashboard/audit', async (request, reply) => {
       const view = viewOf(request, request.consoleSession);
@@ -230,11 +240,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
     });
   });
 
-  async function merchantChoices() {
-    const seen = new Map<string, { id: string; name: string }>();
-    for (const row of await listMerchants(store.read)) seen.set(row.id, { id: row.id, name: row.name });
-    return [...seen.values()];
-  }
+  const merchantChoices = async () => (await merchantOverviews(store.read)).map((m) => ({ id: m.id, name: m.name }));
 
   /** The transaction if this account may see it; otherwise not found, as for one that does not exist. */
   async function visibleTransaction(session: Session, reference: string): Promise<TransactionRow> {
@@ -289,59 +295,3 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
 }
 
 const problemText = (problem: Problem) => [problem.detail ?? problem.title, ...(problem.errors ?? []).map((e) => `${e.field} ${e.message}`)].join(' ');
-
-/** The list's query string for the page after `cursor`. */
-const pageQuery = (shown: ListFilters, cursor: Cursor) =>
-  new URLSearchParams([...Object.entries(shown).filter((entry): entry is [string, string] => !!entry[1]), ['after', `${cursor.created}.${cursor.reference}`]]).toString();
-
-/** The list's filters from the query string, each checked; a merchant's account is always limited to its merchant. */
-function parseFilters(query: Query, ownMerchant: string | null): { filter: TransactionFilter; shown: ListFilters; cursor?: Cursor } | { invalid: string[] } {
-  const invalid: string[] = [];
-  const value = (name: string) => {
-    const raw = query[name]?.trim();
-    return raw ? raw : undefined;
-  };
-  const oneOf = <T extends string>(name: keyof typeof filterChoices, choices: readonly T[]) => {
-    const raw = value(name);
-    if (raw !== undefined && !choices.includes(raw as T)) invalid.push(name);
-    return raw as T | undefined;
-  };
-  const day = (name: string) => {
-    const raw = value(name);
-    const ms = raw !== undefined && DATE.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : NaN;
-    if (raw !== undefined && Number.isNaN(ms)) invalid.push(name);
-    return { raw, ms: Number.isNaN(ms) ? undefined : ms };
-  };
-  const merchant = ownMerchant === null ? value('merchant') : undefined;
-  if (merchant !== undefined && !identifierShaped(merchant)) invalid.push('merchant');
-  const search = value('q');
-  if (search !== undefined && (search.length > 255 || search.includes('\0'))) invalid.push('q');
-  const from = day('from');
-  const to = day('to');
-  const after = value('after');
-  const cursorMatch = after?.match(/^(\d{1,16})\.([0-9A-Za-z_-]{1,128})$/);
-  if (after !== undefined && !cursorMatch) invalid.push('after');
-  const shown: ListFilters = {
-    merchant,
-    mode: oneOf('mode', filterChoices.mode),
-    status: oneOf('status', filterChoices.status),
-    method: oneOf('method', filterChoices.method),
-    type: oneOf('type', filterChoices.type),
-    from: from.raw,
-    to: to.raw,
-    q: search,
-  };
-  if (invalid.length > 0) return { invalid };
-  const filter: TransactionFilter = {
-    ...(ownMerchant !== null ? { merchantId: ownMerchant } : merchant !== undefined ? { merchantId: merchant } : {}),
-    ...(shown.mode ? { mode: shown.mode as Mode } : {}),
-    ...(shown.status ? { status: shown.status } : {}),
-    ...(shown.method ? { method: shown.method } : {}),
-    ...(shown.type ? { type: shown.type } : {}),
-    ...(from.ms !== undefined ? { createdFrom: from.ms } : {}),
-    // "until" a day includes that day.
-    ...(to.ms !== undefined ? { createdTo: to.ms + 24 * 3600 * 1000 } : {}),
-    ...(search !== undefined ? { search } : {}),
-  };
-  return { filter, shown, ...(cursorMatch ? { cursor: { created: Number(cursorMatch[1]), reference: cursorMatch[2] } } : {}) };
-}

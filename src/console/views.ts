@@ -41,7 +41,7 @@ ${
   session
     ? html`<header class="bar">
 <span class="brand">${t('console')}</span>
-<nav aria-label="${t('navigation')}"><ul><li><a href="/dashboard/payments">${t('navPayments')}</a></li><li><a href="/dashboard/audit">${t('navAudit')}</a></li></ul></nav>
+<nav aria-label="${t('navigation')}"><ul><li><a href="/dashboard/overview">${t('navOverview')}</a></li><li><a href="/dashboard/payments">${t('navPayments')}</a></li><li><a href="/dashboard/merchants">${t('navSettings')}</a></li><li><a href="/dashboard/audit">${t('navAudit')}</a></li></ul></nav>
 <span class="who">${t('signedInAs', { email: session.operator.email })}${session.operator.merchantId ? ` (${session.operator.merchantId})` : ` (${t('allMerchants')})`}</span>
 <form method="post" action="/dashboard/sign-out">${csrfField(view)}<button type="submit" class="quiet">${t('signOut')}</button></form>
 </header>`
@@ -164,6 +164,7 @@ ${select(view, 'type', t('type'), filterChoices.type, filters.type)}
 <div class="field"><button type="submit">${t('apply')}</button> <a href="/dashboard/payments">${t('reset')}</a></div>
 </form>
 </section>
+<p><a href="/dashboard/payments.csv?${firstPageQuery(filters)}" download>${t('exportCsv')}</a></p>
 ${
   state.rows.length === 0
     ? html`<p>${t('noPayments')}</p>`
@@ -288,7 +289,7 @@ ${auditTable(view, state.audit)}
   );
 }
 
-function deliveryView(view: ConsoleView, d: DeliveryView): SafeHtml {
+export function deliveryView(view: ConsoleView, d: DeliveryView): SafeHtml {
   const { t } = view;
   return html`<article class="delivery" aria-label="${d.id}">
 <h3>${t('delivery', { id: d.id, event: d.event, state: d.state })}</h3>

@@ -1,13 +1,15 @@
 /**
  * Operator side of webhooks (DESIGN §3 "Webhooks"; docs/webhooks.md): a merchant's URL and signing secret,
- * the list of deliveries with their attempts, and redelivery. Used by the admin CLI.
+ * the list of deliveries with their attempts, redelivery and test webhooks. Used by the admin CLI and the console.
  */
 import type { Db, Store } from '../store/store.ts';
 import { findMerchant } from '../store/merchants.ts';
-import { attemptsOf, findDelivery, findMerchantWebhook, listDeliveries, requeueDelivery, upsertMerchantWebhook } from '../store/webhooks.ts';
+import { attemptsOf, findDelivery, findMerchantWebhook, insertDelivery, listDeliveries, requeueDelivery, upsertMerchantWebhook } from '../store/webhooks.ts';
+import type { Mode } from '../store/schema.ts';
 import { bindings } from '../store/secrets.ts';
 import { checkHttpUrl } from '../lib/urls.ts';
-import { newWebhookSecret } from '../lib/tokens.ts';
+import { newWebhookSecret, randomBase62 } from '../lib/tokens.ts';
+import { newWebhookId } from './outbox.ts';
 import { whyRefused, widestReach } from './ssrf.ts';
 
 export interface WebhookEndpoint {
@@ -16,7 +18,18 @@ export interface WebhookEndpoint {
   secret: string;
 }
 
-export class AdminError extends Error {}
+/** A refused admin change. `field` names the option at fault (the CLI's `--<field>`, the console's form field) and `reason` says why without it. */
+export class AdminError extends Error {
+  field?: string;
+  reason?: string;
+
+  static forField(field: string, reason: string): AdminError {
+    const error = new AdminError(`--${field} ${reason}`);
+    error.field = field;
+    error.reason = reason;
+    return error;
+  }
+}
 
 /**
  * Sets (or with `null` removes) the merchant's webhook URL; its secret stays.
@@ -25,9 +38,9 @@ export class AdminError extends Error {}
 export async function setWebhookUrl(store: Store, merchantId: string, url: string | null, now = Date.now()): Promise<WebhookEndpoint> {
   if (url !== null) {
     const check = checkHttpUrl(url);
-    if (!check.ok) throw new AdminError(`--url ${check.message}`);
+    if (!check.ok) throw AdminError.forField('url', check.message);
     const refused = whyRefused(new URL(url), widestReach);
-    if (refused) throw new AdminError(`--url is refused for webhooks in every mode: ${refused}`);
+    if (refused) throw AdminError.forField('url', `is refused for webhooks in every mode: ${refused}`);
   }
   return store.transact(async (db) => {
     const { secret } = await endpointOf(store, db, merchantId);
@@ -48,6 +61,24 @@ export async function rotateWebhookSecret(store: Store, merchantId: string, now 
     const secret = newWebhookSecret();
     await upsertMerchantWebhook(db, { merchantId, url, secret: sealed(store, merchantId, secret), updated: now });
     return { merchantId, url, secret };
+  });
+}
+
+/** The `reference` of a test webhook's body: no transaction has it, so a receiver can tell a test from a payment's event. */
+export const TEST_WEBHOOK_PREFIX = 'whtest_';
+
+/**
+ * A test event through the outbox to the merchant's webhook URL, signed and retried like any
+ * other, so its attempts show with the deliveries. Its body names `whtest_…` instead of a
+ * payment; `mode` decides which addresses it may reach, as for a payment of that mode.
+ */
+export async function sendTestWebhook(store: Store, merchantId: string, mode: Mode, now = Date.now()): Promise<{ id: string; reference: string }> {
+  return store.transact(async (db) => {
+    const { url } = await endpointOf(store, db, merchantId);
+    if (url === null) throw AdminError.forField('url', 'is not set: a test webhook goes to the merchant’s webhook URL');
+    const delivery = { id: newWebhookId(), reference: `${TEST_WEBHOOK_PREFIX}${randomBase62(16)}` };
+    await insertDelivery(db, { ...delivery, merchantId, mode, event: 'test', at: now });
+    return delivery;
   });
 }
 
@@ -82,7 +113,7 @@ export interface DeliveryView {
   attemptLog: AttemptView[];
 }
 
-export async function deliveriesOf(store: Store, filter: { merchantId: string; reference?: string; limit?: number }): Promise<DeliveryView[]> {
+export async function deliveriesOf(store: Store, filter: { merchantId: string; reference?: string; event?: string; limit?: number }): Promise<DeliveryView[]> {
   await requireMerchant(store.read, filter.merchantId);
   const deliveries = await listDeliveries(store.read, { ...filter, limit: filter.limit ?? 50 });
   const attempts = await attemptsOf(

@@ -6,12 +6,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db, Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
-import { findApiKey, findMerchant, insertApiKey, insertMerchant, revokeApiKeys, updateMerchantSettings } from '../store/merchants.ts';
+import { findApiKey, findMerchant, insertApiKey, insertMerchant, listMerchants, revokeApiKeys, updateMerchantSettings } from '../store/merchants.ts';
 import { insertMerchantWebhook } from '../store/webhooks.ts';
 import { bindings } from '../store/secrets.ts';
 import { newApiKey, newMerchantId, newWebhookSecret, sha256Hex } from '../lib/tokens.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
+import { AdminError } from '../events/admin.ts';
 
 export interface MerchantSettings {
   methods: PaymentMethod[];
@@ -73,21 +74,61 @@ async function insertNewMerchant(store: Store, name: string, modes: Mode[], now:
 export async function rotateApiKey(store: Store, merchantId: string, mode: Mode, now = Date.now()): Promise<string> {
   const key = newApiKey(mode);
   await store.transact(async (db) => {
-    if (!(await findMerchant(db, merchantId))) throw new Error(`no merchant with id ${merchantId}`);
+    if (!(await findMerchant(db, merchantId))) throw new AdminError(`no merchant with id ${merchantId}`);
     await revokeApiKeys(db, merchantId, mode, now);
     await insertApiKey(db, { keyHash: sha256Hex(key), merchantId, mode, keyPrefix: keyPrefix(key), created: now });
   });
   return key;
 }
 
-/** Sets the merchant's vault payment path (DESIGN §3): `direct` or `confirm`. Running processes see it within API_KEY_CACHE_MS. */
-export async function setVaultPaymentPath(store: Store, merchantId: string, path: MerchantSettings['vaultPaymentPath']): Promise<void> {
-  await store.transact(async (db) => {
+export const vaultPaymentPaths = ['direct', 'confirm'] as const satisfies readonly MerchantSettings['vaultPaymentPath'][];
+
+/** Sets the merchant's vault payment path (DESIGN §3): `direct` or `confirm` (`kassa merchant vault-path`, the console). */
+export async function setVaultPaymentPath(store: Store, merchantId: string, path: string): Promise<MerchantSettings> {
+  if (!(vaultPaymentPaths as readonly string[]).includes(path)) throw AdminError.forField('path', `must be ${vaultPaymentPaths.join(' or ')}`);
+  return changeSettings(store, merchantId, { vaultPaymentPath: path as MerchantSettings['vaultPaymentPath'] });
+}
+
+/** Sets the card brands the merchant accepts, at least one (`kassa merchant card-brands`, the console); kept in the order of `cardBrands`. */
+export async function setCardBrands(store: Store, merchantId: string, brands: readonly string[]): Promise<MerchantSettings> {
+  const unknown = brands.filter((brand) => !(cardBrands as readonly string[]).includes(brand));
+  if (unknown.length > 0) throw AdminError.forField('brands', `must be among ${cardBrands.join(', ')}; not ${unknown.join(', ')}`);
+  if (brands.length === 0) throw AdminError.forField('brands', 'must name at least one card brand');
+  return changeSettings(store, merchantId, { cardBrands: cardBrands.filter((brand) => brands.includes(brand)) });
+}
+
+/** One change to the merchant's settings, read and written in one unit of work. Running processes see it within API_KEY_CACHE_MS. */
+async function changeSettings(store: Store, merchantId: string, change: Partial<MerchantSettings>): Promise<MerchantSettings> {
+  return store.transact(async (db) => {
     const merchant = await findMerchant(db, merchantId);
-    if (!merchant) throw new Error(`no merchant with id ${merchantId}`);
-    const settings: MerchantSettings = { ...(JSON.parse(merchant.settings) as MerchantSettings), vaultPaymentPath: path };
+    if (!merchant) throw new AdminError(`no merchant with id ${merchantId}`);
+    const settings: MerchantSettings = { ...(JSON.parse(merchant.settings) as MerchantSettings), ...change };
     await updateMerchantSettings(db, merchantId, JSON.stringify(settings));
+    return settings;
   });
+}
+
+/** What the settings show of a merchant: its settings and the prefixes of its active API keys. */
+export interface MerchantOverview extends PaymentMerchant {
+  created: number;
+  keyPrefixes: Partial<Record<Mode, string>>;
+}
+
+/** Every merchant (or the one of `merchantId`) with the prefixes of its active keys, oldest first. */
+export async function merchantOverviews(db: Db, merchantId?: string): Promise<MerchantOverview[]> {
+  const merchants = new Map<string, MerchantOverview>();
+  for (const row of await listMerchants(db, merchantId)) {
+    const entry = merchants.get(row.id) ?? {
+      id: row.id,
+      name: row.name,
+      created: row.created,
+      settings: JSON.parse(row.settings) as MerchantSettings,
+      keyPrefixes: {},
+    };
+    if (row.mode && row.key_prefix) entry.keyPrefixes[row.mode] = row.key_prefix;
+    merchants.set(row.id, entry);
+  }
+  return [...merchants.values()];
 }
 
 /** A merchant as a payment's processing sees it: id, name and settings. */

@@ -43,13 +43,14 @@ export async function findMerchant(db: Db, id: string) {
   return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listMerchants(db: Db) {
-  return db
+/** Merchants (every one, or the one of `merchantId`) with a row per active key. */
+export async function listMerchants(db: Db, merchantId?: string) {
+  let query = db
     .selectFrom('merchants')
     .leftJoin('api_keys', (join) => join.onRef('api_keys.merchant_id', '=', 'merchants.id').on('api_keys.revoked_at', 'is', null))
-    .select(['merchants.id', 'merchants.name', 'merchants.created', 'api_keys.mode', 'api_keys.key_prefix'])
-    .orderBy('merchants.created')
-    .execute();
+    .select(['merchants.id', 'merchants.name', 'merchants.created', 'merchants.settings', 'api_keys.mode', 'api_keys.key_prefix']);
+  if (merchantId !== undefined) query = query.where('merchants.id', '=', merchantId);
+  return query.orderBy('merchants.created').orderBy('merchants.id').execute();
 }
 
 export async function countMerchants(db: Db): Promise<number> {

@@ -18,6 +18,7 @@ import { captures } from './migrations/009_captures.ts';
 import { createdAnswers } from './migrations/010_created_answers.ts';
 import { acquirerConnections } from './migrations/012_acquirer_connections.ts';
 import { consoleTables } from './migrations/013_console.ts';
+import { consoleListIndexes } from './migrations/014_console_list_indexes.ts';
 import { acquirerAuthentication } from './migrations/015_acquirer_authentication.ts';
 import { acquirerInFlight } from './migrations/016_acquirer_in_flight.ts';
 
@@ -35,6 +36,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '010_created_answers': createdAnswers(),
   '012_acquirer_connections': acquirerConnections(),
   '013_console': consoleTables(dialect),
+  '014_console_list_indexes': consoleListIndexes(),
   '015_acquirer_authentication': acquirerAuthentication(),
   '016_acquirer_in_flight': acquirerInFlight(),
 });

@@ -17,6 +17,7 @@ import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { api, backends, cardPayment, suiteApp, type MerchantApi } from '../support/app.ts';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { card, csrfOf, FORM, hiddenValue, openPage, postForm } from '../pages/flow.ts';
+import { findPaymentPage } from '../../src/store/payment-pages.ts';
 
 const method = {
   'threeds2.threeDS2Token': 'T1',
@@ -224,6 +225,9 @@ for (const backend of backends) {
       assert.equal(JSON.parse(Buffer.from(fields.creq, 'base64url').toString()).messageVersion, '2.2.0');
       const completion = { csrf: csrfOf(step.body), session: hiddenValue(step.body, 'session'), sealedCard: hiddenValue(step.body, 'sealedCard') };
 
+      // Nothing is in flight while the customer takes the challenge (docs/acquirers.md "Unknown outcomes").
+      assert.equal((await findPaymentPage(t.store.read, payment.reference))!.authorisation_in_flight, null);
+
       const early = await postForm(t.app, `${path}/3ds/complete`, completion);
       assert.equal(early.statusCode, 409, 'the issuer has not answered yet: the pop-up again');
       const issuerPage = await postToIssuer(acsUrl, fields);
@@ -243,6 +247,7 @@ for (const backend of backends) {
         ['/authorise', '/authorise3ds2'],
         'one authorisation',
       );
+      assert.equal((await findPaymentPage(t.store.read, payment.reference))!.authorisation_in_flight, null, 'the outcome committed clears the record');
       assert.deepEqual(adyen.violations, []);
     });
 

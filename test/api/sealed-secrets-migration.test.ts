@@ -220,6 +220,7 @@ for (const backend of backends) {
           '010_created_answers',
           '012_acquirer_connections',
           '013_console',
+          '014_console_list_indexes',
           '015_acquirer_authentication',
           '016_acquirer_in_flight',
         ]);

@@ -55,6 +55,20 @@ for (const backend of backends) {
       await assert.rejects(kassa(db.env, 'merchant', 'vault-path', '--merchant', 'mer_nope', '--path', 'direct'), /no merchant/);
     });
 
+    test('merchant card-brands sets the brands the merchant accepts, at least one of the known ones', async () => {
+      const created = JSON.parse((await kassa(db.env, 'merchant', 'create', '--name', 'Brands', '--json')).stdout);
+      const { stdout } = await kassa(db.env, 'merchant', 'card-brands', '--merchant', created.merchantId, '--brands', 'mastercard, visa');
+      assert.match(stdout, /card brands of mer_\w+: visa, mastercard/);
+      const store = await openStore(loadConfig(db.env));
+      try {
+        assert.deepEqual(JSON.parse((await findMerchant(store.read, created.merchantId))!.settings).cardBrands, ['visa', 'mastercard']);
+      } finally {
+        await store.close();
+      }
+      await assert.rejects(kassa(db.env, 'merchant', 'card-brands', '--merchant', created.merchantId, '--brands', 'diners'), /--brands must be among/);
+      await assert.rejects(kassa(db.env, 'merchant', 'card-brands', '--merchant', created.merchantId, '--brands', ','), /--brands must name at least one/);
+    });
+
     test('bad arguments fail with a message and a non-zero exit', async () => {
       await assert.rejects(kassa(db.env, 'key', 'rotate', '--merchant', 'mer_nope', '--mode', 'test'), (e: { code: number; stderr: string }) => {
         assert.equal(e.code, 1);

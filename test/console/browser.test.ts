@@ -2,7 +2,9 @@
  * The console in Chromium, clicked as an operator would: sign in (a wrong password refused
  * without saying which part), search by merchantOrderReference, open, refund part and see the
  * refund and its webhook attempt appear, the audit log, Dutch, a phone's width, a merchant's
- * account meeting another merchant's payment (404), sign out. axe on every page; screenshots.
+ * account meeting another merchant's payment (404), sign out; the overview chart, a merchant's
+ * settings (webhook URL, a test webhook's attempt, a secret shown once, a refused change naming
+ * its field), the CSV download; setting a password. axe on every page; screenshots of each.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,7 @@ import { createMerchant } from '../../src/merchants/merchants.ts';
 import { WebhookWorker } from '../../src/events/worker.ts';
 import { fastWorkerOptions } from '../events/support.ts';
 import { makeAccount, PASSWORD } from './support.ts';
+import { createOperator } from '../../src/operators/accounts.ts';
 
 describe('console in Chromium', { skip: !browserAvailable && 'no Chromium at /usr/bin/chromium' }, () => {
   const harness = suiteHarness();
@@ -129,6 +132,91 @@ describe('console in Chromium', { skip: !browserAvailable && 'no Chromium at /us
     await context.close();
   });
 
+  test('overview, settings with a test webhook and a secret shown once, and the CSV download', async () => {
+    const { context, page, cspViolations } = await harness.context();
+    await paidPayment(page, { merchantOrderReference: 'order-browser-3' });
+    await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
+    await signIn(page, 'ops@kassa.test');
+    await page.waitForURL(/\/dashboard\/payments$/);
+
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.waitForURL(/\/dashboard\/overview$/);
+    const chart = page.getByRole('img', { name: 'card: payments per day and success rate' });
+    await chart.waitFor();
+    assert.ok((await chart.locator('rect.bar').count()) >= 1, 'a bar for today');
+    await page.getByText('card: the numbers of the chart').click();
+    assert.match((await page.getByRole('region', { name: 'card: the numbers of the chart' }).textContent()) ?? '', new RegExp(new Date().toISOString().slice(0, 10)));
+    await assertAccessible(page, 'overview');
+    await screenshot(page, 'console-overview');
+
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.waitForURL(/\/dashboard\/merchants$/);
+    await assertAccessible(page, 'merchants');
+    await screenshot(page, 'console-merchants');
+    await page.getByRole('link', { name: 'Test Shop', exact: true }).first().click();
+    await page.waitForURL(/\/dashboard\/merchants\/mer_/);
+
+    await page.getByLabel('Webhook URL').fill('http://169.254.169.254/hooks');
+    await page.getByRole('button', { name: 'Save' }).first().click();
+    await page.getByRole('alert').filter({ hasText: 'Not saved: Webhook URL is refused' }).waitFor();
+    assert.equal(await page.getByLabel('Webhook URL').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Webhook URL').inputValue(), 'http://169.254.169.254/hooks', 'what was typed stays, to be corrected');
+    await assertAccessible(page, 'settings refused');
+    await screenshot(page, 'console-settings-refused');
+
+    await page.getByLabel('Webhook URL').fill(webhookUrl);
+    await page.getByRole('button', { name: 'Save' }).first().click();
+    await page.getByRole('status').filter({ hasText: 'The webhook URL was saved.' }).waitFor();
+    await page.getByRole('button', { name: 'Send a test webhook' }).click();
+    await page.getByRole('status').filter({ hasText: 'The test webhook is queued' }).waitFor();
+    const attempts = page.locator('.delivery tbody tr');
+    for (let i = 0; i < 100 && (await attempts.count()) === 0; i++) {
+      await page.waitForTimeout(100);
+      await page.reload();
+    }
+    assert.match((await attempts.first().textContent()) ?? '', /204/);
+    await assertAccessible(page, 'settings');
+    await screenshot(page, 'console-settings');
+
+    await page.getByRole('button', { name: 'Rotate the signing secret' }).click();
+    const secret = (await page.locator('code.secret-value').textContent()) ?? '';
+    assert.match(secret, /^whsec_/);
+    await assertAccessible(page, 'settings secret');
+    await screenshot(page, 'console-settings-secret');
+    await page.goto(page.url());
+    assert.equal(await page.locator('code.secret-value').count(), 0, 'shown once: the settings page (GET) does not show it again');
+
+    await page.goto(`${harness.baseUrl}/dashboard/payments?q=order-browser-3`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download this list as CSV' }).click()]);
+    assert.match(download.suggestedFilename(), /^kassa-transactions-.*\.csv$/);
+    const csv = await new Promise<string>((resolve, reject) => {
+      void download.createReadStream().then((stream) => {
+        let text = '';
+        stream.on('data', (chunk) => (text += chunk));
+        stream.on('end', () => resolve(text));
+        stream.on('error', reject);
+      }, reject);
+    });
+    const lines = csv.trimEnd().split('\r\n');
+    assert.equal(lines.length, 2);
+    assert.match(lines[1], /,order-browser-3,$/);
+    assert.deepEqual(cspViolations, []);
+    await context.close();
+  });
+
+  test('setting a password from the link', async () => {
+    const invited = await createOperator(harness.kassa.store, { email: 'invited@kassa.test', publicUrl: harness.baseUrl });
+    const { context, page } = await harness.context();
+    await page.goto(invited.setPasswordUrl!);
+    await assertAccessible(page, 'set password');
+    await screenshot(page, 'console-set-password');
+    await page.getByLabel('New password').fill('a long new password');
+    await page.getByLabel('Repeat the password').fill('a long new password');
+    await page.getByRole('button', { name: 'Save password' }).click();
+    await page.getByRole('status').filter({ hasText: 'Your password is saved.' }).waitFor();
+    await context.close();
+  });
+
   test('in Dutch, and readable at a phone’s width', async () => {
     const { context, page } = await harness.context({ locale: 'nl-NL' });
     await page.setViewportSize({ width: 390, height: 844 });
@@ -148,6 +236,21 @@ describe('console in Chromium', { skip: !browserAvailable && 'no Chromium at /us
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 0);
     await assertAccessible(page, 'payment (nld, phone)');
     await screenshot(page, 'console-payment-phone-nld');
+    for (const [link, heading, name] of [
+      ['Overzicht', 'Overzicht', 'overview'],
+      ['Instellingen', 'Merchants', 'merchants'],
+    ] as const) {
+      await page.getByRole('link', { name: link }).click();
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 0, name);
+      await assertAccessible(page, `${name} (nld, phone)`);
+      await screenshot(page, `console-${name}-phone-nld`);
+    }
+    await page.getByRole('link', { name: 'Test Shop', exact: true }).first().click();
+    await page.getByRole('heading', { name: /^Instellingen van / }).waitFor();
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 0);
+    await assertAccessible(page, 'settings (nld, phone)');
+    await screenshot(page, 'console-settings-phone-nld');
     await context.close();
   });
 });

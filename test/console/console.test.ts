@@ -9,6 +9,16 @@ import { ConsoleClient, makeAccount } from './support.ts';
 import type { Injector } from '../support/app.ts';
 import { FAILURES_PER_ACCOUNT, FAILURE_WINDOW_MS, SESSION_TTL_MS } from '../../src/operators/sessions.ts';
 import { runHousekeeping } from '../../src/housekeeping.ts';
+import { showWebhook } from '../../src/events/admin.ts';
+import { paymentMerchant } from '../../src/merchants/merchants.ts';
+import { listedTransactions } from '../../src/console/export.ts';
+
+/** The rows of a CSV answer (RFC 4180 as csv-stringify writes it, with no line breaks inside cells here). */
+const csvRows = (body: string) =>
+  body
+    .trimEnd()
+    .split('\r\n')
+    .map((line) => [...line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)].map((m) => m[1].replace(/^"|"$/g, '').replaceAll('""', '"')));
 
 /** A card payment paid on its page (frictionless 3-D Secure), as a customer would. */
 async function paidCardPayment(app: Injector, key: string, overrides: Record<string, unknown> = {}, cardNumber = '4111 1111 1111 1111') {
@@ -247,6 +257,230 @@ for (const backend of backends) {
       assert.equal((await client.post(path, { csrf, password: 'a long new password', repeat: 'a long new password' })).statusCode, 303);
       assert.equal((await client.get(path)).statusCode, 404, 'the link is spent');
       assert.equal((await client.signIn('invited@kassa.test', 'a long new password')).statusCode, 303);
+    });
+
+    test('settings: a key rotated in the console is shown once, the old one stops working, and only its prefix is audited', async () => {
+      const shop = await createMerchant(kassa.store, 'Keys Shop');
+      await makeAccount(kassa.store, 'keys@kassa.test', shop.merchantId);
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('keys@kassa.test');
+      const list = await client.get('/dashboard/merchants');
+      assert.equal(list.statusCode, 303, "a merchant's account goes straight to its own settings");
+      assert.equal(list.headers.location, `/dashboard/merchants/${shop.merchantId}`);
+      const page = await client.get(`/dashboard/merchants/${shop.merchantId}`);
+      assert.equal(page.statusCode, 200);
+      assert.ok(page.body.includes(`${shop.testApiKey.slice(0, 12)}…`));
+      assert.ok(page.body.includes(`${shop.liveApiKey.slice(0, 12)}…`));
+      assert.ok(!page.body.includes(shop.testApiKey), 'a key is never shown whole after its creation');
+      const csrf = await client.csrf();
+      const rotated = await client.post(`/dashboard/merchants/${shop.merchantId}/api-key`, { csrf, mode: 'test' });
+      assert.equal(rotated.statusCode, 200);
+      const newKey = /<code class="secret-value">(test_[0-9A-Za-z]+)<\/code>/.exec(rotated.body)![1];
+      assert.equal((await api(kassa.app, shop.testApiKey).post('/payment', cardPayment())).statusCode, 401);
+      assert.equal((await api(kassa.app, newKey).post('/payment', cardPayment())).statusCode, 200);
+      const again = await client.get(`/dashboard/merchants/${shop.merchantId}`);
+      assert.ok(!again.body.includes(newKey), 'shown once');
+      assert.ok(again.body.includes(`${newKey.slice(0, 12)}…`));
+      const entry = await kassa.store.read
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('action', '=', 'rotate_api_key')
+        .where('merchant_id', '=', shop.merchantId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(JSON.parse(entry.detail), { mode: 'test', keyPrefix: newKey.slice(0, 12) });
+      assert.ok(!entry.detail.includes(newKey));
+      const bad = await client.post(`/dashboard/merchants/${shop.merchantId}/api-key`, { csrf, mode: 'staging' });
+      assert.equal(bad.statusCode, 422);
+      assert.match(bad.body, /Not saved: Mode must be test or live/);
+    });
+
+    test('settings: webhook URL checked as the CLI checks it, secret rotated once, a test webhook queued; card brands and vault path saved', async () => {
+      const shop = await createMerchant(kassa.store, 'Hooks Shop');
+      await makeAccount(kassa.store, 'hooks@kassa.test');
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('hooks@kassa.test');
+      const csrf = await client.csrf();
+      const base = `/dashboard/merchants/${shop.merchantId}`;
+      const noUrl = await client.post(`${base}/test-webhook`, { csrf, mode: 'test' });
+      assert.equal(noUrl.statusCode, 422);
+      assert.match(noUrl.body, /Not saved: Webhook URL is not set/);
+      const refused = await client.post(`${base}/webhook-url`, { csrf, url: 'http://169.254.169.254/latest' });
+      assert.equal(refused.statusCode, 422);
+      assert.match(refused.body, /Not saved: Webhook URL is refused for webhooks in every mode/);
+      assert.match(refused.body, /id="s-url"[^>]*aria-invalid="true"/);
+      const notHttp = await client.post(`${base}/webhook-url`, { csrf, url: 'ftp://example.com/hooks' });
+      assert.match(notHttp.body, /Not saved: Webhook URL must be an absolute http\(s\) URL/);
+      const saved = await client.post(`${base}/webhook-url`, { csrf, url: 'http://127.0.0.1:9/hooks' });
+      assert.equal(saved.statusCode, 303);
+      assert.equal((await showWebhook(kassa.store, shop.merchantId)).url, 'http://127.0.0.1:9/hooks');
+
+      const before = (await showWebhook(kassa.store, shop.merchantId)).secret;
+      const rotated = await client.post(`${base}/webhook-secret`, { csrf });
+      assert.equal(rotated.statusCode, 200);
+      const secret = /<code class="secret-value">(whsec_[^<]+)<\/code>/.exec(rotated.body)![1];
+      assert.notEqual(secret, before);
+      assert.equal((await showWebhook(kassa.store, shop.merchantId)).secret, secret);
+      assert.ok(!(await client.get(base)).body.includes(secret), 'shown once');
+
+      assert.equal((await client.post(`${base}/test-webhook`, { csrf, mode: 'test' })).statusCode, 303);
+      const delivery = await kassa.store.read.selectFrom('webhook_deliveries').selectAll().where('merchant_id', '=', shop.merchantId).executeTakeFirstOrThrow();
+      assert.deepEqual([delivery.event, delivery.state, delivery.mode], ['test', 'pending', 'test']);
+      assert.match(delivery.reference, /^whtest_/);
+      assert.ok((await client.get(base)).body.includes(delivery.id), 'the test delivery is listed on the settings page');
+      const redelivered = await client.post(`/dashboard/webhooks/${delivery.id}/redeliver`, { csrf });
+      assert.equal(redelivered.headers.location, base);
+
+      assert.equal((await client.post(`${base}/card-brands`, { csrf, brands: 'visa' })).statusCode, 303);
+      const both = await client.inject('POST', `${base}/card-brands`, `csrf=${csrf}&brands=mastercard&brands=visa`);
+      assert.equal(both.statusCode, 303);
+      assert.deepEqual((await paymentMerchant(kassa.store.read, shop.merchantId)).settings.cardBrands, ['visa', 'mastercard']);
+      const noBrand = await client.post(`${base}/card-brands`, { csrf });
+      assert.equal(noBrand.statusCode, 422);
+      assert.match(noBrand.body, /Not saved: Card brands must name at least one card brand/);
+      const unknown = await client.post(`${base}/card-brands`, { csrf, brands: 'diners' });
+      assert.match(unknown.body, /Card brands must be among visa, mastercard, amex, maestro, bcmc; not diners/);
+
+      assert.equal((await client.post(`${base}/vault-path`, { csrf, path: 'direct' })).statusCode, 303);
+      assert.equal((await paymentMerchant(kassa.store.read, shop.merchantId)).settings.vaultPaymentPath, 'direct');
+      assert.equal((await client.post(`${base}/vault-path`, { csrf, path: 'sideways' })).statusCode, 422);
+
+      const actions = await kassa.store.read.selectFrom('audit_log').select(['action', 'detail']).where('merchant_id', '=', shop.merchantId).orderBy('id').execute();
+      assert.deepEqual(
+        actions.map((a) => [a.action, 'refused' in JSON.parse(a.detail)]),
+        [
+          ['test_webhook', true],
+          ['set_webhook_url', true],
+          ['set_webhook_url', true],
+          ['set_webhook_url', false],
+          ['rotate_webhook_secret', false],
+          ['test_webhook', false],
+          ['redeliver', false],
+          ['set_card_brands', false],
+          ['set_card_brands', false],
+          ['set_card_brands', true],
+          ['set_card_brands', true],
+          ['set_vault_path', false],
+          ['set_vault_path', true],
+        ],
+      );
+      assert.ok(
+        actions.every((a) => !a.detail.includes('whsec_')),
+        'no secret in the audit log',
+      );
+    });
+
+    test("settings: a merchant's account cannot see or change another merchant's settings (404)", async () => {
+      const shop = await createMerchant(kassa.store, 'Own Shop');
+      const other = await createMerchant(kassa.store, 'Other Shop');
+      await makeAccount(kassa.store, 'own@kassa.test', shop.merchantId);
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('own@kassa.test');
+      const csrf = await client.csrf();
+      assert.equal((await client.get(`/dashboard/merchants/${other.merchantId}`)).statusCode, 404);
+      assert.equal((await client.get('/dashboard/merchants/mer_nonexistent0000')).statusCode, 404);
+      for (const [change, fields] of [
+        ['api-key', { mode: 'test' }],
+        ['webhook-url', { url: 'https://evil.example/hooks' }],
+        ['webhook-secret', {}],
+        ['card-brands', { brands: 'amex' }],
+        ['vault-path', { path: 'direct' }],
+      ] as const) {
+        assert.equal((await client.post(`/dashboard/merchants/${other.merchantId}/${change}`, { csrf, ...fields })).statusCode, 404, change);
+      }
+      assert.equal((await api(kassa.app, other.testApiKey).post('/payment', cardPayment())).statusCode, 200, 'its key still works');
+      assert.equal((await showWebhook(kassa.store, other.merchantId)).url, null);
+      const forged = await client.post(`/dashboard/merchants/${shop.merchantId}/vault-path`, { path: 'direct' });
+      assert.equal(forged.statusCode, 403, 'without the CSRF token');
+    });
+
+    test('the overview counts payments per day and method, with the success rate, from the database', async () => {
+      const shop = await createMerchant(kassa.store, 'Overview Shop');
+      await makeAccount(kassa.store, 'overview@kassa.test', shop.merchantId);
+      await paidCardPayment(kassa.app, shop.testApiKey);
+      await paidCardPayment(kassa.app, shop.testApiKey);
+      await api(kassa.app, shop.testApiKey).post('/payment', cardPayment());
+      const cancelled = (await api(kassa.app, shop.testApiKey).post('/payment', cardPayment())).json().reference;
+      await paidCardPayment(kassa.app, kassa.merchant.testApiKey, {}, '4111 1111 1111 1111');
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('overview@kassa.test');
+      const csrf = await client.csrf();
+      assert.equal((await client.post(`/dashboard/payments/${cancelled}/cancel`, { csrf })).statusCode, 303);
+      const page = await client.get(`/dashboard/overview?merchant=${kassa.merchant.merchantId}`);
+      assert.equal(page.statusCode, 200);
+      const today = new Date().toISOString().slice(0, 10);
+      // 4 payments of this merchant only (the merchant filter cannot widen the account): 2 successful, 1 failed, 1 open.
+      assert.match(page.body, /<tr><th scope="row">card<\/th><td>4<\/td><td>2<\/td><td>1<\/td><td>66\.7%<\/td><\/tr>/);
+      assert.ok(page.body.includes(`<tr><th scope="row">${today}</th><td>4</td><td>2</td><td>1</td><td>66.7%</td></tr>`));
+      assert.match(page.body, /<svg class="chart"[^>]*role="img" aria-labelledby="chart-card-title chart-card-desc"/);
+      assert.match(page.body, /<desc id="chart-card-desc">30 days from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
+      const empty = await client.get('/dashboard/overview?from=2001-01-01&to=2001-01-31');
+      assert.match(empty.body, /No payments in this period\./);
+      const bad = await client.get('/dashboard/overview?from=2026-02-30&to=2025-01-01');
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.body, /The period is not valid: from/);
+      assert.equal((await client.get('/dashboard/overview?from=2020-01-01&to=2026-01-01')).statusCode, 400, 'more than 366 days');
+    });
+
+    test('the CSV export streams the filtered list with decimal amounts, formula cells defused, scoped and audited', async () => {
+      const shop = await createMerchant(kassa.store, 'Export Shop');
+      await makeAccount(kassa.store, 'export@kassa.test', shop.merchantId);
+      const paid = await paidCardPayment(kassa.app, shop.testApiKey, { amount: '1234.50', merchantOrderReference: '=HYPERLINK("x")' });
+      const open = (
+        await api(kassa.app, shop.testApiKey).post('/payment', cardPayment({ currency: 'JPY', amount: '500', merchantOrderReference: 'plain, "quoted"' }))
+      ).json().reference;
+      const foreign = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { merchantOrderReference: 'order-export-foreign' });
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('export@kassa.test');
+      const all = await client.get(`/dashboard/payments.csv?merchant=${kassa.merchant.merchantId}`);
+      assert.equal(all.statusCode, 200);
+      assert.match(String(all.headers['content-type']), /^text\/csv; charset=utf-8/);
+      assert.match(String(all.headers['content-disposition']), /^attachment; filename="kassa-transactions-[0-9-]+\.csv"$/);
+      const rows = csvRows(all.body);
+      assert.deepEqual(rows[0], [
+        'reference',
+        'created',
+        'merchantId',
+        'mode',
+        'type',
+        'method',
+        'brand',
+        'status',
+        'failureCode',
+        'amount',
+        'currency',
+        'merchantOrderReference',
+        'parentReference',
+      ]);
+      assert.ok(!all.body.includes(foreign), "another merchant's payment is never exported");
+      const byReference = new Map(rows.slice(1).map((row) => [row[0], row]));
+      assert.deepEqual(byReference.get(paid)!.slice(7, 12), ['success', '', '1234.50', 'eur', `'=HYPERLINK("x")`]);
+      assert.deepEqual(byReference.get(open)!.slice(7, 12), ['pending', '', '500', 'jpy', 'plain, "quoted"']);
+      assert.ok(all.body.includes('"plain, ""quoted"""'), 'RFC 4180 quoting');
+      const filtered = csvRows((await client.get('/dashboard/payments.csv?status=pending')).body);
+      assert.deepEqual(
+        filtered.slice(1).map((row) => row[0]),
+        [open],
+      );
+      const entry = await kassa.store.read
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('action', '=', 'export')
+        .where('merchant_id', '=', shop.merchantId)
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      assert.equal(entry.operator_email, 'export@kassa.test');
+      assert.deepEqual(JSON.parse(entry.detail), { status: 'pending' });
+      assert.equal((await client.get('/dashboard/payments.csv?status=nonsense')).statusCode, 400);
+    });
+
+    test('the export reads the list page after page by keyset, every row once', async () => {
+      const shop = await createMerchant(kassa.store, 'Pages Shop');
+      const made = new Set<string>();
+      for (let i = 0; i < 7; i++) made.add((await api(kassa.app, shop.testApiKey).post('/payment', cardPayment())).json().reference);
+      const seen: string[] = [];
+      for await (const row of listedTransactions(kassa.store.read, { merchantId: shop.merchantId }, 3)) seen.push(row.reference);
+      assert.equal(seen.length, 7);
+      assert.deepEqual(new Set(seen), made);
     });
   });
 }

@@ -64,6 +64,31 @@ for (const backend of backends) {
       assert.match(text.stdout, new RegExp(`secret: ${rotated.secret.replace(/[+/]/g, '\\$&')}`));
     });
 
+    test('test queues a signed test event through the outbox, which the worker delivers to the merchant URL', async () => {
+      const shop = await createMerchant(store, 'Test Event Shop');
+      const refused = await kassa('webhook', 'test', '--merchant', shop.merchantId);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /--url is not set/);
+      const endpoint = await json('webhook', 'set', '--merchant', shop.merchantId, '--url', 'http://127.0.0.1:1/placeholder');
+      const receiver = await startReceiver(() => endpoint.secret);
+      try {
+        await json('webhook', 'set', '--merchant', shop.merchantId, '--url', receiver.url);
+        const queued = await json('webhook', 'test', '--merchant', shop.merchantId);
+        assert.match(queued.reference, /^whtest_/);
+        const worker = new WebhookWorker(store, fastWorkerOptions()).start();
+        try {
+          const received = await waitFor('the test webhook', () => receiver.received.find((r) => r.webhookId === queued.id));
+          assert.deepEqual(received.verified, { ok: true, payload: { id: queued.reference } });
+        } finally {
+          await worker.stop();
+        }
+        const [delivery] = await json('webhook', 'deliveries', '--merchant', shop.merchantId);
+        assert.deepEqual([delivery.id, delivery.event, delivery.state], [queued.id, 'test', 'delivered']);
+      } finally {
+        await receiver.close();
+      }
+    });
+
     test('bad input and unknown merchants fail with a message and exit code 1', async () => {
       const badUrl = await kassa('webhook', 'set', '--merchant', merchant.merchantId, '--url', 'ftp://shop.example/');
       assert.equal(badUrl.code, 1);

@@ -1,0 +1,21 @@
+/** What the console's signed-in route files share: the store, a request's view, and sending a page with the console's headers. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Store } from '../store/store.ts';
+import type { Session } from '../operators/sessions.ts';
+import { Problem } from '../ground/problem.ts';
+import { identifierShaped } from '../lib/tokens.ts';
+import type { ConsoleView } from './views.ts';
+
+export interface ConsoleContext {
+  store: Store;
+  viewOf(request: FastifyRequest, session?: Session): ConsoleView;
+  send(reply: FastifyReply, view: ConsoleView, body: { toString(): string }, status?: number): FastifyReply;
+}
+
+export type Query = Record<string, string | undefined>;
+
+/** The merchant id if this account may see that merchant; otherwise not found, as for one that does not exist. */
+export function visibleMerchantId(session: Session, merchantId: string): string {
+  if (!identifierShaped(merchantId) || (session.operator.merchantId !== null && merchantId !== session.operator.merchantId)) throw Problem.notFound('No such merchant.');
+  return merchantId;
+}

@@ -1,0 +1,173 @@
+/**
+ * The overview page: per method, payments per day and the success rate as an SVG chart drawn on
+ * the server (no scripts under the console's CSP; docs/decisions.md), with the same numbers as a
+ * table for screen readers and keyboards, and the period's totals by method.
+ */
+import { html, type SafeHtml } from '../lib/html.ts';
+import type { DailyMethodCount } from '../store/payment-stats.ts';
+import { DAY_MS } from '../store/payment-stats.ts';
+import { layout, type ConsoleView } from './views.ts';
+
+export interface OverviewFilters {
+  from: string;
+  to: string;
+  merchant?: string;
+  mode?: string;
+}
+
+export interface OverviewState {
+  filters: OverviewFilters;
+  merchants?: { id: string; name: string }[];
+  /** The period's days, epoch days, oldest first; empty when the filters are not valid. */
+  days: number[];
+  counts: DailyMethodCount[];
+  problem?: string;
+}
+
+interface Totals {
+  payments: number;
+  successful: number;
+  failed: number;
+}
+
+const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+const add = (a: Totals, b: Totals): Totals => ({ payments: a.payments + b.payments, successful: a.successful + b.successful, failed: a.failed + b.failed });
+const none: Totals = { payments: 0, successful: 0, failed: 0 };
+/** Successful ÷ finished (successful + failed); undefined while none finished. */
+const rateOf = (t: Totals) => (t.successful + t.failed === 0 ? undefined : t.successful / (t.successful + t.failed));
+
+export function overviewPage(view: ConsoleView, state: OverviewState): SafeHtml {
+  const { t } = view;
+  const { filters } = state;
+  const percent = new Intl.NumberFormat(t('htmlLang'), { style: 'percent', maximumFractionDigits: 1 });
+  const rateText = (totals: Totals) => {
+    const rate = rateOf(totals);
+    return rate === undefined ? '–' : percent.format(rate);
+  };
+  const methods = [...new Set(state.counts.map((c) => c.method))];
+  const byMethod = methods.map((method) => ({ method, totals: state.counts.filter((c) => c.method === method).reduce(add, none) }));
+  const total = byMethod.map((m) => m.totals).reduce(add, none);
+  const totalsRow = (label: string, totals: Totals, header = false) =>
+    html`<tr>${header ? html`<th scope="row">${label}</th>` : html`<td>${label}</td>`}<td>${totals.payments}</td><td>${totals.successful}</td><td>${totals.failed}</td><td>${rateText(totals)}</td></tr>`;
+  const headRow = (first: string) =>
+    html`<thead><tr><th scope="col">${first}</th><th scope="col">${t('totalPayments')}</th><th scope="col">${t('successful')}</th><th scope="col">${t('failed')}</th><th scope="col">${t('successRate')}</th></tr></thead>`;
+  const option = (value: string, label: string, chosen: string | undefined) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`;
+
+  return layout(
+    view,
+    t('overviewTitle'),
+    html`<main id="content">
+<h1>${t('overviewTitle')}</h1>
+<p>${t('overviewHint')}</p>
+${state.problem ? html`<div class="problem" role="alert"><p>${state.problem}</p></div>` : ''}
+<section class="card" aria-labelledby="period-title">
+<h2 id="period-title">${t('period')}</h2>
+<form method="get" action="/dashboard/overview" class="filters">
+<div class="field"><label for="o-from">${t('createdFrom')}</label><input type="date" id="o-from" name="from" value="${filters.from}"></div>
+<div class="field"><label for="o-to">${t('createdTo')}</label><input type="date" id="o-to" name="to" value="${filters.to}"></div>
+${
+  state.merchants
+    ? html`<div class="field"><label for="o-merchant">${t('merchant')}</label><select id="o-merchant" name="merchant"><option value="">${t('any')}</option>${state.merchants.map((m) => option(m.id, `${m.name} (${m.id})`, filters.merchant))}</select></div>`
+    : ''
+}
+<div class="field"><label for="o-mode">${t('mode')}</label><select id="o-mode" name="mode"><option value="">${t('any')}</option>${option('test', 'test', filters.mode)}${option('live', 'live', filters.mode)}</select></div>
+<div class="field"><button type="submit">${t('showPeriod')}</button></div>
+</form>
+</section>
+${
+  state.days.length === 0
+    ? ''
+    : total.payments === 0
+      ? html`<p>${t('noPaymentsInPeriod')}</p>`
+      : html`<section class="card" aria-labelledby="methods-title">
+<h2 id="methods-title">${t('byMethod')}</h2>
+<div class="table-wrap" tabindex="0" role="region" aria-label="${t('byMethod')}"><table>${headRow(t('method'))}<tbody>
+${byMethod.map((m) => totalsRow(m.method, m.totals, true))}
+</tbody><tfoot>${totalsRow(t('total'), total, true)}</tfoot></table></div>
+</section>
+${methods.map((method) =>
+  methodChart(
+    view,
+    state.days,
+    method,
+    state.counts.filter((c) => c.method === method),
+    { headRow, rateText },
+  ),
+)}`
+}
+</main>`,
+  );
+}
+
+const WIDTH = 640;
+const HEIGHT = 220;
+const PLOT = { left: 44, right: 596, top: 14, bottom: 184 };
+
+/** One method's chart (bars: payments per day; line: success rate) and its numbers as a table. */
+function methodChart(
+  view: ConsoleView,
+  days: number[],
+  method: string,
+  counts: DailyMethodCount[],
+  parts: { headRow: (first: string) => SafeHtml; rateText: (t: Totals) => string },
+): SafeHtml {
+  const { t } = view;
+  const perDay = new Map(counts.map((c) => [c.day, c]));
+  const max = Math.max(1, ...counts.map((c) => c.payments));
+  const slot = (PLOT.right - PLOT.left) / days.length;
+  const x = (i: number) => PLOT.left + slot * i;
+  const y = (share: number) => PLOT.bottom - (PLOT.bottom - PLOT.top) * share;
+  const bars = days.map((day, i) => {
+    const n = perDay.get(day)?.payments ?? 0;
+    return n === 0
+      ? ''
+      : html`<rect class="bar" x="${(x(i) + slot * 0.15).toFixed(1)}" y="${y(n / max).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${(y(0) - y(n / max)).toFixed(1)}"></rect>`;
+  });
+  // The line is broken on days with no finished payment: there is no rate to draw.
+  let path = '';
+  let drawing = false;
+  days.forEach((day, i) => {
+    const c = perDay.get(day);
+    const rate = c ? rateOf(c) : undefined;
+    if (rate === undefined) {
+      drawing = false;
+      return;
+    }
+    path += `${drawing ? 'L' : 'M'}${(x(i) + slot / 2).toFixed(1)} ${y(rate).toFixed(1)} `;
+    drawing = true;
+  });
+  const dots = days.map((day, i) => {
+    const c = perDay.get(day);
+    const rate = c ? rateOf(c) : undefined;
+    return rate === undefined ? '' : html`<circle class="rate-dot" cx="${(x(i) + slot / 2).toFixed(1)}" cy="${y(rate).toFixed(1)}" r="2.5"></circle>`;
+  });
+  const id = `chart-${method}`;
+  const first = isoDay(days[0]);
+  const last = isoDay(days[days.length - 1]);
+  return html`<section class="card" aria-labelledby="${id}-heading">
+<h2 id="${id}-heading">${t('chartTitle', { method })}</h2>
+<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id}-title ${id}-desc" focusable="false">
+<title id="${id}-title">${t('chartTitle', { method })}</title>
+<desc id="${id}-desc">${t('chartDesc', { days: days.length, from: first, to: last, max })}</desc>
+<line class="axis" x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}"></line>
+<line class="grid" x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.right}" y2="${PLOT.top}"></line>
+<line class="grid" x1="${PLOT.left}" y1="${y(0.5)}" x2="${PLOT.right}" y2="${y(0.5)}"></line>
+<text x="${PLOT.left - 6}" y="${PLOT.bottom + 4}" text-anchor="end">0</text>
+<text x="${PLOT.left - 6}" y="${PLOT.top + 4}" text-anchor="end">${max}</text>
+<text x="${PLOT.right + 6}" y="${PLOT.bottom + 4}">0%</text>
+<text x="${PLOT.right + 6}" y="${y(0.5) + 4}">50%</text>
+<text x="${PLOT.right + 6}" y="${PLOT.top + 4}">100%</text>
+<text x="${PLOT.left}" y="${HEIGHT - 14}">${first}</text>
+<text x="${PLOT.right}" y="${HEIGHT - 14}" text-anchor="end">${last}</text>
+${bars}
+<path class="rate" d="${path.trim()}"></path>
+${dots}
+</svg>
+<p class="legend" aria-hidden="true"><span class="key-bar"></span> ${t('totalPayments')} <span class="key-rate"></span> ${t('successRate')}</p>
+<details><summary>${t('chartData', { method })}</summary>
+<div class="table-wrap" tabindex="0" role="region" aria-label="${t('chartData', { method })}"><table>${parts.headRow(t('day'))}<tbody>
+${counts.map((c) => html`<tr><th scope="row">${isoDay(c.day)}</th><td>${c.payments}</td><td>${c.successful}</td><td>${c.failed}</td><td>${parts.rateText(c)}</td></tr>`)}
+</tbody></table></div>
+</details>
+</section>`;
+}

@@ -1,0 +1,72 @@
+/**
+ * GET /dashboard/overview: payments per UTC day and method and their success rate over a period
+ * (default the last 30 days, today included), counted by the database (store/payment-stats.ts).
+ * A merchant's account sees its own merchant only.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Mode } from '../store/schema.ts';
+import { DAY_MS, paymentsPerDay } from '../store/payment-stats.ts';
+import { merchantOverviews } from '../merchants/merchants.ts';
+import { identifierShaped } from '../lib/tokens.ts';
+import type { ConsoleContext, Query } from './context.ts';
+import { utcDayStart } from './filters.ts';
+import { overviewPage, type OverviewFilters } from './overview-views.ts';
+
+const DEFAULT_PERIOD_DAYS = 30;
+const MAX_PERIOD_DAYS = 366;
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The period and filters from the query string, each checked; the names of the ones that are not valid otherwise. */
+export function parsePeriod(
+  query: Query,
+  ownMerchant: string | null,
+  now: number,
+): { filters: OverviewFilters; firstDay: number; lastDay: number } | { filters: OverviewFilters; invalid: string[] } {
+  const invalid: string[] = [];
+  const today = Math.floor(now / DAY_MS);
+  const day = (name: 'from' | 'to', fallback: number) => {
+    const raw = query[name]?.trim() || undefined;
+    if (raw === undefined) return fallback;
+    const ms = utcDayStart(raw);
+    if (ms === undefined) invalid.push(name);
+    return ms === undefined ? fallback : ms / DAY_MS;
+  };
+  const lastDay = day('to', today);
+  const firstDay = day('from', lastDay - (DEFAULT_PERIOD_DAYS - 1));
+  if (invalid.length === 0 && (firstDay > lastDay || lastDay - firstDay >= MAX_PERIOD_DAYS)) invalid.push('from', 'to');
+  const merchant = ownMerchant === null ? query.merchant?.trim() || undefined : undefined;
+  if (merchant !== undefined && !identifierShaped(merchant)) invalid.push('merchant');
+  const mode = query.mode?.trim() || undefined;
+  if (mode !== undefined && mode !== 'test' && mode !== 'live') invalid.push('mode');
+  const filters: OverviewFilters = {
+    from: query.from?.trim() || isoDay(firstDay * DAY_MS),
+    to: query.to?.trim() || isoDay(lastDay * DAY_MS),
+    ...(merchant ? { merchant } : {}),
+    ...(mode ? { mode } : {}),
+  };
+  return invalid.length > 0 ? { filters, invalid } : { filters, firstDay, lastDay };
+}
+
+export function overviewRoutes(app: FastifyInstance, { store, viewOf, send }: ConsoleContext) {
+  app.get<{ Querystring: Query }>('/dashboard/overview', async (request, reply) => {
+    const session = request.consoleSession;
+    const view = viewOf(request, session);
+    const { merchantId } = session.operator;
+    const merchants = merchantId === null ? (await merchantOverviews(store.read)).map((m) => ({ id: m.id, name: m.name })) : undefined;
+    const period = parsePeriod(request.query, merchantId, Date.now());
+    if ('invalid' in period) {
+      const problem = view.t('invalidPeriod', { fields: [...new Set(period.invalid)].join(', ') });
+      return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days: [], counts: [], problem }), 400);
+    }
+    const scope = merchantId ?? period.filters.merchant;
+    const counts = await paymentsPerDay(store.read, {
+      ...(scope !== undefined ? { merchantId: scope } : {}),
+      ...(period.filters.mode ? { mode: period.filters.mode as Mode } : {}),
+      from: period.firstDay * DAY_MS,
+      to: (period.lastDay + 1) * DAY_MS,
+    });
+    const days = Array.from({ length: period.lastDay - period.firstDay + 1 }, (_, i) => period.firstDay + i);
+    return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days, counts }));
+  });
+}
