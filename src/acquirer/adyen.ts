@@ -28,12 +28,18 @@ const amountOf = (amountMinor: number, currency: string) => ({ value: amountMino
 
 /** Kassa's authentication as Adyen's `ThreeDSecureData` (3-D Secure done by Kassa, or a wallet's cryptogram). */
 function mpiDataOf(authentication: AuthenticationData): Record<string, string> {
+  // A wallet's device authentication (its cryptogram and ECI, pay-by-wallet.ts) has no 3-D Secure version: an authenticated MPI result.
+  if (authentication.protocolVersion.startsWith('wallet-')) return walletMpiData(authentication);
   const mpiData: Record<string, string> = { directoryResponse: authentication.transStatus, threeDSVersion: authentication.protocolVersion };
   if (authentication.transStatus !== 'Y' && authentication.transStatus !== 'C') mpiData.authenticationResponse = authentication.transStatus;
   if (authentication.eci) mpiData.eci = authentication.eci;
   if (authentication.authenticationValue) mpiData.cavv = authentication.authenticationValue;
   if (authentication.dsTransID) mpiData.dsTransID = authentication.dsTransID;
   return mpiData;
+}
+
+function walletMpiData({ eci, authenticationValue }: AuthenticationData): Record<string, string> {
+  return { directoryResponse: 'Y', authenticationResponse: 'Y', ...(eci ? { eci } : {}), ...(authenticationValue ? { cavv: authenticationValue } : {}) };
 }
 
 /** What a call came to: Adyen's JSON answer, or no answer that can be trusted (a timeout, a 5xx, a network error). */
@@ -169,7 +175,8 @@ function cardAuthorisation(merchantAccount: string, request: Omit<AuthoriseReque
       number: card.pan,
       expiryMonth: String(card.expiryMonth).padStart(2, '0'),
       expiryYear: String(card.expiryYear),
-      holderName: card.holderName,
+      // A wallet's device card carries no name (Adyen refuses an empty one); Adyen takes at most 50 characters.
+      ...(card.holderName ? { holderName: [...card.holderName].slice(0, 50).join('') } : {}),
       ...(card.cvc === undefined ? {} : { cvc: card.cvc }),
     },
     shopperInteraction: 'Ecommerce',

@@ -24,6 +24,8 @@ import { ensurePaymentPage, setPageFields } from '../../src/store/payment-pages.
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
+import { mintTestWalletToken } from '../../src/wallet/index.ts';
+import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
 
 const vectors = path.join(path.dirname(ADYEN_CONTRACT), 'vectors');
 const HMAC_KEY = randomBytes(32).toString('hex');
@@ -278,6 +280,50 @@ for (const backend of backends) {
         { key: otherKey },
       );
       assert.equal((await live.get(`/transaction?reference=${capture.reference}`)).json().status, 'pending');
+    });
+
+    test('a wallet token pays through Adyen: the device card with its cryptogram and ECI as an authenticated MPI result', async () => {
+      const shop = await createMerchant(t.store, 'Wallet Shop');
+      await setAcquirerConnection(
+        t.store,
+        {
+          merchantId: shop.merchantId,
+          mode: 'test',
+          connector: 'adyen',
+          endpoint: adyen.url,
+          account: 'ShopNL',
+          secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }),
+        },
+        Date.now(),
+      );
+      const token = await mintTestWalletToken({
+        pan: '4111111111111111',
+        expiry: '301231',
+        amountMinor: 2500,
+        currencyNumeric: '978',
+        cryptogram: 'AgAAAAAAAIR8CQrXcIhbQAAAAAA=',
+        eci: '05',
+        network: 'Visa',
+        displayName: 'Visa 1111',
+        type: 'debit',
+      });
+      const wallet = api(t.app, shop.testApiKey);
+      const { browserInfo } = exampleThreeDSRequest();
+      const created = await wallet.post('/payment', { amount: '25.00', currency: 'EUR', method: 'walletpay', details: { walletPayEncryptedToken: token }, browserInfo });
+      assert.equal(created.statusCode, 200, created.body);
+      const { reference } = created.json();
+      let paid = created.json();
+      for (let waited = 0; paid.status === 'pending' && waited < 10_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        paid = (await wallet.get(`/transaction?reference=${reference}`)).json();
+      }
+      assert.equal(paid.status, 'success');
+      const sent = adyen.requests.filter((r) => r.path === '/authorise' && r.body.reference === reference);
+      assert.equal(sent.length, 1);
+      assert.equal((sent[0]!.body.card as { number: string }).number, '4111111111111111');
+      assert.deepEqual(sent[0]!.body.mpiData, { directoryResponse: 'Y', authenticationResponse: 'Y', eci: '05', cavv: 'AgAAAAAAAIR8CQrXcIhbQAAAAAA=' });
+      assert.equal(sent[0]!.body.threeDS2RequestData, undefined, 'the wallet authenticated: Adyen is not asked to');
+      assert.deepEqual(adyen.violations, []);
     });
 
     test('without a live connection a merchant cannot move live money, and test mode keeps the simulator', async () => {
