@@ -65,7 +65,8 @@ const pspReference = () =>
 
 export async function startFakeAdyen(): Promise<FakeAdyen> {
   const validators = contractValidators();
-  const app = Fastify();
+  // A test's close must not wait for the keep-alive connections of the connectors it used.
+  const app = Fastify({ forceCloseConnections: true });
   const answers = new Map<string, unknown>();
   const fake: FakeAdyen = {
     url: '',
