@@ -4,7 +4,7 @@
  * session's CSRF token. Wide tables scroll sideways in their own region on a phone, focusable and
  * labelled so a keyboard can scroll them too (WCAG 2.1.1).
  */
-import { html, trusted, type SafeHtml } from '../lib/html.ts';
+import { html, htmlDocument, trusted, type SafeHtml } from '../lib/html.ts';
 import { amountText } from '../ground/amount.ts';
 import type { ListedTransaction } from '../store/transaction-list.ts';
 import type { AuditLogRow } from '../store/schema.ts';
@@ -26,17 +26,12 @@ export const csrfField = (view: ConsoleView) => html`<input type="hidden" name="
 
 export function layout(view: ConsoleView, title: string, body: SafeHtml): SafeHtml {
   const { t, session } = view;
-  return html`<!doctype html>
-<html lang="${t('htmlLang')}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${title} – ${t('console')}</title>
-<style nonce="${view.nonce}">${trusted(consoleStylesheet)}</style>
-</head>
-<body>
-<a class="skip" href="#content">${t('skipToContent')}</a>
+  return htmlDocument({
+    lang: t('htmlLang'),
+    nonce: view.nonce,
+    title: `${title} – ${t('console')}`,
+    stylesheet: consoleStylesheet,
+    body: html`<a class="skip" href="#content">${t('skipToContent')}</a>
 ${
   session
     ? html`<header class="bar">
@@ -47,9 +42,8 @@ ${
 </header>`
     : ''
 }
-${body}
-</body>
-</html>`;
+${body}`,
+  });
 }
 
 const notices = (messages: { notice?: string; problem?: string }) =>

@@ -33,3 +33,21 @@ export const trusted = (text: string) => new SafeHtml(text);
 
 /** JSON inside a <script type="application/json">: `<` escaped so the data cannot close the element. */
 export const jsonScriptData = (value: unknown) => new SafeHtml(JSON.stringify(value).replace(/</g, '\\u003c'));
+
+/** A page as Kassa serves its pages (the customer pages, the console): in its language, never indexed, its stylesheet under the page's nonce. */
+export function htmlDocument(page: { lang: string; nonce: string; title: string; stylesheet: string; head?: SafeHtml; body: SafeHtml }): SafeHtml {
+  return html`<!doctype html>
+<html lang="${page.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${page.title}</title>
+${page.head}
+<style nonce="${page.nonce}">${trusted(page.stylesheet)}</style>
+</head>
+<body>
+${page.body}
+</body>
+</html>`;
+}

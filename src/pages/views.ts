@@ -3,7 +3,7 @@
  * challenge pop-up, the 3DS1 redirect step, the outcome. Every text comes from the
  * translations; every value is escaped by `html`.
  */
-import { html, jsonScriptData, trusted, type SafeHtml } from '../lib/html.ts';
+import { html, htmlDocument, jsonScriptData, trusted, type SafeHtml } from '../lib/html.ts';
 import { autosubmitScript, browserFactsScript, cardScript, challengeScript, methodScript, notifyScript, stylesheet } from './assets.ts';
 import type { MessageKey, Translate } from './i18n.ts';
 import type { CardError, CardField } from '../payments/card-input.ts';
@@ -27,21 +27,15 @@ export interface PaymentView {
 
 export function layout(view: Pick<PaymentView, 't' | 'nonce'>, title: string, body: SafeHtml, scripts: string[] = [], head: SafeHtml = html``): SafeHtml {
   const { t, nonce } = view;
-  return html`<!doctype html>
-<html lang="${t('htmlLang')}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${title}</title>
-${head}
-<style nonce="${nonce}">${trusted(stylesheet)}</style>
-</head>
-<body>
-${body}
-${scripts.map((script) => html`<script nonce="${nonce}">${trusted(script)}</script>`)}
-</body>
-</html>`;
+  return htmlDocument({
+    lang: t('htmlLang'),
+    nonce,
+    title,
+    stylesheet,
+    head,
+    body: html`${body}
+${scripts.map((script) => html`<script nonce="${nonce}">${trusted(script)}</script>`)}`,
+  });
 }
 
 function summary(view: PaymentView): SafeHtml {
