@@ -26,6 +26,7 @@ import { setWebhookUrl } from '../../src/events/admin.ts';
 import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
 import { mintTestWalletToken } from '../../src/wallet/index.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
+import { KASSA_CLI } from '../support/process.ts';
 
 const vectors = path.join(path.dirname(ADYEN_CONTRACT), 'vectors');
 const HMAC_KEY = randomBytes(32).toString('hex');
@@ -348,7 +349,7 @@ test('`kassa acquirer set` reads the credentials from standard input and never p
   const database = await createTestDatabase('sqlite');
   try {
     const cli = (args: string[], input?: string) =>
-      execFileSync(process.execPath, ['bin/kassa.js', ...args], {
+      execFileSync(process.execPath, [...KASSA_CLI, ...args], {
         cwd: path.resolve(import.meta.dirname, '../..'),
         env: { ...process.env, ...database.env },
         input,

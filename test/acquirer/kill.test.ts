@@ -15,7 +15,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { backends, basic, cardPayment, createTestDatabase, type TestDatabase } from '../support/app.ts';
-import { kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
+import { KASSA_CLI, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
 import { card, csrfOf, FORM } from '../pages/flow.ts';
 import { waitFor } from '../events/support.ts';
 import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
@@ -39,7 +39,7 @@ for (const backend of backends) {
       execFileSync(
         process.execPath,
         [
-          'bin/kassa.js',
+          ...KASSA_CLI,
           'acquirer',
           'set',
           '--merchant',

@@ -8,9 +8,10 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { findMerchant } from '../../src/store/merchants.ts';
 import { openWalletToken, testWalletPki, type WalletPaymentToken } from '../../src/wallet/index.ts';
+import { KASSA_CLI } from '../support/process.ts';
 
 const run = promisify(execFile);
-const kassa = (env: Record<string, string>, ...args: string[]) => run(process.execPath, ['bin/kassa.js', ...args], { env: { ...process.env, ...env } });
+const kassa = (env: Record<string, string>, ...args: string[]) => run(process.execPath, [...KASSA_CLI, ...args], { env: { ...process.env, ...env } });
 
 for (const backend of backends) {
   describe(`kassa CLI on ${backend}`, () => {

@@ -4,15 +4,16 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
+import { KASSA_CLI } from '../support/process.ts';
 
 const run = promisify(execFile);
 const kassa = (env: Record<string, string>, ...args: string[]) =>
-  run(process.execPath, ['bin/kassa.js', ...args], { env: { ...process.env, PUBLIC_URL: 'https://pay.example', ...env } });
+  run(process.execPath, [...KASSA_CLI, ...args], { env: { ...process.env, PUBLIC_URL: 'https://pay.example', ...env } });
 
 /** Runs kassa with `input` on standard input. */
 function kassaWithInput(env: Record<string, string>, input: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/kassa.js', ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [...KASSA_CLI, ...args], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

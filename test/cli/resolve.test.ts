@@ -14,9 +14,10 @@ import { createMerchant } from '../../src/merchants/merchants.ts';
 import { eventsOf, findTransaction } from '../../src/store/transactions.ts';
 import { transition } from '../../src/payments/transition.ts';
 import { deliveriesFor, insertPendingPayment } from '../events/support.ts';
+import { KASSA_CLI } from '../support/process.ts';
 
 const exec = promisify(execFile);
-const kassa = (env: Record<string, string>, ...args: string[]) => exec(process.execPath, ['bin/kassa.js', ...args], { env: { ...process.env, ...env } });
+const kassa = (env: Record<string, string>, ...args: string[]) => exec(process.execPath, [...KASSA_CLI, ...args], { env: { ...process.env, ...env } });
 
 for (const backend of backends) {
   describe(`kassa payment resolve (${backend})`, () => {

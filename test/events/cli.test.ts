@@ -11,6 +11,7 @@ import { createMerchant, type CreatedMerchant } from '../../src/merchants/mercha
 import { WebhookWorker } from '../../src/events/worker.ts';
 import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
 import { completePayment, fastWorkerOptions, insertPendingPayment, startReceiver, waitFor } from './support.ts';
+import { KASSA_CLI } from '../support/process.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = promisify(execFile);
@@ -23,7 +24,7 @@ for (const backend of backends) {
 
     const kassa = async (...args: string[]) => {
       try {
-        const { stdout } = await run(process.execPath, ['bin/kassa.js', ...args], {
+        const { stdout } = await run(process.execPath, [...KASSA_CLI, ...args], {
           cwd: root,
           env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...database.env },
         });

@@ -15,6 +15,7 @@ import { createMerchant, type CreatedMerchant } from '../../src/merchants/mercha
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { backends, basic, cardPayment, createTestDatabase, type TestDatabase } from '../support/app.ts';
 import { startReceiver, waitFor, type Receiver } from './support.ts';
+import { KASSA_MAIN } from '../support/process.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -25,9 +26,9 @@ interface Server {
   output: () => string;
 }
 
-/** `node --import tsx src/main.ts` on the test database, listening on a free port of 127.0.0.1. */
+/** Kassa (test/support/process.ts KASSA_MAIN) on the test database, listening on a free port of 127.0.0.1. */
 async function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, KASSA_MAIN, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', DEMO_MERCHANT: 'false', LOG_REQUESTS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
