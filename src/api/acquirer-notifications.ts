@@ -1,8 +1,8 @@
 /**
  * Where acquirers send their notifications (docs/acquirers.md "Notifications"):
  * `POST PUBLIC_URL/acquirer/adyen/notifications`. Each item is checked against the HMAC key of
- * every connection of its merchant account and mode; a signed item settles its capture or
- * refund (payments/operations/settle-by-acquirer.ts). An item signed by no key changes nothing
+ * every connection of its merchant account and mode; a signed item settles its capture,
+ * refund, reversal or unanswered authorisation (payments/operations/settle-by-acquirer.ts). An item signed by no key changes nothing
  * and is logged without its content. The answer is `[accepted]`, as Adyen expects, once every
  * signed item is recorded; when recording fails the answer is an error, so Adyen sends it again.
  */
@@ -16,8 +16,8 @@ import { run } from '../payments/operations/run.ts';
 import { settleByAcquirer, type AcquirerWord } from '../payments/operations/settle-by-acquirer.ts';
 import type { Deps } from './payments.ts';
 
-/** Adyen's event codes that finish what Kassa asked for; the rest (CANCELLATION, reports…) settle nothing here. */
-const events: Record<string, AcquirerWord['event']> = { AUTHORISATION: 'authorisation', CAPTURE: 'capture', REFUND: 'refund' };
+/** Adyen's event codes that finish what Kassa asked for (a `/cancel` is a reversal); the rest (reports…) settle nothing here. */
+const events: Record<string, AcquirerWord['event']> = { AUTHORISATION: 'authorisation', CAPTURE: 'capture', REFUND: 'refund', CANCELLATION: 'reversal' };
 
 export async function acquirerNotifications(app: FastifyInstance, { config, store }: Deps) {
   const ports = paymentPorts(config, store);

@@ -2,7 +2,8 @@
  * Completing a `transactionType: "authorise"` card payment (DESIGN §2), shared by the
  * capture and reversal operations: an authorised payment is `success` with
  * `details.captureStatus: "authorised"`; a capture makes it `captured` (money taken), a
- * reversal `reversed` (hold released). The status stays `success` — final states never
+ * reversal `reversed` (hold released; `authorised` again if the acquirer later says it could not
+ * release it). The status stays `success` — final states never
  * change — and each completion is an event row. A capture is also a transaction of its own
  * (follow-up.ts), named in the authorisation's `details.captureReference`: what the merchant
  * refunds, as with the real API.
@@ -20,6 +21,7 @@ import { randomBase62 } from '../lib/tokens.ts';
 import type { Status } from '../ground/states.ts';
 import { followUpRow } from './follow-up.ts';
 import { transition } from './transition.ts';
+import { enqueueWebhook } from '../events/outbox.ts';
 
 export type CaptureStatus = 'authorised' | 'captured' | 'reversed';
 
@@ -123,6 +125,25 @@ export async function recordCompletion(tx: Db, completion: Completion, at: numbe
   });
   if (!applied) throw Problem.conflict('The payment changed at the same time; read it again.', { 'Retry-After': '1' });
   return (await findTransaction(tx, reference))!;
+}
+
+/**
+ * The acquirer's later word that a reversal it had taken (`received`) was not done: the amount is
+ * still held, so the authorisation is `authorised` again (to be captured or reversed anew), and
+ * the merchant, told at the reversal that it was `reversed`, gets a webhook to read it again
+ * (docs/acquirers.md "Notifications"). Returns false when it is no longer `reversed`.
+ */
+export async function recordRefusedReversal(tx: Db, row: TransactionRow, at: number): Promise<boolean> {
+  const details = JSON.parse(row.details) as Record<string, unknown>;
+  const applied = await recordAuthorisationChange(tx, {
+    reference: row.reference,
+    fromDetails: row.details,
+    toDetails: JSON.stringify({ ...details, captureStatus: 'authorised' satisfies CaptureStatus }),
+    cause: 'reversal_refused_by_acquirer',
+    at,
+  });
+  if (applied) await enqueueWebhook(tx, { reference: row.reference, to: row.status, at });
+  return applied;
 }
 
 export interface CaptureOutcome {

@@ -7,7 +7,7 @@ import type { Db } from './store.ts';
  */
 export async function recordAuthorisationChange(
   db: Db,
-  change: { reference: string; fromDetails: string; toDetails: string; cause: 'capture' | 'reversal'; at: number },
+  change: { reference: string; fromDetails: string; toDetails: string; cause: 'capture' | 'reversal' | 'reversal_refused_by_acquirer'; at: number },
 ): Promise<boolean> {
   const result = await db
     .updateTable('transactions')

@@ -221,7 +221,7 @@ for (const backend of backends) {
       assert.deepEqual(adyen.violations, []);
     });
 
-    test('reversal cancels the authorisation at Adyen', async () => {
+    test('reversal cancels the authorisation at Adyen; its CANCELLATION notification confirms it, or, refused, makes it authorised again', async () => {
       const { reference, psp } = await liveAuthorisation(2500);
       const reversed = await live.post('/reversal', { reference });
       assert.equal(reversed.statusCode, 200, reversed.body);
@@ -231,6 +231,31 @@ for (const backend of backends) {
         originalReference: psp,
         reference,
       });
+      const cancellation = (merchantReference: string, pspReference: string, success: string) => ({
+        eventCode: 'CANCELLATION',
+        pspReference: `CAN${pspReference}`,
+        originalReference: pspReference,
+        merchantReference,
+        amount: { value: 2500, currency: 'EUR' },
+        success,
+      });
+      // Adyen confirms: what Kassa recorded at once stands, nothing is added.
+      const events = (await eventsOf(t.store.read, reference)).length;
+      assert.equal((await notify([cancellation(reference, psp, 'true')])).body, '[accepted]');
+      assert.equal((await eventsOf(t.store.read, reference)).length, events);
+      assert.equal((await deliveriesFor(t.store, reference)).length, 0);
+
+      // Adyen could not cancel: the amount is still held, so the authorisation is authorised again, and the merchant is told.
+      const refused = await liveAuthorisation(2500);
+      assert.equal((await live.post('/reversal', { reference: refused.reference })).json().details.captureStatus, 'reversed');
+      await notify([cancellation(refused.reference, refused.psp, 'false')]);
+      assert.equal((await live.get(`/transaction?reference=${refused.reference}`)).json().details.captureStatus, 'authorised');
+      assert.equal((await eventsOf(t.store.read, refused.reference)).at(-1)!.cause, 'reversal_refused_by_acquirer');
+      assert.equal((await deliveriesFor(t.store, refused.reference)).length, 1, 'the merchant is told to read it again');
+      // A replay changes nothing; the held amount can be captured.
+      await notify([cancellation(refused.reference, refused.psp, 'false')]);
+      assert.equal((await deliveriesFor(t.store, refused.reference)).length, 1);
+      assert.equal((await live.post('/capture', { reference: refused.reference })).statusCode, 200);
       assert.deepEqual(adyen.violations, []);
     });
 

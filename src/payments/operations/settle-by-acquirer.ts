@@ -4,12 +4,13 @@
  * was done, and a payment whose authorisation had no answer waits in `manualintervention` for
  * it (or `pending`, its authorisation in flight, when Kassa died before committing the answer);
  * this moves either to `success` or `failed` through the same state change (and so the
- * same events and webhooks) as everything else. The notification is already verified
+ * same events and webhooks) as everything else. A reversal is recorded at once; a word that
+ * the acquirer could not do it makes the authorisation `authorised` again. The notification is already verified
  * (api/acquirer-notifications.ts). Replays change nothing: a final state never changes.
  */
 import type { Mode, TransactionRow } from '../../store/schema.ts';
 import type { FailureCode } from '../../ground/states.ts';
-import { recordAcquirerOutcome } from '../authorisation.ts';
+import { captureStatusOf, recordAcquirerOutcome, recordRefusedReversal } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { settleRefund } from '../refunds.ts';
 import { findPaymentPage, settleAuthorisationInFlight } from '../../store/payment-pages.ts';
@@ -20,9 +21,9 @@ import { systemOperation } from './operation.ts';
 export interface AcquirerWord {
   /** Whose connection the notification was signed for. */
   owner: { merchantId: string; mode: Mode };
-  /** Kassa's reference of what the acquirer was asked: the payment, its capture or its refund. */
+  /** Kassa's reference of what the acquirer was asked: the payment (its authorisation or reversal), its capture or its refund. */
   reference: string;
-  event: 'authorisation' | 'capture' | 'refund' | 'other';
+  event: 'authorisation' | 'capture' | 'refund' | 'reversal' | 'other';
   success: boolean;
   /** The acquirer's reference of what it did (an authorisation's is what a capture or refund names later). */
   acquirerReference: string;
@@ -35,7 +36,7 @@ interface Settlement {
    * authorisation: a payment whose authorisation had no answer (manualintervention, DESIGN §2), or
    * whose process died before committing the answer (pending, its authorisation in flight), learns its outcome.
    */
-  kind: 'authorisation' | 'capture' | 'refund';
+  kind: 'authorisation' | 'capture' | 'refund' | 'refused reversal';
   row: TransactionRow;
   to: 'success' | 'failed';
   word: AcquirerWord;
@@ -54,6 +55,8 @@ export const settleByAcquirer = systemOperation({
     // A request is still waiting for this authorisation's answer and commits it itself; after its lease, the word is wanted.
     if (inFlight && word.event === 'authorisation' && leaseUntil !== null && leaseUntil >= now) throw authorisationBeingAnswered();
     if ((row?.status === 'manualintervention' || inFlight) && word.event === 'authorisation') return { kind: 'authorisation', row: row!, to, word };
+    // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
+    if (word.event === 'reversal') return row && !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
     if (!row || row.status !== 'pending' || row.parent_reference === null) return undefined;
     const kind = row.type === 'credit' ? 'refund' : 'capture';
     return kind === word.event ? { row, kind, to, word } : undefined;
@@ -62,6 +65,10 @@ export const settleByAcquirer = systemOperation({
     if (!settlement) return undefined;
     const { row, kind, to, word } = settlement;
     const cause = 'acquirer_notification';
+    if (kind === 'refused reversal') {
+      await recordRefusedReversal(tx, row, now);
+      return findTransaction(tx, row.reference);
+    }
     if (kind === 'refund') return (await settleRefund(tx, ports.store.dialect, row, { to, failureCode: 'rejected', cause, at: now })).row;
     if (kind === 'capture') {
       await transition(tx, { reference: row.reference, from: 'pending', to, failureCode: to === 'failed' ? 'processing_error' : null, cause, at: now });
