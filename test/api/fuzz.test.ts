@@ -127,7 +127,9 @@ function applyEdits(template: Json, edits: Edit[]): Json {
     }
     const last = path[path.length - 1];
     if (to === 'deleted') delete at[last];
-    else at[last] = to.value;
+    // A copy: anyJson's constants ({} and []) are shared by every generated body, and a later edit
+    // of this body may write into the object put here (an edit at a deeper path).
+    else at[last] = structuredClone(to.value);
   }
   return body;
 }
