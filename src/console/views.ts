@@ -198,6 +198,9 @@ export interface PaymentPageState {
 }
 
 const show = (value: unknown): SafeHtml | string => (typeof value === 'object' && value !== null ? html`<pre>${JSON.stringify(value, null, 2)}</pre>` : String(value));
+/** The payment object's times are milliseconds since 1970 (spec §4.3): shown as the API answers them, and as a UTC time. */
+const showField = (key: string, value: unknown) =>
+  (key === 'created' || key === 'lastUpdate') && typeof value === 'number' ? `${value} (${time(value)} UTC)` : show(value);
 
 export function paymentPage(view: ConsoleView, state: PaymentPageState): SafeHtml {
   const { t } = view;
@@ -243,7 +246,7 @@ ${
 </section>
 <section class="card" aria-labelledby="object-title">
 <h2 id="object-title">${t('paymentObject')}</h2>
-<dl>${Object.entries(state.payment).map(([key, value]) => html`<dt>${key}</dt><dd>${show(value)}</dd>`)}</dl>
+<dl>${Object.entries(state.payment).map(([key, value]) => html`<dt>${key}</dt><dd>${showField(key, value)}</dd>`)}</dl>
 </section>
 <section class="card" aria-labelledby="threeds-title">
 <h2 id="threeds-title">${t('threeDS')}</h2>
