@@ -2,9 +2,10 @@
  * Where acquirers send their notifications (docs/acquirers.md "Notifications"):
  * `POST PUBLIC_URL/acquirer/adyen/notifications`. Each item is checked against the HMAC key of
  * every connection of its merchant account and mode; a signed item settles its capture,
- * refund, reversal or unanswered authorisation (payments/operations/settle-by-acquirer.ts). An item signed by no key changes nothing
- * and is logged without its content. The answer is `[accepted]`, as Adyen expects, once every
- * signed item is recorded; when recording fails the answer is an error, so Adyen sends it again.
+ * refund, reversal or unanswered authorisation (payments/operations/settle-by-acquirer.ts). An
+ * item signed by no key changes nothing and is logged without its content. The answer is
+ * `[accepted]`, as Adyen expects, once every signed item is recorded; when recording fails the
+ * answer is an error, so Adyen sends it again.
  */
 import type { FastifyInstance } from 'fastify';
 import { Problem } from '../ground/problem.ts';

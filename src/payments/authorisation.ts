@@ -3,10 +3,9 @@
  * capture and reversal operations: an authorised payment is `success` with
  * `details.captureStatus: "authorised"`; a capture makes it `captured` (money taken), a
  * reversal `reversed` (hold released; `authorised` again if the acquirer later says it could not
- * release it). The status stays `success` — final states never
- * change — and each completion is an event row. A capture is also a transaction of its own
- * (follow-up.ts), named in the authorisation's `details.captureReference`: what the merchant
- * refunds, as with the real API.
+ * release it). The status stays `success` — final states never change — and each completion is
+ * an event row. A capture is also a transaction of its own (follow-up.ts), named in the
+ * authorisation's `details.captureReference`: what the merchant refunds, as with the real API.
  */
 import { Problem } from '../ground/problem.ts';
 import type { Db } from '../store/store.ts';

@@ -5,8 +5,9 @@
  * it (or `pending`, its authorisation in flight, when Kassa died before committing the answer);
  * this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. A reversal is recorded at once; a word that
- * the acquirer could not do it makes the authorisation `authorised` again. The notification is already verified
- * (api/acquirer-notifications.ts). Replays change nothing: a final state never changes.
+ * the acquirer could not do it makes the authorisation `authorised` again. The notification is
+ * already verified (api/acquirer-notifications.ts). Replays change nothing: a final state never
+ * changes.
  */
 import type { Mode, TransactionRow } from '../../store/schema.ts';
 import type { FailureCode } from '../../ground/states.ts';
