@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { api, backends, cardPayment, createTestDatabase, suiteApp } from '../support/app.ts';
 import { pendingPaymentRow, deliveriesFor } from '../events/support.ts';
 import { startFakeAdyen, ADYEN_CONTRACT, type FakeAdyen } from './adyen-fake.ts';
@@ -26,7 +25,7 @@ import { setWebhookUrl } from '../../src/events/admin.ts';
 import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
 import { mintTestWalletToken } from '../../src/wallet/index.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
-import { KASSA_CLI } from '../support/process.ts';
+import { kassaCliWithInput } from '../support/process.ts';
 
 const vectors = path.join(path.dirname(ADYEN_CONTRACT), 'vectors');
 const HMAC_KEY = randomBytes(32).toString('hex');
@@ -373,12 +372,7 @@ for (const backend of backends) {
 test('`kassa acquirer set` reads the credentials from standard input and never prints them', async () => {
   const database = await createTestDatabase('sqlite');
   try {
-    const cli = (args: string[], input?: string) =>
-      execFileSync(process.execPath, [...KASSA_CLI, ...args], {
-        cwd: path.resolve(import.meta.dirname, '../..'),
-        env: { ...process.env, ...database.env },
-        input,
-      }).toString();
+    const cli = (args: string[], input?: string) => kassaCliWithInput(database.env, input, ...args);
     const { merchantId } = JSON.parse(cli(['merchant', 'create', '--name', 'CLI Shop', '--json']));
     const secrets = JSON.stringify({ apiKey: 'AQEsecret-api-key', hmacKey: HMAC_KEY });
     const setArgs = [

@@ -11,11 +11,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { backends, basic, cardPayment, createTestDatabase, type TestDatabase } from '../support/app.ts';
-import { KASSA_CLI, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
+import { kassaCli, kassaCliWithInput, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
 import { card, csrfOf, FORM } from '../pages/flow.ts';
 import { waitFor } from '../events/support.ts';
 import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
@@ -24,7 +22,6 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 
 const HMAC_KEY = randomBytes(32).toString('hex');
-const root = path.resolve(import.meta.dirname, '../..');
 
 for (const backend of backends) {
   describe(`kill -9 between Adyen's answer and Kassa's commit (${backend})`, () => {
@@ -36,24 +33,21 @@ for (const backend of backends) {
       adyen = await startFakeAdyen();
       const merchant = JSON.parse(kassaCli(db.env, 'merchant', 'create', '--name', 'Killed Shop', '--json'));
       key = merchant.testApiKey;
-      execFileSync(
-        process.execPath,
-        [
-          ...KASSA_CLI,
-          'acquirer',
-          'set',
-          '--merchant',
-          merchant.merchantId,
-          '--mode',
-          'test',
-          '--connector',
-          'adyen',
-          '--endpoint',
-          adyen.url,
-          '--merchant-account',
-          'ShopNL',
-        ],
-        { cwd: root, env: { ...process.env, ...db.env }, input: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }) },
+      kassaCliWithInput(
+        db.env,
+        JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }),
+        'acquirer',
+        'set',
+        '--merchant',
+        merchant.merchantId,
+        '--mode',
+        'test',
+        '--connector',
+        'adyen',
+        '--endpoint',
+        adyen.url,
+        '--merchant-account',
+        'ShopNL',
       );
     });
     after(async () => {

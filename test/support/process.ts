@@ -39,7 +39,12 @@ export async function freePort(): Promise<number> {
 
 /** Runs the `kassa` CLI with `env` and returns its standard output. */
 export function kassaCli(env: Record<string, string>, ...args: string[]): string {
-  return execFileSync(process.execPath, [...KASSA_CLI, ...args], { cwd: root, env: { ...process.env, ...env } }).toString();
+  return kassaCliWithInput(env, undefined, ...args);
+}
+
+/** The same, with `input` on its standard input (credentials, passwords). */
+export function kassaCliWithInput(env: Record<string, string>, input: string | undefined, ...args: string[]): string {
+  return execFileSync(process.execPath, [...KASSA_CLI, ...args], { cwd: root, env: { ...process.env, ...env }, input }).toString();
 }
 
 export interface KassaProcess {
