@@ -130,9 +130,9 @@ export async function recordCompletion(tx: Db, completion: Completion, at: numbe
  * The acquirer's later word that a reversal it had taken (`received`) was not done: the amount is
  * still held, so the authorisation is `authorised` again (to be captured or reversed anew), and
  * the merchant, told at the reversal that it was `reversed`, gets a webhook to read it again
- * (docs/acquirers.md "Notifications"). Returns false when it is no longer `reversed`.
+ * (docs/acquirers.md "Notifications"). Nothing changes when it is no longer `reversed` as read.
  */
-export async function recordRefusedReversal(tx: Db, row: TransactionRow, at: number): Promise<boolean> {
+export async function recordRefusedReversal(tx: Db, row: TransactionRow, at: number): Promise<void> {
   const details = JSON.parse(row.details) as Record<string, unknown>;
   const applied = await recordAuthorisationChange(tx, {
     reference: row.reference,
@@ -142,7 +142,6 @@ export async function recordRefusedReversal(tx: Db, row: TransactionRow, at: num
     at,
   });
   if (applied) await enqueueWebhook(tx, { reference: row.reference, to: row.status, at });
-  return applied;
 }
 
 export interface CaptureOutcome {
