@@ -41,6 +41,9 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
     raw.pragma('wal_autocheckpoint = 0');
     // After a WAL restart, give back what a burst made it grow beyond this.
     raw.pragma(`journal_size_limit = ${WAL_RESET_BYTES}`);
+    // Each unit of a group commit runs in a savepoint, whose undo copies of the pages it touches
+    // would otherwise spill to a temporary file: docs/decisions.md "Savepoint journals in memory".
+    raw.pragma('temp_store = MEMORY');
     if (readonly) raw.pragma('query_only = ON');
     const statements = cachingStatements(raw);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
