@@ -6,8 +6,9 @@
  * in-memory mock PSP (stripe-stateful-mock) creating a charge. Kassa runs with one HTTP process
  * on SQLite and on PostgreSQL: create, read, and creates offered at a fixed rate (half the peer's
  * create throughput) in an open loop. Then Kassa as `npm start` runs it (one HTTP process per
- * core), sharing the cores with the load generator. Results are printed and written to
- * bench/results/latest.json.
+ * core), sharing the cores with the load generator. Kassa runs as `npm start` runs it, from the
+ * compiled build (`npm run bench` builds first; test/support/process.ts KASSA_MAIN). Results are
+ * printed and written to bench/results/latest.json.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import autocannon from 'autocannon';
 import { fullCardPayment } from './fixtures.ts';
 import { openLoop, type OpenLoopResult } from './open-loop.ts';
 import { createTestDatabase, type Backend } from '../test/support/app.ts';
+import { kassaCli, KASSA_MAIN } from '../test/support/process.ts';
 import { loadConfig } from '../src/config.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
@@ -209,11 +211,9 @@ async function measureKassa(backend: Backend, httpProcesses: number, openLoopRat
   };
   const label = `${backend}, ${httpProcesses === 1 ? 'one core' : `${httpProcesses} processes`}`;
   try {
-    const merchant = JSON.parse(
-      execFileSync(process.execPath, ['bin/kassa.js', 'merchant', 'create', '--name', 'Bench Shop', '--json'], { cwd: root, env: { ...process.env, ...env } }).toString(),
-    );
+    const merchant = JSON.parse(kassaCli(env, 'merchant', 'create', '--name', 'Bench Shop', '--json'));
     const pinned = httpProcesses === 1;
-    const server = { child: launch(['--import', 'tsx', 'src/main.ts'], env, pinned ? SERVER_CORE : ALL_CORES), url: `http://127.0.0.1:${port}`, pinned };
+    const server = { child: launch([...KASSA_MAIN], env, pinned ? SERVER_CORE : ALL_CORES), url: `http://127.0.0.1:${port}`, pinned };
     try {
       await waitForAnswer(`${server.url}/health`);
       const headers = { authorization: `Basic ${Buffer.from(`${merchant.testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
