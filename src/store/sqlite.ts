@@ -41,9 +41,6 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
     raw.pragma('wal_autocheckpoint = 0');
     // After a WAL restart, give back what a burst made it grow beyond this.
     raw.pragma(`journal_size_limit = ${WAL_RESET_BYTES}`);
-    // Each unit of a group commit runs in a savepoint, whose undo copies of the pages it touches
-    // would otherwise spill to a temporary file: docs/decisions.md "Savepoint journals in memory".
-    raw.pragma('temp_store = MEMORY');
     if (readonly) raw.pragma('query_only = ON');
     const statements = cachingStatements(raw);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
@@ -70,6 +67,10 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
   };
   const groupCommit = new GroupCommit(writer, writerStatements, syncWal, walSize);
   writerStatements.statement('PRAGMA busy_timeout = 0').all();
+  // Each unit of a group commit runs in a savepoint, whose undo copies of the pages it touches
+  // would otherwise spill to a temporary file (docs/decisions.md "Savepoint journals in memory").
+  const savepointJournalsInMemory = (inMemory: boolean) => writerStatements.statement(`PRAGMA temp_store = ${inMemory ? 'MEMORY' : 'DEFAULT'}`).run();
+  savepointJournalsInMemory(true);
   const checkpointer = checkpoints ? startCheckpointer(file) : undefined;
   return {
     dialect: 'sqlite' as const,
@@ -79,6 +80,8 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
     migrate: async (secrets: SecretBox) => {
       // Migrations run through Kysely, not the group commit: let SQLite wait for a busy lock here.
       writerStatements.statement('PRAGMA busy_timeout = 5000').all();
+      // A migration may rewrite a whole table and VACUUM copies the whole database: in temporary files, not in memory.
+      savepointJournalsInMemory(false);
       try {
         const applied = await migrateToLatest(writer, 'sqlite', secrets);
         // What 007 sealed may still be in freed pages of the file and in older frames of the WAL:
@@ -91,6 +94,7 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
         return applied;
       } finally {
         writerStatements.statement('PRAGMA busy_timeout = 0').all();
+        savepointJournalsInMemory(true);
       }
     },
     close: async () => {
