@@ -5,10 +5,10 @@
  * for the fixed-rate run), to core 1. The yardstick is a Fastify hello-world; the peer an
  * in-memory mock PSP (stripe-stateful-mock) creating a charge. Kassa runs with one HTTP process
  * on SQLite and on PostgreSQL: create, read, and creates offered at a fixed rate (half the peer's
- * create throughput) in an open loop. Then Kassa as `npm start` runs it (one HTTP process per
- * core), sharing the cores with the load generator. Kassa runs as `npm start` runs it, from the
- * compiled build (`npm run bench` builds first; test/support/process.ts KASSA_MAIN). Results are
- * printed and written to bench/results/latest.json.
+ * create throughput) in an open loop. Then Kassa with `npm start`'s default (one HTTP process per
+ * core), sharing the cores with the load generator. Kassa always runs from the compiled build, as
+ * `npm start` does (`npm run bench` builds first; test/support/process.ts KASSA_MAIN). Results
+ * are printed and written to bench/results/latest.json.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

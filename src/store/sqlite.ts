@@ -66,11 +66,19 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
     }
   };
   const groupCommit = new GroupCommit(writer, writerStatements, syncWal, walSize);
-  writerStatements.statement('PRAGMA busy_timeout = 0').all();
-  // Each unit of a group commit runs in a savepoint, whose undo copies of the pages it touches
-  // would otherwise spill to a temporary file (docs/decisions.md "Savepoint journals in memory").
-  const savepointJournalsInMemory = (inMemory: boolean) => writerStatements.statement(`PRAGMA temp_store = ${inMemory ? 'MEMORY' : 'DEFAULT'}`).run();
-  savepointJournalsInMemory(true);
+  /**
+   * The writer's settings for the group commit, or for migrations. The group commit never waits
+   * in SQLite's busy handler (group-commit.ts); each of its units runs in a savepoint, whose undo
+   * copies of the pages it touches would otherwise spill to a temporary file (docs/decisions.md
+   * "Savepoint journals in memory"). Migrations run through Kysely, so SQLite waits for a busy
+   * lock; and one may rewrite a whole table, and VACUUM copies the whole database: in temporary
+   * files, not in memory.
+   */
+  const writerSettings = (use: 'group commit' | 'migrations') => {
+    writerStatements.statement(`PRAGMA busy_timeout = ${use === 'migrations' ? 5000 : 0}`).all();
+    writerStatements.statement(`PRAGMA temp_store = ${use === 'migrations' ? 'DEFAULT' : 'MEMORY'}`).run();
+  };
+  writerSettings('group commit');
   const checkpointer = checkpoints ? startCheckpointer(file) : undefined;
   return {
     dialect: 'sqlite' as const,
@@ -78,10 +86,7 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
     transact: <T>(unit: (db: Kysely<Database>) => Promise<T>) => groupCommit.run(unit),
     notices,
     migrate: async (secrets: SecretBox) => {
-      // Migrations run through Kysely, not the group commit: let SQLite wait for a busy lock here.
-      writerStatements.statement('PRAGMA busy_timeout = 5000').all();
-      // A migration may rewrite a whole table and VACUUM copies the whole database: in temporary files, not in memory.
-      savepointJournalsInMemory(false);
+      writerSettings('migrations');
       try {
         const applied = await migrateToLatest(writer, 'sqlite', secrets);
         // What 007 sealed may still be in freed pages of the file and in older frames of the WAL:
@@ -93,8 +98,7 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
         }
         return applied;
       } finally {
-        writerStatements.statement('PRAGMA busy_timeout = 0').all();
-        savepointJournalsInMemory(true);
+        writerSettings('group commit');
       }
     },
     close: async () => {
