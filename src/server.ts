@@ -7,6 +7,7 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from 
 import { installJsonBodyParser } from './api/json-body.ts';
 import { answerHeaders, installAnswerHeaders } from './api/answer-headers.ts';
 import { requestIdOf } from './api/request-id.ts';
+import { requestLogger } from './api/request-logger.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
@@ -49,6 +50,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
     genReqId: requestIdOf,
+    childLoggerFactory: requestLogger,
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     // Fastify's own answers to these are not problems: errors.ts answers them.
