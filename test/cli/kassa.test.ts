@@ -1,17 +1,12 @@
 /** The admin CLI, run as a user would, against the server's own database (SQLite and PostgreSQL). */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { findMerchant } from '../../src/store/merchants.ts';
 import { openWalletToken, testWalletPki, type WalletPaymentToken } from '../../src/wallet/index.ts';
-import { KASSA_CLI } from '../support/process.ts';
-
-const run = promisify(execFile);
-const kassa = (env: Record<string, string>, ...args: string[]) => run(process.execPath, [...KASSA_CLI, ...args], { env: { ...process.env, ...env } });
+import { kassaCliAsync as kassa } from '../support/process.ts';
 
 for (const backend of backends) {
   describe(`kassa CLI on ${backend}`, () => {

@@ -5,8 +5,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
@@ -14,10 +12,7 @@ import { createMerchant } from '../../src/merchants/merchants.ts';
 import { eventsOf, findTransaction } from '../../src/store/transactions.ts';
 import { transition } from '../../src/payments/transition.ts';
 import { deliveriesFor, insertPendingPayment } from '../events/support.ts';
-import { KASSA_CLI } from '../support/process.ts';
-
-const exec = promisify(execFile);
-const kassa = (env: Record<string, string>, ...args: string[]) => exec(process.execPath, [...KASSA_CLI, ...args], { env: { ...process.env, ...env } });
+import { kassaCliAsync as kassa } from '../support/process.ts';
 
 for (const backend of backends) {
   describe(`kassa payment resolve (${backend})`, () => {

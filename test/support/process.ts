@@ -1,11 +1,12 @@
 /** Test support: Kassa as a real process, to kill and restart, and its `kassa` command. */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Injector } from './app.ts';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -46,6 +47,12 @@ export function kassaCli(env: Record<string, string>, ...args: string[]): string
 export function kassaCliWithInput(env: Record<string, string>, input: string | undefined, ...args: string[]): string {
   return execFileSync(process.execPath, [...KASSA_CLI, ...args], { cwd: root, env: { ...process.env, ...env }, input }).toString();
 }
+
+const execFileAsync = promisify(execFile);
+
+/** `kassaCli` without blocking the event loop (the test's own database or server keeps running): its output, or a rejection with its exit code and stderr. */
+export const kassaCliAsync = (env: Record<string, string>, ...args: string[]) =>
+  execFileAsync(process.execPath, [...KASSA_CLI, ...args], { cwd: root, env: { ...process.env, ...env } });
 
 export interface KassaProcess {
   child: ChildProcess;
