@@ -12,14 +12,13 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { fullCardPayment } from './fixtures.ts';
 import { openLoop, type OpenLoopResult } from './open-loop.ts';
 import { createTestDatabase, type Backend } from '../test/support/app.ts';
-import { kassaCli, KASSA_MAIN } from '../test/support/process.ts';
+import { freePort, kassaCli, KASSA_MAIN } from '../test/support/process.ts';
 import { loadConfig } from '../src/config.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
@@ -49,15 +48,6 @@ interface Measured {
   cpuMicrosPerRequest?: number;
   /** The server's CPU time over the wall time: near 1 means the server's core, not the load generator, was the limit. */
   serverCpuShare?: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** A server under test, started through `taskset` (which execs node: the child's pid is the server's). */
