@@ -2,8 +2,9 @@
  * Where acquirers send their notifications (docs/acquirers.md "Notifications"):
  * `POST PUBLIC_URL/acquirer/adyen/notifications`. Each item is checked against the HMAC key of
  * every connection of its merchant account and mode; a signed item settles its capture,
- * refund, reversal or unanswered authorisation (payments/operations/settle-by-acquirer.ts). An
- * item signed by no key changes nothing and is logged without its content. The answer is
+ * refund, reversal or unanswered authorisation (payments/operations/settle-by-acquirer.ts), once:
+ * an item sent again (by its pspReference and eventCode) changes nothing. An item signed by no
+ * key changes nothing and is logged without its content. The answer is
  * `[accepted]`, as Adyen expects, once every signed item is recorded; when recording fails the
  * answer is an error, so Adyen sends it again.
  */
@@ -27,6 +28,7 @@ export async function acquirerNotifications(app: FastifyInstance, { config, stor
     if (!notification) throw new Problem(400, 'Not a notification', 'The body is not an Adyen notification (notificationItems).');
     const mode = notification.live ? 'live' : 'test';
     let forged = 0;
+    let sentAgain = 0;
     for (const item of notification.items) {
       const owner = await signerOf(item);
       if (!owner) {
@@ -40,10 +42,21 @@ export async function acquirerNotifications(app: FastifyInstance, { config, stor
         success: item.success === 'true',
         acquirerReference: item.pspReference,
         failureCode: failureCodeOfRefusal(item.reason),
+        item: { connector: 'adyen', eventCode: item.eventCode, originalReference: item.originalReference },
       };
-      await run(settleByAcquirer, word, { ports, caller: undefined, now: Date.now(), log: request.log });
+      const applied = await run(settleByAcquirer, word, { ports, caller: undefined, now: Date.now(), log: request.log });
+      if (applied.item === 'sent again') {
+        sentAgain++;
+        // The same event with the other outcome is not Adyen retrying: an operator should look at it.
+        if (applied.differs)
+          request.log.warn(
+            { reference: item.merchantReference, eventCode: item.eventCode },
+            'an acquirer notification came again with another outcome; the first one stands',
+          );
+      }
     }
     if (forged > 0) request.log.warn({ forged }, 'acquirer notification items without a valid signature were ignored');
+    if (sentAgain > 0) request.log.info({ sentAgain }, 'acquirer notification items recorded already changed nothing');
     return reply.type('text/plain').send('[accepted]');
 
     async function signerOf(item: AdyenNotificationItem) {

@@ -326,6 +326,25 @@ export interface Database {
   console_sessions: ConsoleSessionTable;
   sign_in_failures: SignInFailureTable;
   audit_log: AuditLogTable;
+  acquirer_notifications: AcquirerNotificationTable;
+}
+
+/** A signed acquirer notification item, as applied (019_acquirer_notifications): the key is the acquirer's own name of the event. */
+export interface AcquirerNotificationTable {
+  connector: string;
+  /** The acquirer's reference of the event (Adyen: pspReference; a modification's own, not its payment's). */
+  acquirer_reference: string;
+  /** Adyen: eventCode. */
+  event_code: string;
+  /** The acquirer's reference of the payment a modification is of (Adyen: originalReference). */
+  original_reference: string | null;
+  merchant_id: string;
+  mode: Mode;
+  /** Kassa's reference the item names (Adyen: merchantReference). */
+  reference: string;
+  /** 1: the acquirer says the event succeeded. */
+  success: number;
+  received: number;
 }
 
 /** A merchant's acquirer for one mode (012_acquirer_connections): which connector, where, and its sealed credentials. */

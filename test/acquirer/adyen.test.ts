@@ -258,6 +258,55 @@ for (const backend of backends) {
       assert.deepEqual(adyen.violations, []);
     });
 
+    test('a notification item is applied once: sent again after the payment moved on, or twice at the same time, it changes nothing and sends no webhook', async () => {
+      const { reference, psp } = await liveAuthorisation(2600);
+      const refusal = {
+        eventCode: 'CANCELLATION',
+        pspReference: `CAN${psp}`,
+        originalReference: psp,
+        merchantReference: reference,
+        amount: { value: 2600, currency: 'EUR' },
+        success: 'false',
+      };
+      assert.equal((await live.post('/reversal', { reference })).json().details.captureStatus, 'reversed');
+      assert.equal((await notify([refusal])).body, '[accepted]');
+      assert.equal((await live.get(`/transaction?reference=${reference}`)).json().details.captureStatus, 'authorised');
+      assert.equal((await deliveriesFor(t.store, reference)).length, 1);
+      // Reversed again (a new cancel at Adyen); the first refusal, retried by Adyen, does not re-open it.
+      assert.equal((await live.post('/reversal', { reference })).json().details.captureStatus, 'reversed');
+      assert.equal((await notify([refusal])).body, '[accepted]');
+      assert.equal((await live.get(`/transaction?reference=${reference}`)).json().details.captureStatus, 'reversed');
+      assert.equal((await deliveriesFor(t.store, reference)).length, 1, 'no webhook for an item applied before');
+
+      // A new item delivered twice at once (Adyen's retry racing its first try): one change, one webhook.
+      const other = await liveAuthorisation(2700);
+      assert.equal((await live.post('/reversal', { reference: other.reference })).statusCode, 200);
+      const twice = {
+        ...refusal,
+        pspReference: `CAN${other.psp}`,
+        originalReference: other.psp,
+        merchantReference: other.reference,
+        amount: { value: 2700, currency: 'EUR' },
+      };
+      const answers = await Promise.all([notify([twice]), notify([twice]), notify([twice])]);
+      assert.deepEqual(
+        answers.map((a) => a.body),
+        ['[accepted]', '[accepted]', '[accepted]'],
+      );
+      const causes = (await eventsOf(t.store.read, other.reference)).map((e) => e.cause);
+      assert.equal(causes.filter((c) => c === 'reversal_refused_by_acquirer').length, 1, causes.join());
+      assert.equal((await deliveriesFor(t.store, other.reference)).length, 1);
+      // Each signed item is kept by Adyen's name of it.
+      const kept = await t.store.read.selectFrom('acquirer_notifications').selectAll().where('reference', 'in', [reference, other.reference]).execute();
+      assert.deepEqual(
+        kept.map((k) => [k.acquirer_reference, k.event_code, k.original_reference, k.success]).sort(),
+        [
+          [`CAN${other.psp}`, 'CANCELLATION', other.psp, 0],
+          [`CAN${psp}`, 'CANCELLATION', psp, 0],
+        ].sort(),
+      );
+    });
+
     test("a payment held for review (no answer in time) learns its outcome from Adyen's AUTHORISATION notification", async () => {
       async function held(type: string) {
         const row = { ...pendingPaymentRow(t.store.secrets, t.merchant.merchantId, { mode: 'live' }), type, status: 'manualintervention', amount_minor: 1500 };

@@ -6,15 +6,19 @@
  * this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. A reversal is recorded at once; a word that
  * the acquirer could not do it makes the authorisation `authorised` again. The notification is
- * already verified (api/acquirer-notifications.ts). Replays change nothing: a final state never
- * changes.
+ * already verified (api/acquirer-notifications.ts). Each item is recorded, by the acquirer's name
+ * of it, in the unit of work that applies it: one sent again changes nothing and sends no webhook,
+ * whatever happened to the payment since (a reversal refused, then made again, is not re-opened
+ * by the first refusal's retry).
  */
 import type { Mode, TransactionRow } from '../../store/schema.ts';
+import type { Db, Dialect } from '../../store/store.ts';
 import type { FailureCode } from '../../ground/states.ts';
 import { captureStatusOf, recordAcquirerOutcome, recordRefusedReversal } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { settleRefund } from '../refunds.ts';
 import { findPaymentPage, settleAuthorisationInFlight } from '../../store/payment-pages.ts';
+import { recordAcquirerNotification } from '../../store/acquirer-notifications.ts';
 import { Problem } from '../../ground/problem.ts';
 import { transition } from '../transition.ts';
 import { systemOperation } from './operation.ts';
@@ -30,7 +34,12 @@ export interface AcquirerWord {
   acquirerReference: string;
   /** Why an authorisation was refused, in Kassa's words. */
   failureCode: FailureCode;
+  /** How the acquirer names the item it came in: with `acquirerReference`, what makes it one. */
+  item: { connector: string; eventCode: string; originalReference: string | undefined };
 }
+
+/** What became of an item: applied (whether or not it changed anything), or recorded already. */
+export type Applied = { item: 'first'; row: TransactionRow | undefined } | { item: 'sent again'; differs: boolean };
 
 interface Settlement {
   /**
@@ -51,42 +60,60 @@ export const settleByAcquirer = systemOperation({
     const page = row?.status === 'pending' && word.event === 'authorisation' ? await findPaymentPage(ports.store.read, row.reference) : undefined;
     return { row, inFlight: !!page?.authorisation_in_flight, leaseUntil: page?.processing_until ?? null };
   },
-  decide: ({ row, inFlight, leaseUntil }, word, { now }): Settlement | undefined => {
-    const to = word.success ? ('success' as const) : ('failed' as const);
-    // A request is still waiting for this authorisation's answer and commits it itself; after its lease, the word is wanted.
-    if (inFlight && word.event === 'authorisation' && leaseUntil !== null && leaseUntil >= now) throw authorisationBeingAnswered();
-    if ((row?.status === 'manualintervention' || inFlight) && word.event === 'authorisation') return { kind: 'authorisation', row: row!, to, word };
-    // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
-    if (word.event === 'reversal') return row && !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
-    if (!row || row.status !== 'pending' || row.parent_reference === null) return undefined;
-    const kind = row.type === 'credit' ? 'refund' : 'capture';
-    return kind === word.event ? { row, kind, to, word } : undefined;
+  decide: (found, word, { now }) => ({ word, settlement: settlementOf(found, word, now) }),
+  commit: async (tx, { word, settlement }, { ports, now }): Promise<Applied> => {
+    const recorded = await recordAcquirerNotification(tx, {
+      ...word.item,
+      acquirerReference: word.acquirerReference,
+      owner: word.owner,
+      reference: word.reference,
+      success: word.success,
+      received: now,
+    });
+    if (!recorded.first) return { item: 'sent again', differs: recorded.success !== word.success };
+    return { item: 'first', row: settlement && (await settle(tx, settlement, { dialect: ports.store.dialect, now })) };
   },
-  commit: async (tx, settlement, { ports, now }) => {
-    if (!settlement) return undefined;
-    const { row, kind, to, word } = settlement;
-    const cause = 'acquirer_notification';
-    if (kind === 'refused reversal') {
-      await recordRefusedReversal(tx, row, now);
-      return findTransaction(tx, row.reference);
-    }
-    if (kind === 'refund') return (await settleRefund(tx, ports.store.dialect, row, { to, failureCode: 'rejected', cause, at: now })).row;
-    if (kind === 'capture') {
-      await transition(tx, { reference: row.reference, from: 'pending', to, failureCode: to === 'failed' ? 'processing_error' : null, cause, at: now });
-      return findTransaction(tx, row.reference);
-    }
-    // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
-    if (!(await settleAuthorisationInFlight(tx, row.reference))) return findTransaction(tx, row.reference);
-    const failureCode = to === 'success' ? null : word.failureCode;
-    await recordAcquirerOutcome(
-      tx,
-      { reference: row.reference, from: row.status as 'pending' | 'manualintervention', to, failureCode, cause, at: now },
-      word.acquirerReference,
-    );
-    return findTransaction(tx, row.reference);
-  },
-  answer: (row) => row,
+  answer: (applied) => applied,
 });
+
+/** What the acquirer's word settles, if anything. Pure. */
+function settlementOf(
+  { row, inFlight, leaseUntil }: { row: TransactionRow | undefined; inFlight: boolean; leaseUntil: number | null },
+  word: AcquirerWord,
+  now: number,
+): Settlement | undefined {
+  const to = word.success ? ('success' as const) : ('failed' as const);
+  // A request is still waiting for this authorisation's answer and commits it itself; after its lease, the word is wanted.
+  if (inFlight && word.event === 'authorisation' && leaseUntil !== null && leaseUntil >= now) throw authorisationBeingAnswered();
+  if ((row?.status === 'manualintervention' || inFlight) && word.event === 'authorisation') return { kind: 'authorisation', row: row!, to, word };
+  // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
+  if (word.event === 'reversal') return row && !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
+  if (!row || row.status !== 'pending' || row.parent_reference === null) return undefined;
+  const kind = row.type === 'credit' ? 'refund' : 'capture';
+  return kind === word.event ? { row, kind, to, word } : undefined;
+}
+
+async function settle(tx: Db, { row, kind, to, word }: Settlement, { dialect, now }: { dialect: Dialect; now: number }): Promise<TransactionRow | undefined> {
+  const cause = 'acquirer_notification';
+  if (kind === 'refused reversal') {
+    await recordRefusedReversal(tx, row, now);
+    return findTransaction(tx, row.reference);
+  }
+  if (kind === 'refund') return (await settleRefund(tx, dialect, row, { to, failureCode: 'rejected', cause, at: now })).row;
+  if (kind === 'capture') {
+    await transition(tx, { reference: row.reference, from: 'pending', to, failureCode: to === 'failed' ? 'processing_error' : null, cause, at: now });
+    return findTransaction(tx, row.reference);
+  }
+  // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
+  if (!(await settleAuthorisationInFlight(tx, row.reference))) return findTransaction(tx, row.reference);
+  const failureCode = to === 'success' ? null : word.failureCode;
+  await recordAcquirerOutcome(
+    tx,
+    { reference: row.reference, from: row.status as 'pending' | 'manualintervention', to, failureCode, cause, at: now },
+    word.acquirerReference,
+  );
+  return findTransaction(tx, row.reference);
+}
 
 /** The notification comes again later (Adyen resends what is not `[accepted]`), when the answer is committed or its request is gone. */
 const authorisationBeingAnswered = () =>
