@@ -5,6 +5,7 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { needs, redisMissing } from '../support/dependencies.ts';
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { backends, basic, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
@@ -15,6 +16,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 
 const REDIS_URL = process.env.KASSA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redis = { skip: needs(await redisMissing(REDIS_URL)) };
 const LIMIT = 20;
 const WRONG_KEY = `test_${'W'.repeat(40)}`;
 
@@ -133,7 +135,7 @@ describe('failed authentication across processes', () => {
   const apps: TestApp[] = [];
   after(() => Promise.all(apps.map((t) => t.close())));
 
-  test('processes sharing REDIS_URL share an address’s allowance', async () => {
+  test('processes sharing REDIS_URL share an address’s allowance', redis, async () => {
     const a = await startTestApp('sqlite', { REDIS_URL, AUTH_FAILURE_LIMIT: '6' });
     apps.push(a);
     const b = await buildServer(a.config, a.store, { logger: false });

@@ -1,9 +1,11 @@
 /** Per-API-key rate limit: 429 problem with Retry-After and RateLimit-* headers; shared through Redis. */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { needs, redisMissing } from '../support/dependencies.ts';
 import { api, startTestApp, type TestApp } from '../support/app.ts';
 
 const REDIS_URL = process.env.KASSA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redis = { skip: needs(await redisMissing(REDIS_URL)) };
 
 describe('rate limit', () => {
   const apps: TestApp[] = [];
@@ -26,7 +28,7 @@ describe('rate limit', () => {
     assert.ok('ratelimit-remaining' in fine.headers);
   });
 
-  test('processes sharing REDIS_URL share the budget', async () => {
+  test('processes sharing REDIS_URL share the budget', redis, async () => {
     const a = await startTestApp('sqlite', { RATE_LIMIT_PER_SECOND: '3', REDIS_URL });
     apps.push(a);
     // A second process on the same database and Redis: same merchant, same key.

@@ -11,14 +11,15 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type net from 'node:net';
 import type { Page } from 'playwright-core';
-import { assertAccessible, browserAvailable, payWithCard, screenshot, suiteHarness } from '../pages/browser.ts';
+import { assertAccessible, chromiumMissing, payWithCard, screenshot, suiteHarness } from '../pages/browser.ts';
+import { needs } from '../support/dependencies.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { WebhookWorker } from '../../src/events/worker.ts';
 import { fastWorkerOptions } from '../events/support.ts';
 import { makeAccount, PASSWORD } from './support.ts';
 import { createOperator } from '../../src/operators/accounts.ts';
 
-describe('console in Chromium', { skip: !browserAvailable && 'no Chromium at /usr/bin/chromium' }, () => {
+describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
   const harness = suiteHarness();
   let receiver: http.Server;
   let webhookUrl: string;

@@ -14,7 +14,8 @@ import type { Browser } from 'playwright-core';
 import { api, createTestDatabase, type TestDatabase } from '../support/app.ts';
 import { freePort, httpInjector, kassaCli, startKassaProcess, type KassaProcess } from '../support/process.ts';
 import { phpClientAutoload, phpMissing } from '../support/php.ts';
-import { browserAvailable, launchChromium, payWithCard } from '../pages/browser.ts';
+import { chromiumMissing, launchChromium, payWithCard } from '../pages/browser.ts';
+import { needs } from '../support/dependencies.ts';
 import { waitFor } from '../events/support.ts';
 import { installClientPackage, type InstalledClient } from '../clients/client-package.ts';
 
@@ -51,7 +52,7 @@ interface Order {
   refund?: { reference: string; status: string };
 }
 
-const skip = !browserAvailable ? 'chromium is not installed' : undefined;
+const skip = needs(chromiumMissing);
 
 describe('the example shops, end to end through the card page', { skip }, () => {
   let db: TestDatabase;
@@ -129,7 +130,7 @@ describe('the example shops, end to end through the card page', { skip }, () => 
     await buyPayRefund(shop);
   });
 
-  test('the PHP shop on the official PHP client', { skip: phpMissing() }, async () => {
+  test('the PHP shop on the official PHP client', { skip: needs(phpMissing()) }, async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const shop = await startShop('php', ['-S', `127.0.0.1:${port}`, 'index.php'], {

@@ -14,11 +14,12 @@ import { api, backends, createTestDatabase, type TestDatabase } from '../support
 import { httpInjector, kassaCli, startKassaProcess, type KassaProcess } from '../support/process.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { phpClientAutoload, phpMissing } from '../support/php.ts';
+import { needs } from '../support/dependencies.ts';
 
 const script = path.join(import.meta.dirname, 'ccv-client.php');
 const run = promisify(execFile);
 
-const skip = phpMissing();
+const skip = needs(phpMissing());
 
 /** What ccv-client.php prints: the fields of the library's answer objects, or the ApiException. */
 interface ClientAnswer {

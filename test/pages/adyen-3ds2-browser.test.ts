@@ -11,14 +11,17 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { api, backends, type MerchantApi } from '../support/app.ts';
-import { assertAccessible, browserAvailable, payWithCard, screenshot, suiteHarness } from './browser.ts';
+import { assertAccessible, chromiumMissing, payWithCard, screenshot, suiteHarness } from './browser.ts';
+import { needs } from '../support/dependencies.ts';
 import { startFakeAdyen, type FakeAdyen } from '../acquirer/adyen-fake.ts';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import type { Mode } from '../../src/store/schema.ts';
 
+const skip = needs(chromiumMissing);
+
 for (const backend of backends) {
-  describe(`live card pages through Adyen's native 3-D Secure 2 in Chromium (${backend})`, { skip: !browserAvailable && 'no Chromium at /usr/bin/chromium' }, () => {
+  describe(`live card pages through Adyen's native 3-D Secure 2 in Chromium (${backend})`, { skip }, () => {
     const h = suiteHarness(backend);
     let adyen: FakeAdyen;
     let live: MerchantApi;

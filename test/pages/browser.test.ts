@@ -8,13 +8,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { scenarioTable } from '../../src/acquirer/scenarios.ts';
-import { assertAccessible, browserAvailable, payWithCard, screenshot, suiteHarness } from './browser.ts';
+import { assertAccessible, chromiumMissing, payWithCard, screenshot, suiteHarness } from './browser.ts';
+import { needs } from '../support/dependencies.ts';
 
 const VISA = '4111 1111 1111 1111';
 const MASTERCARD = '5555 5555 5555 4444';
 const BANCONTACT = '6703 4444 4444 4449';
 
-describe('hosted card page in Chromium', { skip: !browserAvailable && 'no Chromium at /usr/bin/chromium' }, () => {
+describe('hosted card page in Chromium', { skip: needs(chromiumMissing) }, () => {
   const h = suiteHarness();
 
   async function open(amount: string, overrides: Record<string, unknown> = {}, options: { javaScriptEnabled?: boolean; locale?: string } = {}) {

@@ -13,7 +13,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { api, cardPayment, startTestApp, suiteResource, type Backend, type TestApp } from '../support/app.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const browserAvailable = fs.existsSync(CHROMIUM);
+/** Why Chromium cannot run here, or undefined when it can (the suites' `skip`, through `needs`). */
+export const chromiumMissing = fs.existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium; .ci/run installs it)`;
 export const SCREENSHOTS = path.resolve('test-output/screenshots');
 
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

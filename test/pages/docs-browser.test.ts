@@ -6,11 +6,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { browserAvailable, SCREENSHOTS, suiteHarness } from './browser.ts';
+import { chromiumMissing, SCREENSHOTS, suiteHarness } from './browser.ts';
+import { needs } from '../support/dependencies.ts';
 
 const REDOC_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 
-describe('the API reference page', { skip: !browserAvailable && 'chromium is not installed' }, () => {
+describe('the API reference page', { skip: needs(chromiumMissing) }, () => {
   const h = suiteHarness();
 
   test('PUBLIC_URL/docs shows the API reference, every asset from Kassa, no CSP violation', async () => {

@@ -5,9 +5,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertAccessible, browserAvailable, payWithCard, screenshot, suiteHarness } from './browser.ts';
+import { assertAccessible, chromiumMissing, payWithCard, screenshot, suiteHarness } from './browser.ts';
+import { needs } from '../support/dependencies.ts';
 
-describe('vault pages in Chromium', { skip: !browserAvailable && 'no Chromium at /usr/bin/chromium' }, () => {
+describe('vault pages in Chromium', { skip: needs(chromiumMissing) }, () => {
   const h = suiteHarness();
 
   test('enrollment with a challenge saves the card; a confirm-path vault payment asks only the CVC and succeeds', async () => {

@@ -5,9 +5,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertAccessible, browserAvailable, screenshot, suiteHarness } from './browser.ts';
+import { assertAccessible, chromiumMissing, screenshot, suiteHarness } from './browser.ts';
+import { needs } from '../support/dependencies.ts';
 
-describe('hosted wallet page in Chromium', { skip: !browserAvailable && 'no Chromium at /usr/bin/chromium' }, () => {
+describe('hosted wallet page in Chromium', { skip: needs(chromiumMissing) }, () => {
   const h = suiteHarness();
 
   async function open(amount: string, overrides: Record<string, unknown> = {}) {
