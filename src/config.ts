@@ -245,7 +245,7 @@ export const settings = {
   authFailureLimit: integer(20, {
     name: 'AUTH_FAILURE_LIMIT',
     description:
-      'Requests per client address and minute with an API key that is not valid; then 429 (`Retry-After`) until the minute is over, with no key looked up, for every key not verified in the last `API_KEY_CACHE_MS`. IPv6 clients count by /64. `0` turns the limit off',
+      'Requests per client address and minute with an API key that is not valid; then the answer of a wrong key (401, with `Retry-After`) until the minute is over, with no key looked up, for every key not verified in the last `API_KEY_CACHE_MS`. IPv6 clients count by /64. `0` turns the limit off',
   }),
   trustProxy: setting({
     name: 'TRUST_PROXY',

@@ -13,7 +13,9 @@ declare module 'fastify' {
   }
 }
 
-const unauthorized = (detail: string) => new Problem(401, 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Basic realm="Kassa API", charset="UTF-8"' });
+const unauthorized = (detail: string, headers: Record<string, string> = {}) =>
+  new Problem(401, 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Basic realm="Kassa API", charset="UTF-8"', ...headers });
+const invalidKey = (headers?: Record<string, string>) => unauthorized('The API key is not valid.', headers);
 
 /** The API key in a Basic `Authorization` header, or undefined when there is no such header. */
 export function presentedKey(request: FastifyRequest): string | undefined {
@@ -34,8 +36,9 @@ export class Authenticator {
 
   /**
    * The caller of the request's key. A key verified lately passes at once; any other takes one of
-   * its client address's attempts first (rate-limit.ts), so a client sending wrong keys gets 429
-   * once its attempts are used up, and a key already known to be wrong is never looked up again.
+   * its client address's attempts first (rate-limit.ts), so a client sending wrong keys is no longer
+   * looked up once its attempts are used up (the same 401, with `Retry-After`), and a key already
+   * known to be wrong is never looked up again.
    */
   async authenticate(request: FastifyRequest, required: boolean): Promise<Caller | undefined> {
     const key = presentedKey(request);
@@ -46,15 +49,10 @@ export class Authenticator {
     const known = this.keys.known(key);
     if (known) return known;
     const retryAfter = await this.failures.take(request.ip);
-    if (retryAfter !== undefined) {
-      throw new Problem(
-        429,
-        'Too many failed authentications',
-        `More than ${this.failures.limit} requests from this address had an API key that is not valid within a minute. Retry after ${retryAfter} s.`,
-        undefined,
-        { 'Retry-After': String(retryAfter) },
-      );
-    }
+    // The answer a wrong key gets, with how long until this address's keys are looked at again:
+    // clients stop on a 401 (the official library's isKeyValid() answers false) and retry a 429
+    // for ever, so a 429 here would hang a shop behind a wrong key (docs/operations.md).
+    if (retryAfter !== undefined) throw invalidKey({ 'Retry-After': String(retryAfter) });
     let caller: Caller | undefined;
     try {
       caller = known === null ? undefined : await this.keys.lookUp(key);
@@ -64,7 +62,7 @@ export class Authenticator {
       throw error;
     }
     await this.failures.settle(request.ip, caller !== undefined);
-    if (!caller) throw unauthorized('The API key is not valid.');
+    if (!caller) throw invalidKey();
     return caller;
   }
 }

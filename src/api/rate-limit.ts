@@ -64,7 +64,8 @@ return 0`;
  * Failed authentication per client address. Every request whose key is not already verified
  * takes one attempt of its address's allowance (AUTH_FAILURE_LIMIT a minute) before the key
  * is looked up, and a good key gives it back: so an address gets at most that many lookups
- * of wrong keys a minute, concurrent requests included, and then 429 with no lookup at all.
+ * of wrong keys a minute, concurrent requests included, and then the answer of a wrong key with
+ * `Retry-After` (api/auth.ts) with no lookup at all.
  * While this process still has lookups of the address out, a request finding no attempt left
  * waits for one of them to settle instead: a burst of good keys (a platform's many merchants
  * when their cache entries expire) queues rather than fails. IPv6 clients count by /64, the

@@ -68,11 +68,6 @@ export const problemTypes: readonly ProblemType[] = [
     statuses: [429],
     meaning: 'The API key is over its rate limit. Wait `Retry-After` seconds; every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
   },
-  {
-    title: 'Too many failed authentications',
-    statuses: [429],
-    meaning: 'This client address sent too many API keys that are not valid. Wait `Retry-After` seconds, and check the key you send.',
-  },
   { title: 'Request headers too large', statuses: [431], meaning: 'The request line and headers must be at most 16 KiB together.' },
   {
     title: 'Internal error',

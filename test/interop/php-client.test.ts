@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { api, backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
+import { api, backends, basic, createTestDatabase, type TestDatabase } from '../support/app.ts';
 import { httpInjector, kassaCli, startKassaProcess, type KassaProcess } from '../support/process.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { phpClientAutoload, phpMissing } from '../support/php.ts';
@@ -160,6 +160,22 @@ for (const backend of backends) {
       assert.equal(status.details?.captureStatus, 'reversed');
       const again = await php('createCapture', { reference });
       assert.equal(again.exception, 'CCVOnlinePayments\\Lib\\Exception\\ApiException');
+    });
+
+    test('isKeyValid with a wrong key from an address past AUTH_FAILURE_LIMIT answers false (the library retries a 429 for ever)', async (t) => {
+      // Last: the address stays locked out for a minute, for every key not verified lately.
+      // The flood comes from the address the PHP process connects from: 127.0.0.1; enough for each HTTP process to count past the limit on its own.
+      const flood = await Promise.all(
+        Array.from({ length: 100 }, () => fetch(`${kassa.baseUrl}/api/v1/method`, { headers: { authorization: basic(`test_${'F'.repeat(40)}`) } })),
+      );
+      assert.ok(
+        flood.some((res) => res.status === 401 && res.headers.get('retry-after') !== null),
+        'the address is past its allowance',
+      );
+      const started = performance.now();
+      assert.deepEqual(await php('isKeyValid', { key: 'test_unknown_after_flood' }), { valid: false });
+      // A 429 would have held the call until php()'s timeout; how long it took is reported, not asserted.
+      t.diagnostic(`isKeyValid after the flood: ${Math.round(performance.now() - started)} ms`);
     });
   });
 }
