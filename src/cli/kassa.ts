@@ -4,7 +4,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
-import { print, withStore } from './store.ts';
+import { databaseCreation, print, withStore } from './store.ts';
 import { createMerchant, merchantOverviews, rotateApiKey, setCardBrands, setVaultPaymentPath, vaultPaymentPaths } from '../merchants/merchants.ts';
 import type { Mode } from '../store/schema.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
@@ -25,7 +25,13 @@ const parseMode = (value: string): Mode => {
   return value;
 };
 
-const program = new Command('kassa').description('Kassa administration').showHelpAfterError();
+const program = new Command('kassa')
+  .description('Kassa administration')
+  .option('--create', 'make the database (DATA_DIR or DATABASE_URL) when there is none; without it a command stops there')
+  .hook('preAction', (root) => {
+    databaseCreation.allowed = root.opts<{ create?: boolean }>().create === true;
+  })
+  .showHelpAfterError();
 
 program
   .command('migrate')
@@ -36,7 +42,7 @@ program
         const applied = await store.migrate();
         print(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
       },
-      { migrate: false },
+      { migrate: false, create: true },
     ),
   );
 

@@ -2,7 +2,7 @@
  * `kassa operator …` (docs/console.md): console accounts. Without `--merchant` an account is a
  * platform operator (every merchant); with it, that merchant's user. Registered by kassa.ts.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { text } from 'node:stream/consumers';
 import { print, withStore } from './store.ts';
 import { loadConfig } from '../config.ts';
@@ -10,6 +10,28 @@ import { createOperator, disableAccount, operatorsOf } from '../operators/accoun
 
 /** The password piped in, without the newline `echo` or a terminal adds. */
 const passwordFromStdin = async () => (await text(process.stdin)).replace(/\r?\n$/, '');
+
+/**
+ * Where a printed link starts: `--public-url`, else the PUBLIC_URL setting as the server reads it.
+ * Unset, the server's default (`http://localhost:$PORT`) is only right on the server's own machine
+ * with its own PORT, so the command says so beside the link.
+ */
+function linkRoot(option: string | undefined, printsLink: boolean): string {
+  if (option !== undefined) {
+    try {
+      return new URL(option).toString().replace(/\/+$/, '');
+    } catch {
+      throw new InvalidArgumentError(`--public-url ${option} is not a URL`);
+    }
+  }
+  const { publicUrl } = loadConfig();
+  if (printsLink && process.env.PUBLIC_URL === undefined) {
+    process.stderr.write(
+      `kassa: PUBLIC_URL is not set: the link starts with ${publicUrl}, the server's default; set PUBLIC_URL as the server has it, or pass --public-url\n`,
+    );
+  }
+  return publicUrl;
+}
 
 export function registerOperatorCommands(program: Command): void {
   const operator = program.command('operator').description('manage console accounts (PUBLIC_URL/dashboard)');
@@ -20,11 +42,12 @@ export function registerOperatorCommands(program: Command): void {
     .requiredOption('--email <email>', 'the e-mail address the person signs in with')
     .option('--merchant <id>', 'limit the account to this merchant (without: a platform operator, every merchant)')
     .option('--password-stdin', 'read the password from standard input')
+    .option('--public-url <url>', "the server's PUBLIC_URL, which the set-password link starts with (default: the PUBLIC_URL setting)")
     .option('--json', 'print exactly one JSON object')
-    .action(({ email, merchant, passwordStdin, json }: { email: string; merchant?: string; passwordStdin?: boolean; json?: boolean }) =>
+    .action(({ email, merchant, passwordStdin, publicUrl, json }: { email: string; merchant?: string; passwordStdin?: boolean; publicUrl?: string; json?: boolean }) =>
       withStore(async (store) => {
         const password = passwordStdin ? await passwordFromStdin() : undefined;
-        const created = await createOperator(store, { email, merchantId: merchant, password, publicUrl: loadConfig().publicUrl });
+        const created = await createOperator(store, { email, merchantId: merchant, password, publicUrl: linkRoot(publicUrl, !password) });
         if (json) return print(JSON.stringify(created));
         print(`account ${created.operatorId} (${created.email}) ${merchant ? `for merchant ${merchant}` : 'platform operator: every merchant'}`);
         if (created.setPasswordUrl) print(`  set-password link (one use, 7 days): ${created.setPasswordUrl}`);

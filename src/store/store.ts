@@ -4,7 +4,10 @@
  * each. Only store/ speaks SQL: its other modules hold the queries, grouped by table,
  * and the rest of Kassa calls their functions.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Kysely } from 'kysely';
+import pg from 'pg';
 import type { Database, Dialect } from './schema.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { openSqlite, type SqliteOptions } from './sqlite.ts';
@@ -47,6 +50,30 @@ export interface StoreOptions extends SqliteOptions, SecretsKeyOptions {
 export interface OpenOptions {
   /** SQLite: run the checkpointer thread in this process (default). Several processes on one file need only one. */
   checkpoints?: boolean;
+}
+
+/**
+ * Where the database of these options is and whether it holds Kassa's tables, found without making
+ * or changing anything (no file, no key): a `kassa` command run in the wrong directory must not
+ * make a new empty database there (cli/store.ts). The PostgreSQL address is named without its password.
+ */
+export async function findDatabase(options: StoreOptions): Promise<{ where: string; exists: boolean }> {
+  if (!options.databaseUrl) {
+    const file = path.resolve(options.dataDir, 'kassa.db');
+    return { where: file, exists: fs.existsSync(file) };
+  }
+  const url = new URL(options.databaseUrl);
+  if (url.password) url.password = '***';
+  const client = new pg.Client({ connectionString: options.databaseUrl });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    // Kysely's record of the migrations applied: there once the database was migrated.
+    const { rows } = await client.query<{ found: boolean }>(`SELECT to_regclass('kysely_migration') IS NOT NULL AS found`);
+    return { where: url.toString(), exists: rows[0]!.found };
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 export async function openStore(options: StoreOptions, { checkpoints = true }: OpenOptions = {}): Promise<Store> {

@@ -6,13 +6,56 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { findMerchant } from '../../src/store/merchants.ts';
 import { openWalletToken, testWalletPki, type WalletPaymentToken } from '../../src/wallet/index.ts';
-import { kassaCliAsync as kassa } from '../support/process.ts';
+import { kassaCliAsync as kassa, KASSA_PROGRAM } from '../support/process.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** `kassa` as a user types it, without the test support's `--create`, in `cwd`. */
+const bare = (cwd: string, env: Record<string, string>, ...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(KASSA_PROGRAM[0]!), ...args], { cwd, env: { ...process.env, ...env } });
+
+describe('kassa in another directory than the server', () => {
+  test('refuses a database that is not there, naming where it looked, and makes nothing; --create or kassa migrate make one', async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-elsewhere-'));
+    try {
+      const refused = await bare(elsewhere, {}, 'merchant', 'list').catch((error: { code: number; stderr: string }) => error);
+      assert.equal((refused as { code: number }).code, 1);
+      const message = (refused as { stderr: string }).stderr;
+      assert.match(message, /no Kassa database at .*kassa-elsewhere-[^/]+\/data\/kassa\.db/);
+      assert.match(message, /kassa migrate.*--create/);
+      assert.deepEqual(fs.readdirSync(elsewhere), [], 'no database, no key made');
+      assert.match((await bare(elsewhere, {}, 'merchant', 'list', '--create')).stdout, /no merchants/);
+      assert.ok(fs.existsSync(path.join(elsewhere, 'data', 'kassa.db')));
+      const other = path.join(elsewhere, 'other');
+      assert.match((await bare(elsewhere, { DATA_DIR: other }, 'migrate')).stdout, /applied: 001_foundation/);
+      assert.match((await bare(elsewhere, { DATA_DIR: other }, 'merchant', 'list')).stdout, /no merchants/);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
 
 for (const backend of backends) {
   describe(`kassa CLI on ${backend}`, () => {
     let db: TestDatabase;
     before(async () => (db = await createTestDatabase(backend)));
     after(() => db.drop());
+
+    test('a command on an empty database stops, naming it; `kassa migrate` makes it', async () => {
+      const empty = await createTestDatabase(backend);
+      try {
+        const refused = await bare(process.cwd(), empty.env, 'merchant', 'list').catch((error: { code: number; stderr: string }) => error);
+        assert.equal((refused as { code: number }).code, 1);
+        assert.match((refused as { stderr: string }).stderr, /no Kassa database at /);
+        await bare(process.cwd(), empty.env, 'migrate');
+        assert.match((await bare(process.cwd(), empty.env, 'merchant', 'list')).stdout, /no merchants/);
+      } finally {
+        await empty.drop();
+      }
+    });
 
     test('merchant create --json prints exactly one JSON object with the keys', async () => {
       const { stdout } = await kassa(db.env, 'merchant', 'create', '--name', 'CLI Shop', '--json');

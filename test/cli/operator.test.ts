@@ -36,6 +36,20 @@ for (const backend of backends) {
       assert.match(created.setPasswordUrl, /^https:\/\/pay\.example\/dashboard\/set-password\/sp_[0-9A-Za-z]{43}$/);
     });
 
+    test('the link follows --public-url, else PUBLIC_URL; unset, it says the link is the default one', async () => {
+      const unset = { ...db.env, PUBLIC_URL: '' };
+      const plain = await run(process.execPath, [...KASSA_CLI, 'operator', 'create', '--email', 'nourl@example.com'], {
+        env: Object.fromEntries(Object.entries({ ...process.env, ...unset }).filter(([name]) => name !== 'PUBLIC_URL')) as Record<string, string>,
+      });
+      assert.match(plain.stdout, /http:\/\/localhost:8080\/dashboard\/set-password\//);
+      assert.match(plain.stderr, /PUBLIC_URL is not set: the link starts with http:\/\/localhost:8080/);
+      const given = JSON.parse(
+        (await kassa(db.env, 'operator', 'create', '--email', 'given@example.com', '--public-url', 'https://kassa.shop.example/', '--json')).stdout,
+      );
+      assert.match(given.setPasswordUrl, /^https:\/\/kassa\.shop\.example\/dashboard\/set-password\//);
+      await assert.rejects(kassa(db.env, 'operator', 'create', '--email', 'bad@example.com', '--public-url', 'not a url'), /--public-url not a url is not a URL/);
+    });
+
     test('--password-stdin sets the password (no link); --merchant limits the account; list and disable', async () => {
       const merchant = JSON.parse((await kassa(db.env, 'merchant', 'create', '--name', 'Shop', '--json')).stdout);
       const made = await kassaWithInput(

@@ -27,7 +27,13 @@ const compiled = buildIsCurrent();
 /** Node's arguments that start Kassa (as `npm start` does). */
 export const KASSA_MAIN: readonly string[] = compiled ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
 /** Node's arguments that run the `kassa` command, before its own. */
-export const KASSA_CLI: readonly string[] = compiled ? ['dist/cli/kassa.js'] : ['bin/kassa.js'];
+export const KASSA_PROGRAM: readonly string[] = compiled ? ['dist/cli/kassa.js'] : ['bin/kassa.js'];
+/**
+ * The same with `--create`: a test's database is new and empty, and its first command (often
+ * `merchant create`, before any Kassa has started on it) makes it. test/cli/kassa.test.ts checks
+ * that without `--create` a command refuses a database that is not there.
+ */
+export const KASSA_CLI: readonly string[] = [...KASSA_PROGRAM, '--create'];
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
