@@ -28,7 +28,8 @@ function fieldSchema(field: CompiledField): Schema {
   switch (field.type) {
     case 'string':
       schema.type = 'string';
-      if (field.maxSize !== undefined) schema.maxLength = field.maxSize;
+      if (field.maxSize !== undefined && !field.cutToMax) schema.maxLength = field.maxSize;
+      if (field.cutToMax) notes.push(`A longer value is cut to ${field.maxSize} characters and kept.`);
       break;
     case 'array of objects':
       Object.assign(schema, { type: 'array', items: { type: 'object' }, maxItems: field.maxSize });

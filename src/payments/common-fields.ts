@@ -76,6 +76,8 @@ interface BaseSpec {
 interface StringSpec extends BaseSpec {
   type: 'string';
   maxLength?: number;
+  /** A longer value is cut to `maxLength` and kept instead of refused (text a person typed freely elsewhere). */
+  cutToMax?: true;
   format?: Format<string>;
 }
 
@@ -122,6 +124,8 @@ export interface CompiledField {
   typeMessage: string;
   /** Characters of a string, items of an array. */
   maxSize: number | undefined;
+  /** A longer string is cut to `maxSize` rather than refused. */
+  cutToMax: boolean;
   sizeCode: string;
   sizeMessage: string;
   enumValues: ReadonlySet<unknown> | undefined;
@@ -172,6 +176,7 @@ function compileField(pointer: string, name: string, spec: FieldSpec): CompiledF
     defaultValue: spec.default,
     typeMessage: spec.type === undefined ? '' : typeMessages[spec.type],
     maxSize,
+    cutToMax: spec.type === 'string' && spec.cutToMax === true,
     sizeCode: spec.type === 'array of objects' ? 'max_items' : 'max_length',
     sizeMessage: spec.type === 'array of objects' ? `must have at most ${maxSize} ${spec.items}` : `must be at most ${maxSize} characters`,
     enumValues: spec.enum && new Set(spec.enum),
@@ -243,7 +248,8 @@ function checkAbsent(field: CompiledField, run: FieldRun, into: Record<string, u
 }
 
 /** A given value of the row's type: the first rule it breaks is its one error. */
-function checkValue(field: CompiledField, value: unknown, run: FieldRun, into: Record<string, unknown>): void {
+function checkValue(field: CompiledField, given: unknown, run: FieldRun, into: Record<string, unknown>): void {
+  const value = field.cutToMax && (given as string).length > field.maxSize! ? cutText(given as string, field.maxSize!) : given;
   if (field.maxSize !== undefined && (value as string | unknown[]).length > field.maxSize) return void fail(run, field, field.sizeCode, field.sizeMessage);
   // Text is stored as given, and PostgreSQL cannot store a NUL: refused alike on both databases.
   if (field.type === 'string' && (value as string).includes('\u0000')) return void fail(run, field, 'format', 'must not contain the NUL character (U+0000)');
@@ -343,4 +349,11 @@ export function commonFieldsOf(values: Record<string, unknown>): CommonFields {
     metadata: values.metadata as string | undefined,
     webhookUrl: values.webhookUrl as string | undefined,
   };
+}
+
+/** The first `max` UTF-16 units of `text`, without a half of a character cut in two. */
+function cutText(text: string, max: number): string {
+  const cut = text.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
 }

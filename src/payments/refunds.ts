@@ -27,7 +27,12 @@ export interface RefundRequest extends FollowUpRequest {
 }
 
 /** The body the official client sends (`RefundRequest.php`): `{reference, amount?, description?, orderLines?, webhookUrl?}`. */
-export const refundTable = compileTable({ ...followUpFields, description: commonFields.description, webhookUrl: commonFields.webhookUrl });
+export const refundTable = compileTable({
+  ...followUpFields,
+  // The reason a shop's admin typed, which the plugins send whole: kept, cut to the limit, rather than the refund refused (docs/interop.md).
+  description: { ...commonFields.description, cutToMax: true as const },
+  webhookUrl: commonFields.webhookUrl,
+});
 
 export function parseRefundRequest(body: Record<string, unknown>, rules: RequestRules): RefundRequest {
   const request = parseFollowUp(refundTable, body, rules);

@@ -58,6 +58,20 @@ for (const backend of backends) {
       assert.equal(again.json().errors[0].code, 'fully_refunded');
     });
 
+    test("a description longer than 1,000 characters (the reason a shop's admin typed) is cut to 1,000 and kept, never a refusal", async () => {
+      const sale = await paid();
+      // 999 letters, then a character outside the BMP (two UTF-16 units) across the limit: cut before it, not in half.
+      const reason = `${'r'.repeat(999)}😀${'x'.repeat(1000)}`;
+      const response = await t.client.post('/refund', { reference: sale, amount: '1.00', description: reason });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().description, 'r'.repeat(999));
+      assert.equal((await read(response.json().reference)).description, 'r'.repeat(999));
+      const whole = await t.client.post('/refund', { reference: sale, amount: '1.00', description: `${'s'.repeat(2000)}` });
+      assert.equal(whole.json().description, 's'.repeat(1000));
+      // A payment's own description keeps its limit.
+      assert.equal((await t.client.post('/payment', cardPayment({ description: 'p'.repeat(1001) }))).statusCode, 422);
+    });
+
     test('partial refunds, as numbers or numeric strings, up to what remains; more is refused naming /amount', async () => {
       const sale = await paid();
       assert.equal((await t.client.post('/refund', { reference: sale, amount: 2.5 })).json().amount, 2.5);
