@@ -30,3 +30,7 @@ for (const entry of fs.readdirSync(src, { recursive: true, withFileTypes: true }
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.copyFileSync(path.join(entry.parentPath, entry.name), target);
 }
+// The API reference page's Redoc bundle, made once here so that a production install needs neither
+// the redoc package nor React (src/contract/redoc-bundle.ts).
+const { writeRedocBundle } = await import(path.join(dist, 'contract', 'redoc-bundle.js'));
+writeRedocBundle(path.join(dist, 'contract'));

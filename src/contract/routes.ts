@@ -1,16 +1,15 @@
 /**
  * Serves the contract: the OpenAPI document at `{base_url}/openapi.json` and the reference page at
- * `PUBLIC_URL/docs` (Redoc, bundled: every asset from Kassa itself, none from a CDN). The page has
+ * `PUBLIC_URL/docs` (Redoc, bundled at build time: every asset from Kassa itself, none from a CDN,
+ * redoc-bundle.ts). The page has
  * its own Content-Security-Policy: Redoc builds its styles at run time and searches in a worker it
  * makes from a blob, which the customer pages' policy rightly refuses; nothing else is loosened.
  */
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import { DOCS_PATH, OPENAPI_PATH, openApiDocument } from './document.ts';
+import { readRedocBundle } from './redoc-bundle.ts';
 
-const require = createRequire(import.meta.url);
-const redocBundle = fs.readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'));
+const redocBundle = readRedocBundle();
 
 const DOCS_POLICY = [
   "default-src 'none'",
