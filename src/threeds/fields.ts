@@ -183,7 +183,8 @@ export interface ThreeDSData extends BillingAndShipping {
   accountInfo?: AccountInfo;
   threeds2RequestInfo?: ThreeDS2RequestInfo;
   merchantRiskIndicator?: MerchantRiskIndicator;
-  browserInfo?: BrowserInfo;
+  /** Partial only when a field was left out for its format (without scaReady yes). */
+  browserInfo?: Partial<BrowserInfo>;
   /** Older partial form of `browserInfo` (DESIGN §2), kept as given. */
   browser?: Partial<BrowserInfo>;
 }
