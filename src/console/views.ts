@@ -10,6 +10,7 @@ import type { ListedTransaction } from '../store/transaction-list.ts';
 import type { AuditLogRow } from '../store/schema.ts';
 import type { DeliveryView } from '../events/admin.ts';
 import type { Operator } from '../operators/sessions.ts';
+import { LEFT_OUT_FIELD, type LeftOutField } from '../threeds/validate.ts';
 import { consoleStylesheet } from './assets.ts';
 import type { MessageKey, Translate } from './i18n.ts';
 
@@ -202,6 +203,14 @@ const show = (value: unknown): SafeHtml | string => (typeof value === 'object' &
 const showField = (key: string, value: unknown) =>
   (key === 'created' || key === 'lastUpdate') && typeof value === 'number' ? `${value} (${time(value)} UTC)` : show(value);
 
+/** The 3-D Secure fields the issuer did not get, each with why, named as in the payment object (docs/threeds.md). */
+function leftOutFields(payment: Record<string, unknown>): SafeHtml | string {
+  const entries = payment[LEFT_OUT_FIELD] as LeftOutField[] | undefined;
+  return entries === undefined
+    ? ''
+    : html`<dl><dt>${LEFT_OUT_FIELD}</dt><dd><ul>${entries.map((e) => html`<li><code>${e.field}</code> ${e.message}</li>`)}</ul></dd></dl>`;
+}
+
 export function paymentPage(view: ConsoleView, state: PaymentPageState): SafeHtml {
   const { t } = view;
   const { row, authentication, actions } = state;
@@ -255,6 +264,7 @@ ${
     ? html`<dl><dt>${t('protocolVersion')}</dt><dd>${authentication.protocolVersion ?? ''}</dd><dt>${t('transStatus')}</dt><dd>${authentication.transStatus ?? ''}${authentication.transStatusReason ? ` (${authentication.transStatusReason})` : ''}</dd><dt>${t('eci')}</dt><dd>${authentication.eci ?? ''}</dd></dl>`
     : html`<p>${t('threeDSNone')}</p>`
 }
+${leftOutFields(state.payment)}
 <h2>${t('acquirer')}</h2>
 ${state.acquirerReference ? html`<dl><dt>${t('acquirerReference')}</dt><dd>${state.acquirerReference}</dd></dl>` : html`<p>${t('acquirerNone')}</p>`}
 </section>

@@ -3,17 +3,19 @@
  * derived from the tables that validate them: the field tables of payments/common-fields.ts
  * (payment, enrollment, refund, capture, reversal, test completion), the flows table
  * (payments/flows.ts: what each flow requires, allows and forbids, said with if/then), and the
- * 3-D Secure 2 tables of threeds/fields.ts (§2.4–2.9: sizes, formats, enums, the "S" fields
- * required with `scaReady: yes`, the conditions of §2.5, browserInfo's all or nothing). What
- * JSON Schema cannot say (a real calendar date, a subdivision of the given country, a webhook
- * address's reach) stays in the field's description and in Kassa's 422.
+ * 3-D Secure 2 tables of threeds/fields.ts (§2.4–2.9: sizes, formats, enums and the "S" fields
+ * with `scaReady: yes`, each field's JSON type and hard limit without it, the conditions of §2.5,
+ * browserInfo's all or nothing). What JSON Schema cannot say (a real calendar date, a subdivision
+ * of the given country, a webhook address's reach) stays in the field's description and in
+ * Kassa's 422.
  */
 import type { CompiledField, CompiledTable } from '../payments/common-fields.ts';
 import { flows, type Flow, type PaymentFlow } from '../payments/flows.ts';
 import { flowsByMethod, methodTable, paymentTable } from '../payments/request.ts';
 import { enrollmentTable } from '../payments/enrollment.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
-import { objectSpecs, scaReadyAliases, topLevelSpec, type FieldSpec, type Format, type ObjectSpec } from '../threeds/fields.ts';
+import { LEFT_OUT_FIELD, leftOutCodes } from '../threeds/validate.ts';
+import { hardLimitOf, objectSpecs, scaReadyAliases, topLevelSpec, type FieldSpec, type Format, type ObjectSpec } from '../threeds/fields.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -194,11 +196,41 @@ const scaReadyYes = {
   properties: { scaReady: { enum: ['yes', ...[...scaReadyAliases].filter(([, value]) => value === 'yes').map(([alias]) => alias)] } },
 };
 
+/** No control characters but tab, line feed and carriage return (threeds/validate.ts hardRefusal). */
+const withoutControlCharacters = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
+
+/**
+ * What a field takes without `scaReady: yes` (docs/threeds.md): its JSON type, no control
+ * characters and its hard limit; a value that breaks the format is left out of the 3-D Secure
+ * data and named in the payment's `threeDSFieldsLeftOut`, not refused.
+ */
+function lenientFieldSchema(spec: FieldSpec): Schema {
+  const strict = threeDSFieldSchema(spec);
+  if (spec.alwaysStrict) return strict;
+  const text: Schema = { type: 'string', maxLength: hardLimitOf(spec), pattern: withoutControlCharacters };
+  const shape: Schema = spec.type === 'boolean' ? { type: 'boolean' } : spec.type === 'integer' ? { anyOf: [{ type: 'number' }, text] } : text;
+  const schema = spec.format === 'date' ? { anyOf: [shape, phpDate] } : shape;
+  // The values stay in the document: a client generated from it, or a reader, still learns them.
+  const values = spec.enum === undefined ? [] : [`One of ${spec.enum.join(', ')} (checked with \`scaReady: yes\`, else another value is left out).`];
+  const description = [...values, ...(strict.description === undefined ? [] : [String(strict.description)])].join(' ');
+  return description === '' ? schema : { ...schema, description };
+}
+
+const givenFields = (spec: ObjectSpec, operation: 'payment' | 'enrollment') =>
+  Object.entries(spec.fields).filter(([, field]) => field.onlyFor === undefined || field.onlyFor === operation);
+
+/** The formats an object's fields are checked against when `scaReady` is yes. */
+function strictProperties(spec: ObjectSpec, operation: 'payment' | 'enrollment'): Schema {
+  const phoneNumbers = new Set((spec.phonePairs ?? []).map((pair) => pair.number));
+  const propertySchema = (name: string, field: FieldSpec) =>
+    phoneNumbers.has(name) ? { anyOf: [threeDSFieldSchema(field), internationalNumber] } : threeDSFieldSchema(field);
+  return Object.fromEntries(givenFields(spec, operation).map(([name, field]) => [name, propertySchema(name, field)]));
+}
+
+/** An object's fields as taken without `scaReady: yes`, and the rules that hold either way: required fields, the conditions of §2.5, all or nothing. */
 function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollment'): Schema {
-  const fields = Object.entries(spec.fields).filter(([, field]) => field.onlyFor === undefined || field.onlyFor === operation);
+  const fields = givenFields(spec, operation);
   const conditional: Schema[] = [];
-  const sca = fields.filter(([, field]) => field.required === 'sca').map(([name]) => name);
-  if (sca.length > 0) conditional.push({ if: scaReadyYes, then: { required: sca } });
   for (const [name, field] of fields) {
     if (typeof field.required !== 'object') continue;
     const when = Object.entries(field.required.when);
@@ -210,12 +242,9 @@ function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollmen
   }
   const always = fields.filter(([, field]) => field.required === 'always').map(([name]) => name);
   const names = fields.map(([name]) => name);
-  const phoneNumbers = new Set((spec.phonePairs ?? []).map((pair) => pair.number));
-  const propertySchema = (name: string, field: FieldSpec) =>
-    phoneNumbers.has(name) ? { anyOf: [threeDSFieldSchema(field), internationalNumber] } : threeDSFieldSchema(field);
   return {
     type: 'object',
-    properties: Object.fromEntries(fields.map(([name, field]) => [name, propertySchema(name, field)])),
+    properties: Object.fromEntries(fields.map(([name, field]) => [name, lenientFieldSchema(field)])),
     ...(always.length > 0 ? { required: always } : {}),
     // §2.9: one field given makes every field required.
     ...(spec.allOrNothing ? { dependentRequired: Object.fromEntries(names.map((name) => [name, names.filter((other) => other !== name)])) } : {}),
@@ -224,19 +253,51 @@ function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollmen
   };
 }
 
-/** The 3-D Secure 2 part of a request body: the top-level fields of §2.4 and the objects of §2.5–2.9. */
+/**
+ * The 3-D Secure 2 part of a request body: the top-level fields of §2.4 and the objects of
+ * §2.5–2.9, and with `scaReady: yes` (§2.4) the "S" fields required and every field's format.
+ */
 function threeDSSchema(operation: 'payment' | 'enrollment'): { properties: Schema; allOf: Schema[] } {
   const top = threeDSObjectSchema(topLevelSpec, operation) as { properties: Schema; allOf?: Schema[] };
   const objects = Object.fromEntries(Object.entries(objectSpecs).map(([name, spec]) => [name, threeDSObjectSchema(spec, operation)]));
-  return { properties: { ...top.properties, ...objects }, allOf: top.allOf ?? [] };
+  const sca = givenFields(topLevelSpec, operation)
+    .filter(([, field]) => field.required === 'sca')
+    .map(([name]) => name);
+  const strict = {
+    ...strictProperties(topLevelSpec, operation),
+    ...Object.fromEntries(Object.entries(objectSpecs).map(([name, spec]) => [name, { properties: strictProperties(spec, operation) }])),
+  };
+  const whenScaReady = { if: scaReadyYes, then: { required: sca, properties: strict } };
+  return { properties: { ...top.properties, ...objects }, allOf: [whenScaReady, ...(top.allOf ?? [])] };
 }
 
-/** The payment object's copy of the billing and shipping fields (§2.1): the top-level 3-D Secure 2 fields but scaReady, as strings. */
-export const echoedFieldSchemas: Readonly<Schema> = Object.fromEntries(
-  Object.entries(topLevelSpec.fields)
-    .filter(([name]) => name !== 'scaReady')
-    .map(([name]) => [name, { type: 'string' }]),
-);
+/** The fields left out of the 3-D Secure data for their format (threeds/validate.ts), as the payment object names them. */
+const leftOutSchema: Schema = {
+  type: 'array',
+  description:
+    'The 3-D Secure 2 fields of the request that did not fit their format (spec §2.4–2.9) and were left out of the data sent to the issuer rather than refused, because `scaReady` was not yes (a region code that is no ISO 3166-2 subdivision also with yes). Each as the 422 would have named it with `scaReady: yes`, with the value as sent; a billing or shipping field is also echoed as sent. Absent when none was left out.',
+  items: {
+    type: 'object',
+    required: ['field', 'code', 'message', 'value'],
+    properties: {
+      field: { type: 'string', description: 'JSON pointer of the field in the request (`/accountInfo/email`).', examples: ['/billingPhoneNumber'] },
+      code: { type: 'string', enum: [...leftOutCodes] },
+      message: { type: 'string', examples: ['must be at most 15 characters'] },
+      value: { description: 'The value as sent.' },
+    },
+    additionalProperties: false,
+  },
+};
+
+/** The payment object's copy of the billing and shipping fields (§2.1): the top-level 3-D Secure 2 fields but scaReady, as strings, and the fields left out. */
+export const echoedFieldSchemas: Readonly<Schema> = {
+  ...Object.fromEntries(
+    Object.entries(topLevelSpec.fields)
+      .filter(([name]) => name !== 'scaReady')
+      .map(([name]) => [name, { type: 'string' }]),
+  ),
+  [LEFT_OUT_FIELD]: leftOutSchema,
+};
 
 // ── The bodies ───────────────────────────────────────────────────────────────────────────
 

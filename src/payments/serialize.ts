@@ -3,6 +3,7 @@ import type { TransactionRow } from '../store/schema.ts';
 import { amountNumber, findCurrency } from '../ground/amount.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { ThreeDSData } from '../threeds/fields.ts';
+import { threeDSDataOf } from '../threeds/validate.ts';
 import { addressesOf } from './flows.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { pageTokenOf } from '../lib/tokens.ts';
@@ -48,10 +49,11 @@ export interface StoredPaymentRequest extends StoredRequest {
 /**
  * The `request` column with its 3-D Secure data whole again: a payment stores the fields it echoes
  * once, in `echo` (pending-transaction.ts); rows stored before keep them in both, and the same values.
+ * A field left out for its format is echoed for the merchant but does not come back (docs/threeds.md).
  */
 export function storedRequestOf(row: Pick<TransactionRow, 'request' | 'echo'>): StoredPaymentRequest {
   const stored = JSON.parse(row.request) as StoredPaymentRequest;
-  if (stored.threeDS !== undefined && row.echo !== '{}') stored.threeDS = { ...JSON.parse(row.echo), ...stored.threeDS };
+  if (stored.threeDS !== undefined && row.echo !== '{}') stored.threeDS = threeDSDataOf(JSON.parse(row.echo) as Record<string, unknown>, stored.threeDS);
   return stored;
 }
 

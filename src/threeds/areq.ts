@@ -1,7 +1,8 @@
 /**
  * EMVCo 3-D Secure 2.2.0 mapping: a stored payment or vault enrollment (with the
- * validated data of validate.ts) → the fields of the Authentication Request (AReq),
- * and the CReq challenge-window size. Pure: the caller passes the clock's time.
+ * validated data of validate.ts, which holds no field left out for its format) → the fields
+ * of the Authentication Request (AReq), and the CReq challenge-window size. Pure: the caller
+ * passes the clock's time.
  */
 import {
   accountAgeIndicatorCodes,
@@ -25,7 +26,7 @@ import {
 } from './codes.ts';
 import type { BrowserInfo, ThreeDSData } from './fields.ts';
 import { currencyNumeric } from './formats.ts';
-import { countryNumeric, isSubdivisionOf, isSubdivisionShape } from '../ground/country.ts';
+import { countryNumeric } from '../ground/country.ts';
 
 export interface AReqInput {
   /** Amount in minor units of `currency` (a vault enrollment without amount: 0). */
@@ -142,10 +143,6 @@ function addressOf(d: ThreeDSData, side: 'billing' | 'shipping'): Address {
   };
 }
 
-function isIsoSubdivision(country: string | undefined, state: string): boolean {
-  return country === undefined ? isSubdivisionShape(state) : isSubdivisionOf(country, state);
-}
-
 function hasAddress(a: Address): boolean {
   return Object.values(a).some((v) => v !== undefined);
 }
@@ -168,9 +165,8 @@ function putAddress(areq: Fields, prefix: 'bill' | 'ship', a: Address): void {
   put(areq, `${prefix}AddrCity`, a.city);
   put(areq, `${prefix}AddrPostCode`, a.postalCode);
   put(areq, `${prefix}AddrCountry`, a.country === undefined ? undefined : countryNumeric(a.country));
-  // EMVCo wants the ISO 3166-2 subdivision part only (`NH`, DESIGN §5); a shop's own region code,
-  // kept for the merchant, is left out rather than sent to the issuer (docs/interop.md).
-  put(areq, `${prefix}AddrState`, a.state !== undefined && isIsoSubdivision(a.country, a.state) ? a.state : undefined);
+  // The ISO 3166-2 subdivision part only (`NH`, DESIGN §5): a shop's own region code is left out of the data by validate.ts.
+  put(areq, `${prefix}AddrState`, a.state);
 }
 
 const comparable = (v: string | undefined): string => (v ?? '').trim().replace(/\s+/g, ' ').toLowerCase();

@@ -162,14 +162,29 @@ export interface BillingAndShipping {
   shippingLastName?: string;
 }
 
+/**
+ * A given field that does not fit its format, left out of the 3-D Secure data rather than
+ * refused (docs/threeds.md "With and without scaReady"): the error it would have been with `scaReady: yes`,
+ * and the value as sent, kept for the merchant.
+ */
+export interface LeftOutField {
+  field: string;
+  code: string;
+  message: string;
+  value: unknown;
+}
+
 export interface ThreeDSData extends BillingAndShipping {
   /** Always present: `no` when not given (§2.4). */
   scaReady: OneOf<typeof scaReadyValues>;
+  /** The fields left out, in table order; none of their values is in the data above. */
+  leftOut?: LeftOutField[];
   sequenceInfo?: SequenceInfo;
   accountInfo?: AccountInfo;
   threeds2RequestInfo?: ThreeDS2RequestInfo;
   merchantRiskIndicator?: MerchantRiskIndicator;
-  browserInfo?: BrowserInfo;
+  /** Partial only when a field was left out for its format (without scaReady yes). */
+  browserInfo?: Partial<BrowserInfo>;
   /** Older partial form of `browserInfo` (DESIGN §2), kept as given. */
   browser?: Partial<BrowserInfo>;
 }
@@ -215,12 +230,27 @@ export interface FieldSpec {
   onlyFor?: 'payment';
   /** Other spellings real clients send, read as the value they stand for before any check. */
   aliases?: ReadonlyMap<unknown, string>;
-  /** The value is a raw request header of the customer's browser: the one value is taken from it before any check. */
+  /** The value is a raw request header of the customer's browser: the one value is taken from it before any check (an address without its port). */
   fromHeader?: 'acceptLanguage' | 'forwardedFor';
   /** A longer value is cut to `max` characters, not refused. */
   cutToMax?: true;
-  /** For `subdivision`: a value that is not a subdivision of the country is kept as given (for the merchant), not refused. */
-  keepUnknown?: true;
+  /** A value of the right size that breaks its format is left out (kept for the merchant), not refused, even with `scaReady: yes`. */
+  leftOutEvenIfScaReady?: true;
+  /** Checked as strictly without `scaReady: yes`: the switch itself. */
+  alwaysStrict?: true;
+}
+
+/**
+ * What would break Kassa itself is refused with or without `scaReady` (docs/threeds.md): a text
+ * longer than this many times its field's size, and never less than `HARD_LIMIT_FLOOR`, is no
+ * customer's data but a mistake or an attack, and would only burden storage and every answer.
+ */
+const HARD_LIMIT_FACTOR = 4;
+const HARD_LIMIT_FLOOR = 256;
+
+/** The longest text a field takes without `scaReady: yes`. */
+export function hardLimitOf(spec: FieldSpec): number {
+  return Math.max(HARD_LIMIT_FLOOR, HARD_LIMIT_FACTOR * (spec.max ?? 0));
 }
 
 /** A `…PhoneNumber` / `…PhoneCountry` pair that the phone adaptation of §2.4 may fill from one combined number. */
@@ -248,7 +278,8 @@ const count = (min: number, max: number): FieldSpec => ({ type: 'string', min, m
 const country = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 3, format: 'country', required });
 /**
  * DESIGN §5: the ISO 3166-2 subdivision part; a shop's own region code (up to the 50 characters of
- * an address line) is kept for the merchant and left out of the AReq (docs/interop.md).
+ * an address line) is kept for the merchant and left out of the AReq, also with `scaReady: yes`
+ * (docs/interop.md).
  */
 const state = (countryField: string, required?: FieldSpec['required']): FieldSpec => ({
   type: 'string',
@@ -256,7 +287,7 @@ const state = (countryField: string, required?: FieldSpec['required']): FieldSpe
   max: 50,
   format: 'subdivision',
   countryField,
-  keepUnknown: true,
+  leftOutEvenIfScaReady: true,
   required,
 });
 const email: FieldSpec = { type: 'string', min: 1, max: 254, format: 'email' };
@@ -268,7 +299,7 @@ const integer3: FieldSpec = { type: 'integer', max: 3, minValue: 1 };
 
 /** §2.4 plus the compatibility fields. Names of existing clients are limited to 100 characters. */
 export const topLevelFields = {
-  scaReady: { ...oneOf(scaReadyValues), aliases: scaReadyAliases },
+  scaReady: { ...oneOf(scaReadyValues), aliases: scaReadyAliases, alwaysStrict: true },
   billingAddress: text(50, 'sca'),
   billingCity: text(50, 'sca'),
   billingState: state('billingCountry', 'sca'),

@@ -159,9 +159,18 @@ export function firstLanguageTag(header: string, max: number): string | undefine
   return undefined;
 }
 
-/** The first address of a proxy list (`203.0.113.7, 10.0.0.1`, as X-Forwarded-For carries it): the customer's. */
+/** An address with its port, as a proxy may write it: `203.0.113.7:5678` or `[2001:db8::1]:443` (RFC 3986 §3.2.2 brackets an IPv6 address). */
+const addressWithPort = /^(?:\[([^\]]+)\]|([0-9.]+))(?::[0-9]*)?$/;
+
+/**
+ * The first address of a proxy list (`203.0.113.7, 10.0.0.1`, as X-Forwarded-For carries it): the
+ * customer's, without the port a proxy may add (`203.0.113.7:5678`, `[::1]:443`). A bare IPv6
+ * address has colons of its own and is taken as it is.
+ */
 export function firstListedAddress(list: string): string {
-  return list.split(',', 1)[0].trim();
+  const first = list.split(',', 1)[0].trim();
+  const match = addressWithPort.exec(first);
+  return match ? (match[1] ?? match[2]) : first;
 }
 
 /**

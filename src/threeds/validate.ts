@@ -2,10 +2,13 @@
  * Validation of the 3-D Secure 2 request data (spec §2.4–2.9): one generic engine runs
  * the field tables of fields.ts, applies the phone adaptation (§2.4) and the e-mail
  * defaults (§2.4/2.6/2.8), and returns every failing field at once together with the
- * normalized data to store. Pure: no I/O, no clock.
+ * normalized data to store. Without `scaReady: yes` a field that breaks its format is not
+ * refused but left out of the data, kept and named for the merchant (docs/threeds.md). Pure:
+ * no I/O, no clock.
  */
 import type { FieldError } from '../ground/problem.ts';
 import {
+  hardLimitOf,
   objectSpecs,
   scaReadyAliases,
   topLevelFields,
@@ -14,6 +17,7 @@ import {
   type Condition,
   type FieldSpec,
   type Format,
+  type LeftOutField,
   type ObjectSpec,
   type PhonePair,
   type ThreeDSData,
@@ -35,7 +39,7 @@ import {
 import { countryAlpha2, isSubdivisionOf, isSubdivisionShape } from '../ground/country.ts';
 import { splitInternationalNumber } from './phone.ts';
 
-export type { ThreeDSData } from './fields.ts';
+export type { LeftOutField, ThreeDSData } from './fields.ts';
 
 export interface ThreeDSContext {
   /** 'payment' = POST /payment; 'enrollment' = vault enrollment POST /token (§4.2: there threeds2RequestInfo only carries transactionType; challengeIndicator is ignored) */
@@ -63,6 +67,8 @@ interface CompiledField {
   /** For subdivisions: the message when the country is known. */
   formatMessageForCountry: string;
   requiredMessage: string;
+  hardLimit: number;
+  hardLimitMessage: string;
 }
 
 interface CompiledObject {
@@ -116,6 +122,8 @@ function compileField(objectPointer: string, name: string, spec: FieldSpec): Com
     formatMessageForCountry: `must be an ISO 3166-2 subdivision code of the country in ${spec.countryField}, the part after the country (e.g. NH for NL)`,
     requiredMessage:
       required === 'always' ? `required when ${objectName} is given` : required === 'sca' ? 'required when scaReady is yes' : required ? conditionMessage(required) : '',
+    hardLimit: hardLimitOf(spec),
+    hardLimitMessage: `must be at most ${hardLimitOf(spec)} characters, with or without scaReady`,
   };
 }
 
@@ -212,9 +220,7 @@ function checkValue(field: CompiledField, given: unknown, object: Record<string,
     const upper = value.toUpperCase();
     const country = object[spec.countryField as string];
     const alpha2 = typeof country === 'string' ? countryAlpha2(country) : undefined;
-    if (alpha2 !== undefined && isSubdivisionOf(alpha2, upper)) return upper;
-    if (spec.keepUnknown) return alpha2 === undefined && isSubdivisionShape(upper) ? upper : value;
-    if (alpha2 !== undefined) return fail(errors, field, 'format', field.formatMessageForCountry);
+    if (alpha2 !== undefined) return isSubdivisionOf(alpha2, upper) ? upper : fail(errors, field, 'format', field.formatMessageForCountry);
     return isSubdivisionShape(upper) ? upper : fail(errors, field, 'format', field.formatMessage);
   }
   return formatChecks[format](value) ? value : fail(errors, field, field.formatCode, field.formatMessage);
@@ -245,8 +251,61 @@ function splitPhones(pairs: readonly PhonePair[], object: Record<string, unknown
 
 interface Run {
   ctx: ThreeDSContext;
+  /** The "S" fields are required. */
   scaReady: boolean;
+  /** The formats are checked: scaReady is yes, or neither yes nor no (refused anyway, with every field's own error). */
+  strict: boolean;
   errors: FieldError[];
+  leftOut: LeftOutField[];
+}
+
+/** The codes of the spec's formats and sizes: without `scaReady: yes` such a failure leaves the field out (docs/threeds.md). */
+export const leftOutCodes: readonly ErrorCode[] = ['max_length', 'min_length', 'format', 'enum', 'date'];
+const formatCodes: ReadonlySet<string> = new Set(leftOutCodes);
+
+/** A C0 control but tab, line feed and carriage return (an address may span lines), or DEL: no customer types them. */
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if ((code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/** What would break Kassa itself, refused with or without scaReady: text far beyond any field's size, control characters. */
+function hardRefusal(field: CompiledField, value: unknown): FieldError | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (value.length > field.hardLimit) return { field: field.pointer, code: 'max_length', message: field.hardLimitMessage };
+  if (hasControlCharacter(value)) return { field: field.pointer, code: 'format', message: 'must not contain control characters' };
+  return undefined;
+}
+
+/** Whether a failure of the field is left out rather than refused: a format or size, for a field not checked strictly in this run. */
+function leavesOut(field: CompiledField, code: string, run: Run): boolean {
+  if (field.spec.alwaysStrict || !formatCodes.has(code)) return false;
+  return !run.strict || (field.spec.leftOutEvenIfScaReady === true && code === 'format');
+}
+
+/**
+ * One given value: its normalized form, or undefined when it is refused (an error) or left out.
+ * A refused value's error is the first rule it breaks; a value that would be left out is still
+ * refused for what would break Kassa.
+ */
+function checkGiven(field: CompiledField, value: unknown, object: Record<string, unknown>, run: Run): unknown {
+  const errors = run.errors;
+  const before = errors.length;
+  const normalized = checkValue(field, value, object, errors);
+  const failed = errors.length > before;
+  if (failed && !leavesOut(field, errors[before].code, run)) return undefined;
+  const hard = hardRefusal(field, value);
+  if (hard !== undefined) {
+    errors[before] = hard;
+    return undefined;
+  }
+  if (!failed) return normalized;
+  const { code, message } = errors.pop()!;
+  run.leftOut.push({ field: field.pointer, code, message, value });
+  return undefined;
 }
 
 /** Validates one object against its table, writing the valid normalized fields `into`; returns how many. */
@@ -277,7 +336,7 @@ function validateObject(compiled: CompiledObject, given: Record<string, unknown>
       }
       continue;
     }
-    const normalized = checkValue(field, value, object, run.errors);
+    const normalized = checkGiven(field, value, object, run);
     if (normalized !== undefined) {
       into[field.name] = normalized;
       stored++;
@@ -287,7 +346,8 @@ function validateObject(compiled: CompiledObject, given: Record<string, unknown>
 }
 
 export function validateThreeDS(body: Record<string, unknown>, ctx: ThreeDSContext): { errors: FieldError[]; data: ThreeDSData } {
-  const run: Run = { ctx, scaReady: (scaReadyAliases.get(body.scaReady) ?? body.scaReady) === 'yes', errors: [] };
+  const scaReady = scaReadyAliases.get(body.scaReady) ?? body.scaReady;
+  const run: Run = { ctx, scaReady: scaReady === 'yes', strict: !isAbsent(scaReady) && scaReady !== 'no', errors: [], leftOut: [] };
   const data: Record<string, unknown> = {};
   validateObject(compiledTopLevel, body, run, data);
   data.scaReady ??= 'no';
@@ -305,13 +365,21 @@ export function validateThreeDS(body: Record<string, unknown>, ctx: ThreeDSConte
   }
 
   if (ctx.merchantCapturesCardData && !isPlainObject(data.browserInfo) && !browserInfoGiven(body.browserInfo)) {
-    const legacy = data.browser;
-    const legacyComplete = isPlainObject(legacy) && Object.keys(legacy).length === browserInfoFieldCount;
-    if (!legacyComplete) run.errors.push({ field: '/browserInfo', code: 'required', message: 'required when the merchant captures card data itself' });
+    if (!legacyBrowserComplete(body.browser))
+      run.errors.push({ field: '/browserInfo', code: 'required', message: 'required when the merchant captures card data itself' });
   }
 
   applyEmailDefaults(body, data);
+  if (run.leftOut.length > 0) data.leftOut = run.leftOut;
   return { errors: run.errors, data: { ...data } as unknown as ThreeDSData };
+}
+
+/** An older `browser` object with every field of browserInfo given (a field left out counts: it was given, and only its format failed). */
+function legacyBrowserComplete(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  let given = 0;
+  for (const key in objectSpecs.browserInfo.fields) if (!isAbsent(value[key])) given++;
+  return given === browserInfoFieldCount;
 }
 
 /** A browserInfo object with at least one field given (it then carries its own errors). */
@@ -342,21 +410,49 @@ function defaultInto(body: Record<string, unknown>, data: Record<string, unknown
   data[objectName] = { ...(data[objectName] as Record<string, unknown> | undefined), [field]: value };
 }
 
-/** The top-level fields to echo in the payment object (spec §2.1 "billing fields … are echoed"): billing* and shipping* strings incl. billingEmail/FirstName/LastName, shippingEmail/FirstName/LastName. */
-export function echoedFields(data: ThreeDSData): Record<string, string> {
-  const echoed: Record<string, string> = {};
+/** The payment object's field naming the 3-D Secure fields left out (docs/threeds.md). */
+export const LEFT_OUT_FIELD = 'threeDSFieldsLeftOut';
+
+/** The name of a top-level field's pointer (`/billingAddress`), or undefined for a field inside an object. */
+function topLevelName(pointer: string): string | undefined {
+  return pointer.lastIndexOf('/') === 0 ? pointer.slice(1) : undefined;
+}
+
+/**
+ * The top-level fields to echo in the payment object (spec §2.1 "billing fields … are echoed"):
+ * billing* and shipping* strings incl. billingEmail/FirstName/LastName, shippingEmail/FirstName/LastName,
+ * a field left out as it was sent, and the list of the fields left out.
+ */
+export function echoedFields(data: ThreeDSData): Record<string, unknown> {
+  const echoed: Record<string, unknown> = {};
   for (const name of echoedFieldNames) {
     const value = data[name];
     if (value !== undefined) echoed[name] = value;
   }
+  if (data.leftOut === undefined) return echoed;
+  for (const entry of data.leftOut) {
+    const name = topLevelName(entry.field);
+    if (name !== undefined) echoed[name] = entry.value;
+  }
+  echoed[LEFT_OUT_FIELD] = data.leftOut;
   return echoed;
 }
 
-const echoedNames = new Set<string>(echoedFieldNames);
+const echoedNames = new Set<string>([...echoedFieldNames, 'leftOut']);
 
 /** The data but its echoed fields: stored beside `echoedFields`, so that a payment keeps each field once. */
 export function unechoedFields(data: ThreeDSData): Partial<ThreeDSData> {
   const rest: Record<string, unknown> = {};
   for (const name in data) if (!echoedNames.has(name)) rest[name] = data[name as keyof ThreeDSData];
   return rest;
+}
+
+/** The inverse of the two above: the 3-D Secure data again, without the values left out (they are in the echo for the merchant only). */
+export function threeDSDataOf(echoed: Record<string, unknown>, rest: Partial<ThreeDSData>): ThreeDSData {
+  const { [LEFT_OUT_FIELD]: leftOut, ...fields } = echoed;
+  for (const entry of (leftOut as LeftOutField[] | undefined) ?? []) {
+    const name = topLevelName(entry.field);
+    if (name !== undefined) delete fields[name];
+  }
+  return { ...fields, ...rest } as ThreeDSData;
 }

@@ -1,8 +1,11 @@
 /** 3-D Secure 2 request data through POST /payment and POST /token, test and live keys, every backend. */
-import { describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, suiteApp } from '../support/app.ts';
+import { isIP } from 'node:net';
+import { backends, cardPayment, suiteApp } from '../support/app.ts';
+import { card, openPage, postForm } from '../pages/flow.ts';
 import { fullCardPayment } from '../../bench/fixtures.ts';
+import { SimulatedDirectoryServer } from '../../src/threeds/ds-simulator.ts';
 
 const enrollment = (overrides: Record<string, unknown> = {}) => {
   const { amount, currency, method, sequenceInfo, browserInfo, threeds2RequestInfo, ...rest } = fullCardPayment;
@@ -172,6 +175,100 @@ for (const backend of backends) {
           '/scaReady enum',
         ],
       );
+    });
+
+    /** What real shops send that is off the spec's formats (docs/interop.md), without scaReady as every plugin sends it. */
+    const offFormat = {
+      billingAddress: 'Burgemeester van Nispen van Sevenaerstraat 123 bis achterhuis',
+      billingCity: 'Llanfairpwllgwyngyllgogerychwyrndrobwllllantysiliogogogoch',
+      billingPostalCode: '12345-6789-ABCD-EF',
+      billingPhoneNumber: '3120123456789012',
+      billingPhoneCountry: '31',
+      billingEmail: 'jan@bücher.de',
+      shippingEmail: 'info@müller.de',
+      accountInfo: { email: 'jan@exämple.com', homePhoneNumber: '3120123456789012', homePhoneCountry: '31' },
+      browser: { language: '*', ipAddress: 'unknown', userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' },
+    };
+    const offFormatFields = [
+      '/billingAddress',
+      '/billingCity',
+      '/billingPostalCode',
+      '/billingPhoneNumber',
+      '/billingEmail',
+      '/shippingEmail',
+      '/accountInfo/email',
+      '/accountInfo/homePhoneNumber',
+      '/browser/ipAddress',
+      '/browser/language',
+    ];
+
+    describe('fields off their format without scaReady', () => {
+      let areqs: Record<string, unknown>[];
+      beforeEach(() => {
+        areqs = [];
+        const original = SimulatedDirectoryServer.prototype.authenticate;
+        mock.method(SimulatedDirectoryServer.prototype, 'authenticate', function (this: SimulatedDirectoryServer, ...args: Parameters<typeof original>) {
+          areqs.push(args[1]);
+          return original.apply(this, args);
+        });
+      });
+      afterEach(() => mock.restoreAll());
+
+      test('are left out: the payment is created, echoes them as sent, names them, and the AReq carries none of them', async () => {
+        const res = await t.client.post('/payment', cardPayment(offFormat));
+        assert.equal(res.statusCode, 200, res.body);
+        const p = res.json();
+        for (const name of ['billingAddress', 'billingCity', 'billingPostalCode', 'billingPhoneNumber', 'billingEmail', 'shippingEmail'] as const) {
+          assert.equal(p[name], offFormat[name], `${name} echoed as sent`);
+        }
+        assert.deepEqual(
+          p.threeDSFieldsLeftOut.map((e: { field: string }) => e.field),
+          offFormatFields,
+        );
+        assert.deepEqual(p.threeDSFieldsLeftOut[6], {
+          field: '/accountInfo/email',
+          code: 'format',
+          message: 'must be an RFC 5322 e-mail address (addr-spec, e.g. name@example.com)',
+          value: 'jan@exämple.com',
+        });
+        const read = await t.client.get(`/transaction?reference=${p.reference}`);
+        assert.deepEqual(read.json(), p);
+
+        const { path, csrf } = await openPage(t.app, p.payUrl);
+        const paid = await postForm(t.app, `${path}/card`, { csrf, ...card() });
+        assert.ok([200, 303].includes(paid.statusCode), paid.body);
+        assert.equal(areqs.length, 1, 'one AReq sent');
+        const areq = JSON.stringify(areqs[0]);
+        for (const value of ['"*"', '"unknown"', '3120123456789012', 'bücher', 'müller', 'exämple', 'Nispen', 'Llanfair', '12345-6789']) {
+          assert.ok(!areq.includes(value), `${value} is not in the AReq: ${areq}`);
+        }
+        // What was left out of the browser object Kassa's page collected itself.
+        assert.ok(isIP(String(areqs[0]!.browserIP)), `browserIP ${areqs[0]!.browserIP}`);
+      });
+
+      test('with scaReady yes are refused, every one named', async () => {
+        const res = await t.client.post('/payment', cardPayment({ ...offFormat, scaReady: 'yes', billingCountry: 'NL', billingState: 'NH' }));
+        assert.equal(res.statusCode, 422, res.body);
+        assert.deepEqual(
+          res
+            .json()
+            .errors.map((e: { field: string }) => e.field)
+            .sort(),
+          [...offFormatFields].sort(),
+        );
+      });
+
+      test('what would break Kassa is still refused: a wrong type, a text far beyond the field, a control character', async () => {
+        const res = await t.client.post('/payment', cardPayment({ billingPostalCode: 1012, billingAddress: 'x'.repeat(257), billingCity: 'Amster\u0000dam' }));
+        assert.equal(res.statusCode, 422, res.body);
+        assert.deepEqual(
+          res
+            .json()
+            .errors.map((e: { field: string; code: string }) => `${e.field} ${e.code}`)
+            .sort(),
+          ['/billingAddress max_length', '/billingCity format', '/billingPostalCode type'],
+        );
+      });
     });
 
     test('an enrollment needs dataType card and a returnUrl', async () => {

@@ -185,6 +185,17 @@ for (const backend of backends) {
       );
     });
 
+    test('the payment page names the 3-D Secure fields left out for their format, each with why', async () => {
+      await makeAccount(kassa.store, 'left-out@kassa.test');
+      const reference = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { billingEmail: 'jan@bücher.de', browser: { language: '*' } });
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('left-out@kassa.test');
+      const page = await client.get(`/dashboard/payments/${reference}`);
+      const threeDS = page.body.slice(page.body.indexOf('id="threeds-title"'), page.body.indexOf('id="events-title"'));
+      assert.match(threeDS, /<code>\/billingEmail<\/code> must be an RFC 5322 e-mail address/);
+      assert.match(threeDS, /<code>\/browser\/language<\/code> must be an IETF BCP 47 language tag/);
+    });
+
     test('a payment held for review is resolved with a reason through the resolve operation', async () => {
       await makeAccount(kassa.store, 'review@kassa.test');
       const reference = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '10.31' });

@@ -13,6 +13,11 @@ function failures(body: Record<string, unknown>, ctx = payment): string[] {
   return validateThreeDS(body, ctx).errors.map((e) => `${e.field} ${e.code}`);
 }
 
+/** The fields left out of the data for their format (without scaReady yes), as `failures` names refusals. */
+function leftOut(body: Record<string, unknown>, ctx = payment): string[] {
+  return (validateThreeDS(body, ctx).data.leftOut ?? []).map((e) => `${e.field} ${e.code}`);
+}
+
 const scaFields = ['billingAddress', 'billingCity', 'billingState', 'billingPostalCode', 'billingCountry', 'billingPhoneNumber', 'billingPhoneCountry'];
 
 test('the example request is valid for payments and enrollments, with and without a vault token', () => {
@@ -130,8 +135,9 @@ const sequenceCases: [string, Record<string, unknown>, ThreeDSContext, [string, 
 
 for (const [name, sequenceInfo, ctx, missing] of sequenceCases) {
   test(`sequenceInfo: ${name}`, () => {
-    const { errors } = validateThreeDS({ sequenceInfo }, ctx);
-    const others = errors.filter((e) => e.code !== 'conditional_required');
+    const { errors, data } = validateThreeDS({ sequenceInfo }, ctx);
+    // Without scaReady an invalid value is left out, not refused: it then triggers no condition either.
+    const others = [...errors.filter((e) => e.code !== 'conditional_required'), ...(data.leftOut ?? [])];
     const conditional = errors.filter((e) => e.code === 'conditional_required');
     assert.deepEqual(
       conditional,
@@ -207,8 +213,10 @@ test('browserInfo is required when the merchant captures card data itself', () =
     ]);
   }
   assert.deepEqual(failures({ browserInfo: exampleThreeDSRequest().browserInfo }, captures), []);
-  // a given but broken browserInfo carries its own errors, not an extra "required"
-  assert.deepEqual(failures({ browserInfo: { ...(exampleThreeDSRequest().browserInfo as object), ipAddress: 'x' } }, captures), ['/browserInfo/ipAddress format']);
+  // a given but broken browserInfo carries its own errors, not an extra "required"; one off its format is left out
+  assert.deepEqual(failures({ browserInfo: { ...(exampleThreeDSRequest().browserInfo as object), ipAddress: 5 } }, captures), ['/browserInfo/ipAddress type']);
+  assert.deepEqual(failures({ browserInfo: { ...(exampleThreeDSRequest().browserInfo as object), ipAddress: 'x' } }, captures), []);
+  assert.deepEqual(leftOut({ browserInfo: { ...(exampleThreeDSRequest().browserInfo as object), ipAddress: 'x' } }, captures), ['/browserInfo/ipAddress format']);
   // the older `browser` form satisfies the requirement only when complete
   assert.deepEqual(failures({ browser: exampleThreeDSRequest().browserInfo }, captures), []);
   assert.deepEqual(failures({ browser: { language: 'nl' } }, captures), ['/browserInfo required']);
@@ -255,9 +263,10 @@ test('countries and subdivisions are accepted in any case and stored in upper ca
 });
 
 /**
- * [country, state, stored and echoed, sent as billAddrState]: an ISO 3166-2 subdivision of the
- * country is stored in upper case and reaches the AReq; anything else (a shop's own region
- * code) is kept as given for the merchant and left out of the AReq (docs/interop.md).
+ * [country, state, echoed, sent as billAddrState]: an ISO 3166-2 subdivision of the country is
+ * stored in upper case and reaches the AReq; anything else (a shop's own region code) is echoed
+ * as given for the merchant, named, and left out of the data and the AReq, also with scaReady yes
+ * (docs/interop.md).
  */
 const subdivisionCases: [country: string | undefined, state: string, stored: string, inAReq: boolean][] = [
   ['NL', 'NH', 'NH', true],
@@ -281,11 +290,19 @@ const subdivisionCases: [country: string | undefined, state: string, stored: str
 ];
 
 for (const [country, state, stored, inAReq] of subdivisionCases) {
-  test(`billingState ${state} with billingCountry ${country ?? '(absent)'} is stored as ${stored}${inAReq ? ' and sent to the issuer' : ', not sent to the issuer'}`, () => {
+  test(`billingState ${state} with billingCountry ${country ?? '(absent)'} is echoed as ${stored}${inAReq ? ' and sent to the issuer' : ', left out'}`, () => {
     const { errors, data } = validateThreeDS({ billingCountry: country, billingState: state }, payment);
     assert.deepEqual(errors, []);
-    assert.equal(data.billingState, stored);
+    assert.equal(data.billingState, inAReq ? stored : undefined);
     assert.equal(echoedFields(data).billingState, stored);
+    assert.deepEqual(leftOut({ billingCountry: country, billingState: state }), inAReq ? [] : ['/billingState format']);
+    const strict = { ...exampleThreeDSRequest(), billingCountry: country, billingState: state };
+    assert.deepEqual(
+      failures(strict).filter((f) => f.startsWith('/billingState')),
+      [],
+      'not refused with scaReady yes either',
+    );
+    assert.deepEqual(leftOut(strict), inAReq ? [] : ['/billingState format']);
     const areq = buildAReq({
       amountMinor: 1000,
       currency: 'eur',
@@ -342,15 +359,23 @@ const legacyBrowserHeaders: [field: string, sent: string, kept: string][] = [
   ['ipAddress', '203.0.113.7, 10.0.0.1, 10.0.0.2', '203.0.113.7'],
   ['ipAddress', ' 2001:db8::1 ', '2001:db8::1'],
   ['ipAddress', '192.0.2.1', '192.0.2.1'],
+  ['ipAddress', '203.0.113.7:5678', '203.0.113.7'], // PrestaShop: the raw first X-Forwarded-For entry
+  ['ipAddress', '203.0.113.7:5678, 10.0.0.1', '203.0.113.7'],
+  ['ipAddress', '[2001:db8::1]:443', '2001:db8::1'],
+  ['ipAddress', '[::1]', '::1'],
+  ['ipAddress', '::1', '::1'],
   ['acceptHeaders', `text/html,${'x'.repeat(3000)}`, `text/html,${'x'.repeat(2038)}`],
   ['userAgent', 'M'.repeat(2049), 'M'.repeat(2048)],
 ];
 
 for (const [field, sent, kept] of legacyBrowserHeaders) {
-  test(`browser.${field} ${JSON.stringify(sent.slice(0, 40))} is kept as ${JSON.stringify(kept.slice(0, 40))}`, () => {
-    const { errors, data } = validateThreeDS({ browser: { [field]: sent } }, payment);
-    assert.deepEqual(errors, []);
-    assert.equal((data.browser as Record<string, unknown>)[field], kept);
+  test(`browser.${field} ${JSON.stringify(sent.slice(0, 40))} is kept as ${JSON.stringify(kept.slice(0, 40))}, with or without scaReady`, () => {
+    for (const scaReady of ['no', 'yes']) {
+      const { errors, data } = validateThreeDS({ ...exampleThreeDSRequest(), scaReady, browser: { [field]: sent } }, payment);
+      assert.deepEqual(errors, []);
+      assert.equal(data.leftOut, undefined);
+      assert.equal((data.browser as Record<string, unknown>)[field], kept);
+    }
   });
 }
 
@@ -373,10 +398,10 @@ const phpDates: [sent: unknown, kept: string | undefined, failure?: string][] = 
 ];
 
 for (const [sent, kept, failure] of phpDates) {
-  test(`accountInfo.accountCreationDate ${JSON.stringify(sent).slice(0, 50)} is ${kept ?? 'refused'}`, () => {
+  test(`accountInfo.accountCreationDate ${JSON.stringify(sent).slice(0, 50)} is ${kept ?? 'not kept'}`, () => {
     const { errors, data } = validateThreeDS({ accountInfo: { accountCreationDate: sent } }, payment);
     assert.deepEqual(
-      errors.map((e) => `${e.field} ${e.code}`),
+      [...errors, ...(data.leftOut ?? [])].map((e) => `${e.field} ${e.code}`),
       failure ? [failure] : [],
     );
     assert.equal(data.accountInfo?.accountCreationDate, kept);
@@ -408,10 +433,13 @@ test('given e-mail addresses are never overwritten by defaults', () => {
 
 test('no default from an invalid source, nor over an invalid target', () => {
   const invalidSource = validateThreeDS({ billingEmail: 'not-an-address' }, payment);
-  assert.deepEqual(invalidSource.data, { scaReady: 'no' });
+  assert.deepEqual(invalidSource.data, {
+    scaReady: 'no',
+    leftOut: [{ field: '/billingEmail', code: 'format', message: 'must be an RFC 5322 e-mail address (addr-spec, e.g. name@example.com)', value: 'not-an-address' }],
+  });
   const invalidTarget = validateThreeDS({ billingEmail: 'b@example.com', accountInfo: { email: 'broken' } }, payment);
   assert.deepEqual(
-    invalidTarget.errors.map((e) => e.field),
+    invalidTarget.data.leftOut?.map((e) => e.field),
     ['/accountInfo/email'],
   );
   assert.equal(invalidTarget.data.accountInfo, undefined);
@@ -465,7 +493,7 @@ test('a number that cannot be split stays as given and fails validation', () => 
 });
 
 test('a combined number is not split when its country is given', () => {
-  assert.deepEqual(failures({ billingPhoneNumber: '+31 20 123 4567', billingPhoneCountry: '31' }), ['/billingPhoneNumber format']);
+  assert.deepEqual(leftOut({ billingPhoneNumber: '+31 20 123 4567', billingPhoneCountry: '31' }), ['/billingPhoneNumber format']);
 });
 
 test('accountInfo work, home and mobile numbers are split too', () => {
@@ -500,7 +528,11 @@ test('enrollment ignores challengeIndicator: not validated, not stored', () => {
 });
 
 test('enrollment still validates transactionType', () => {
-  assert.deepEqual(failures({ threeds2RequestInfo: { transactionType: 'PURCHASE' } }, enrollment), ['/threeds2RequestInfo/transactionType enum']);
+  assert.deepEqual(leftOut({ threeds2RequestInfo: { transactionType: 'PURCHASE' } }, enrollment), ['/threeds2RequestInfo/transactionType enum']);
+  assert.deepEqual(failures({ scaReady: 'ja', threeds2RequestInfo: { transactionType: 'PURCHASE' } }, enrollment), [
+    '/scaReady enum',
+    '/threeds2RequestInfo/transactionType enum',
+  ]);
 });
 
 // ── stored data and echo ────────────────────────────────────────────────────────────

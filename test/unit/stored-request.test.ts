@@ -36,3 +36,27 @@ test('a row stored with the echoed fields in both places reads the same', () => 
 test('a transaction without 3-D Secure data (a refund) reads as stored', () => {
   assert.deepEqual(storedRequestOf({ request: '{"orderLines":[]}', echo: '{}' }), { orderLines: [] });
 });
+
+test('a field left out for its format is echoed for the merchant, named, and not in the 3-D Secure data read back', () => {
+  const offFormat = { ...structuredClone(fullCardPayment), scaReady: 'no', billingAddress: 'x'.repeat(60), accountInfo: { email: 'jan@exämple.com' } };
+  const parsed = parsePaymentRequest(offFormat, { settings, webhooks: webhookReach('test', { testPrivateNetworks: true }), returnUrlSchemes: [] });
+  assert.deepEqual(parsed.errors, []);
+  const planned = planPayment(parsed.request!, {
+    caller,
+    defaultExpiry: 'PT15M',
+    defaultExpiryMs: 900_000,
+    now: 1_700_000_000_000,
+    secrets: new SecretBox(randomBytes(32)),
+  }).row;
+  const echo = JSON.parse(planned.echo) as Record<string, unknown>;
+  assert.equal(echo.billingAddress, 'x'.repeat(60));
+  assert.deepEqual(
+    (echo.threeDSFieldsLeftOut as { field: string }[]).map((entry) => entry.field),
+    ['/billingAddress', '/accountInfo/email'],
+  );
+  const threeDS = storedRequestOf(planned as TransactionRow).threeDS;
+  assert.equal(threeDS.billingAddress, undefined);
+  assert.equal(threeDS.accountInfo?.email, undefined);
+  assert.equal(threeDS.billingCity, fullCardPayment.billingCity, 'the fields that fit come back');
+  assert.equal(JSON.stringify(threeDS).includes('threeDSFieldsLeftOut'), false);
+});

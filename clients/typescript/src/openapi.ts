@@ -311,6 +311,7 @@ export interface components {
             billingCountry?: string;
             billingHouseNumber?: string;
             billingHouseExtension?: string;
+            /** @description Required when `scaReady` is yes. */
             billingPhoneNumber?: string;
             /** @description ITU-T E.164 country calling code, digits only (`31`). Required when `scaReady` is yes. */
             billingPhoneCountry?: string;
@@ -323,17 +324,15 @@ export interface components {
             shippingCountry?: string;
             shippingHouseNumber?: string;
             shippingHouseExtension?: string;
-            /** Format: email */
             billingEmail?: string;
             billingFirstName?: string;
             billingLastName?: string;
-            /** Format: email */
             shippingEmail?: string;
             shippingFirstName?: string;
             shippingLastName?: string;
             sequenceInfo?: ({
-                /** @enum {string} */
-                type: "EXPRESS_CHECKOUT" | "RECURRING" | "INSTALMENT" | "UNSCHEDULED";
+                /** @description One of EXPRESS_CHECKOUT, RECURRING, INSTALMENT, UNSCHEDULED (checked with `scaReady: yes`, else another value is left out). */
+                type: string;
                 instalmentMaxAuthorisations?: number | string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 recurringExpiry?: string | {
@@ -341,34 +340,34 @@ export interface components {
                     timezone: string;
                 };
                 recurringFrequency?: number | string;
-                /** @enum {string} */
-                mode?: "INITIAL" | "SUBSEQUENT";
-                /** @enum {string} */
-                source?: "CIT" | "MIT";
+                /** @description One of INITIAL, SUBSEQUENT (checked with `scaReady: yes`, else another value is left out). */
+                mode?: string;
+                /** @description One of CIT, MIT (checked with `scaReady: yes`, else another value is left out). */
+                source?: string;
                 initialTransactionId?: string;
-                /** @enum {string} */
-                industryPractice?: "INCREMENTAL" | "DELAYED_CHARGES" | "NO_SHOW" | "REAUTHORIZATION" | "RESUBMISSION";
+                /** @description One of INCREMENTAL, DELAYED_CHARGES, NO_SHOW, REAUTHORIZATION, RESUBMISSION (checked with `scaReady: yes`, else another value is left out). */
+                industryPractice?: string;
             } & {
                 [key: string]: unknown;
             }) & (unknown & unknown & unknown & unknown & unknown & unknown);
             accountInfo?: {
                 accountIdentifier?: string;
-                /** @enum {string} */
-                accountAgeIndicator?: "NO_ACCOUNT" | "CREATED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of NO_ACCOUNT, CREATED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                accountAgeIndicator?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 accountCreationDate?: string | {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                accountChangeIndicator?: "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of CHANGED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                accountChangeIndicator?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 accountChangedDate?: string | {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                passwordChangeIndicator?: "NO_CHANGE" | "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of NO_CHANGE, CHANGED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                passwordChangeIndicator?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 passwordChangeDate?: string | {
                     date: string;
@@ -383,20 +382,19 @@ export interface components {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                paymentAccountIndicator?: "NO_ACCOUNT" | "DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of NO_ACCOUNT, DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                paymentAccountIndicator?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 shippingAddressFirstUsage?: string | {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                shippingAddressUsageIndicator?: "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
-                /** @enum {string} */
-                shippingNameIndicator?: "IDENTICAL" | "DIFFERENT";
-                /** @enum {string} */
-                suspiciousAccountActivity?: "NOT_SUSPICIOUS" | "SUSPICIOUS";
-                /** Format: email */
+                /** @description One of THIS_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                shippingAddressUsageIndicator?: string;
+                /** @description One of IDENTICAL, DIFFERENT (checked with `scaReady: yes`, else another value is left out). */
+                shippingNameIndicator?: string;
+                /** @description One of NOT_SUSPICIOUS, SUSPICIOUS (checked with `scaReady: yes`, else another value is left out). */
+                suspiciousAccountActivity?: string;
                 email?: string;
                 workPhoneNumber?: string;
                 /** @description ITU-T E.164 country calling code, digits only (`31`). */
@@ -407,8 +405,8 @@ export interface components {
                 mobilePhoneNumber?: string;
                 /** @description ITU-T E.164 country calling code, digits only (`31`). */
                 mobilePhoneCountry?: string;
-                /** @enum {string} */
-                authenticationMethod?: "NO_LOGIN" | "OWN_CREDENTIALS" | "FEDERATED_ID" | "ISSUER_CREDENTIALS" | "THIRD_PARTY_AUTH" | "FIDO_AUTH";
+                /** @description One of NO_LOGIN, OWN_CREDENTIALS, FEDERATED_ID, ISSUER_CREDENTIALS, THIRD_PARTY_AUTH, FIDO_AUTH (checked with `scaReady: yes`, else another value is left out). */
+                authenticationMethod?: string;
                 /** @description UTC date and time, YYYYMMDDHHMM. */
                 authenticationTimestamp?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
@@ -420,18 +418,17 @@ export interface components {
                 [key: string]: unknown;
             };
             threeds2RequestInfo?: {
-                /** @enum {string} */
-                challengeIndicator?: "NO_PREFERENCE" | "NO_CHALLENGE" | "REQUEST_BY_MERCHANT_PREFERENCE" | "REQUEST_FOR_MANDATE";
-                /** @enum {string} */
-                transactionType?: "GOODS_AND_SERVICES_PURCHASE" | "CHECK_ACCEPTANCE" | "ACCOUNT_FUNDING" | "QUASI_CASH_TRANSACTION" | "PREPAID_ACTIVATION_AND_LOAD";
+                /** @description One of NO_PREFERENCE, NO_CHALLENGE, REQUEST_BY_MERCHANT_PREFERENCE, REQUEST_FOR_MANDATE (checked with `scaReady: yes`, else another value is left out). */
+                challengeIndicator?: string;
+                /** @description One of GOODS_AND_SERVICES_PURCHASE, CHECK_ACCEPTANCE, ACCOUNT_FUNDING, QUASI_CASH_TRANSACTION, PREPAID_ACTIVATION_AND_LOAD (checked with `scaReady: yes`, else another value is left out). */
+                transactionType?: string;
             } & {
                 [key: string]: unknown;
             };
             merchantRiskIndicator?: {
-                /** Format: email */
                 deliveryEmailAddress?: string;
-                /** @enum {string} */
-                deliveryTimeframe?: "ELECTRONIC" | "SAME_DAY" | "OVERNIGHT" | "TWO_DAY_OR_MORE";
+                /** @description One of ELECTRONIC, SAME_DAY, OVERNIGHT, TWO_DAY_OR_MORE (checked with `scaReady: yes`, else another value is left out). */
+                deliveryTimeframe?: string;
                 giftCardAmount?: string;
                 giftCardCount?: string;
                 /** @description ISO 4217 numeric code. */
@@ -441,32 +438,32 @@ export interface components {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                preOrderPurchaseIndicator?: "AVAILABLE" | "FUTURE_AVAILABILITY";
-                /** @enum {string} */
-                reorderItemsIndicator?: "FIRST_TIME" | "REORDERED";
-                /** @enum {string} */
-                shippingIndicator?: "BILLING_ADDRESS" | "VERIFIED_ADDRESS" | "NOT_BILLING_ADDRESS" | "LOCAL_STORE_PICKUP" | "DIGITIAL_GOODS" | "TRAVEL_AND_EVENT_TICKETS" | "OTHER";
-                /** @enum {string} */
-                passwordChangeIndicator?: "NO_CHANGE" | "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of AVAILABLE, FUTURE_AVAILABILITY (checked with `scaReady: yes`, else another value is left out). */
+                preOrderPurchaseIndicator?: string;
+                /** @description One of FIRST_TIME, REORDERED (checked with `scaReady: yes`, else another value is left out). */
+                reorderItemsIndicator?: string;
+                /** @description One of BILLING_ADDRESS, VERIFIED_ADDRESS, NOT_BILLING_ADDRESS, LOCAL_STORE_PICKUP, DIGITIAL_GOODS, TRAVEL_AND_EVENT_TICKETS, OTHER (checked with `scaReady: yes`, else another value is left out). */
+                shippingIndicator?: string;
+                /** @description One of NO_CHANGE, CHANGED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                passwordChangeIndicator?: string;
             } & {
                 [key: string]: unknown;
             };
             browserInfo?: {
                 javaEnabled?: boolean;
                 acceptHeaders?: string;
-                ipAddress?: string | unknown | unknown;
+                ipAddress?: string;
                 /** @description BCP 47 language tag (`nl-NL`). */
                 language?: string;
-                /** @enum {string} */
-                screenColorDepth?: "1" | "4" | "8" | "15" | "16" | "24" | "32" | "48" | "64";
+                /** @description One of 1, 4, 8, 15, 16, 24, 32, 48, 64 (checked with `scaReady: yes`, else another value is left out). */
+                screenColorDepth?: string;
                 screenHeight?: string;
                 screenWidth?: string;
                 /** @description Minutes from UTC (`-120`). */
                 timeZone?: string;
                 userAgent?: string;
-                /** @enum {string} */
-                challengeWindowSize?: "W250H400" | "W390H400" | "W500H600" | "W600H400" | "FULL_SCREEN";
+                /** @description One of W250H400, W390H400, W500H600, W600H400, FULL_SCREEN (checked with `scaReady: yes`, else another value is left out). */
+                challengeWindowSize?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -478,16 +475,16 @@ export interface components {
                 ipAddress?: string;
                 /** @description The raw Accept-Language header is read too: its first language tag is taken. */
                 language?: string;
-                /** @enum {string} */
-                screenColorDepth?: "1" | "4" | "8" | "15" | "16" | "24" | "32" | "48" | "64";
+                /** @description One of 1, 4, 8, 15, 16, 24, 32, 48, 64 (checked with `scaReady: yes`, else another value is left out). */
+                screenColorDepth?: string;
                 screenHeight?: string;
                 screenWidth?: string;
                 /** @description Minutes from UTC (`-120`). */
                 timeZone?: string;
                 /** @description A longer value is cut to 2048 characters. */
                 userAgent?: string;
-                /** @enum {string} */
-                challengeWindowSize?: "W250H400" | "W390H400" | "W500H600" | "W600H400" | "FULL_SCREEN";
+                /** @description One of W250H400, W390H400, W500H600, W600H400, FULL_SCREEN (checked with `scaReady: yes`, else another value is left out). */
+                challengeWindowSize?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -530,6 +527,7 @@ export interface components {
             billingCountry?: string;
             billingHouseNumber?: string;
             billingHouseExtension?: string;
+            /** @description Required when `scaReady` is yes. */
             billingPhoneNumber?: string;
             /** @description ITU-T E.164 country calling code, digits only (`31`). Required when `scaReady` is yes. */
             billingPhoneCountry?: string;
@@ -542,17 +540,15 @@ export interface components {
             shippingCountry?: string;
             shippingHouseNumber?: string;
             shippingHouseExtension?: string;
-            /** Format: email */
             billingEmail?: string;
             billingFirstName?: string;
             billingLastName?: string;
-            /** Format: email */
             shippingEmail?: string;
             shippingFirstName?: string;
             shippingLastName?: string;
             sequenceInfo?: ({
-                /** @enum {string} */
-                type: "EXPRESS_CHECKOUT" | "RECURRING" | "INSTALMENT" | "UNSCHEDULED";
+                /** @description One of EXPRESS_CHECKOUT, RECURRING, INSTALMENT, UNSCHEDULED (checked with `scaReady: yes`, else another value is left out). */
+                type: string;
                 instalmentMaxAuthorisations?: number | string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 recurringExpiry?: string | {
@@ -560,34 +556,34 @@ export interface components {
                     timezone: string;
                 };
                 recurringFrequency?: number | string;
-                /** @enum {string} */
-                mode?: "INITIAL" | "SUBSEQUENT";
-                /** @enum {string} */
-                source?: "CIT" | "MIT";
+                /** @description One of INITIAL, SUBSEQUENT (checked with `scaReady: yes`, else another value is left out). */
+                mode?: string;
+                /** @description One of CIT, MIT (checked with `scaReady: yes`, else another value is left out). */
+                source?: string;
                 initialTransactionId?: string;
-                /** @enum {string} */
-                industryPractice?: "INCREMENTAL" | "DELAYED_CHARGES" | "NO_SHOW" | "REAUTHORIZATION" | "RESUBMISSION";
+                /** @description One of INCREMENTAL, DELAYED_CHARGES, NO_SHOW, REAUTHORIZATION, RESUBMISSION (checked with `scaReady: yes`, else another value is left out). */
+                industryPractice?: string;
             } & {
                 [key: string]: unknown;
             }) & (unknown & unknown & unknown & unknown & unknown & unknown);
             accountInfo?: {
                 accountIdentifier?: string;
-                /** @enum {string} */
-                accountAgeIndicator?: "NO_ACCOUNT" | "CREATED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of NO_ACCOUNT, CREATED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                accountAgeIndicator?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 accountCreationDate?: string | {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                accountChangeIndicator?: "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of CHANGED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                accountChangeIndicator?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 accountChangedDate?: string | {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                passwordChangeIndicator?: "NO_CHANGE" | "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of NO_CHANGE, CHANGED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                passwordChangeIndicator?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 passwordChangeDate?: string | {
                     date: string;
@@ -602,20 +598,19 @@ export interface components {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                paymentAccountIndicator?: "NO_ACCOUNT" | "DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of NO_ACCOUNT, DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                paymentAccountIndicator?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
                 shippingAddressFirstUsage?: string | {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                shippingAddressUsageIndicator?: "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
-                /** @enum {string} */
-                shippingNameIndicator?: "IDENTICAL" | "DIFFERENT";
-                /** @enum {string} */
-                suspiciousAccountActivity?: "NOT_SUSPICIOUS" | "SUSPICIOUS";
-                /** Format: email */
+                /** @description One of THIS_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                shippingAddressUsageIndicator?: string;
+                /** @description One of IDENTICAL, DIFFERENT (checked with `scaReady: yes`, else another value is left out). */
+                shippingNameIndicator?: string;
+                /** @description One of NOT_SUSPICIOUS, SUSPICIOUS (checked with `scaReady: yes`, else another value is left out). */
+                suspiciousAccountActivity?: string;
                 email?: string;
                 workPhoneNumber?: string;
                 /** @description ITU-T E.164 country calling code, digits only (`31`). */
@@ -626,8 +621,8 @@ export interface components {
                 mobilePhoneNumber?: string;
                 /** @description ITU-T E.164 country calling code, digits only (`31`). */
                 mobilePhoneCountry?: string;
-                /** @enum {string} */
-                authenticationMethod?: "NO_LOGIN" | "OWN_CREDENTIALS" | "FEDERATED_ID" | "ISSUER_CREDENTIALS" | "THIRD_PARTY_AUTH" | "FIDO_AUTH";
+                /** @description One of NO_LOGIN, OWN_CREDENTIALS, FEDERATED_ID, ISSUER_CREDENTIALS, THIRD_PARTY_AUTH, FIDO_AUTH (checked with `scaReady: yes`, else another value is left out). */
+                authenticationMethod?: string;
                 /** @description UTC date and time, YYYYMMDDHHMM. */
                 authenticationTimestamp?: string;
                 /** @description A real calendar date, YYYYMMDD (a PHP date such as 2024-01-31 is read too). */
@@ -639,16 +634,15 @@ export interface components {
                 [key: string]: unknown;
             };
             threeds2RequestInfo?: {
-                /** @enum {string} */
-                transactionType?: "GOODS_AND_SERVICES_PURCHASE" | "CHECK_ACCEPTANCE" | "ACCOUNT_FUNDING" | "QUASI_CASH_TRANSACTION" | "PREPAID_ACTIVATION_AND_LOAD";
+                /** @description One of GOODS_AND_SERVICES_PURCHASE, CHECK_ACCEPTANCE, ACCOUNT_FUNDING, QUASI_CASH_TRANSACTION, PREPAID_ACTIVATION_AND_LOAD (checked with `scaReady: yes`, else another value is left out). */
+                transactionType?: string;
             } & {
                 [key: string]: unknown;
             };
             merchantRiskIndicator?: {
-                /** Format: email */
                 deliveryEmailAddress?: string;
-                /** @enum {string} */
-                deliveryTimeframe?: "ELECTRONIC" | "SAME_DAY" | "OVERNIGHT" | "TWO_DAY_OR_MORE";
+                /** @description One of ELECTRONIC, SAME_DAY, OVERNIGHT, TWO_DAY_OR_MORE (checked with `scaReady: yes`, else another value is left out). */
+                deliveryTimeframe?: string;
                 giftCardAmount?: string;
                 giftCardCount?: string;
                 /** @description ISO 4217 numeric code. */
@@ -658,32 +652,32 @@ export interface components {
                     date: string;
                     timezone: string;
                 };
-                /** @enum {string} */
-                preOrderPurchaseIndicator?: "AVAILABLE" | "FUTURE_AVAILABILITY";
-                /** @enum {string} */
-                reorderItemsIndicator?: "FIRST_TIME" | "REORDERED";
-                /** @enum {string} */
-                shippingIndicator?: "BILLING_ADDRESS" | "VERIFIED_ADDRESS" | "NOT_BILLING_ADDRESS" | "LOCAL_STORE_PICKUP" | "DIGITIAL_GOODS" | "TRAVEL_AND_EVENT_TICKETS" | "OTHER";
-                /** @enum {string} */
-                passwordChangeIndicator?: "NO_CHANGE" | "CHANGED_DURING_TRANSACTION" | "LESS_THAN_30_DAYS" | "30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+                /** @description One of AVAILABLE, FUTURE_AVAILABILITY (checked with `scaReady: yes`, else another value is left out). */
+                preOrderPurchaseIndicator?: string;
+                /** @description One of FIRST_TIME, REORDERED (checked with `scaReady: yes`, else another value is left out). */
+                reorderItemsIndicator?: string;
+                /** @description One of BILLING_ADDRESS, VERIFIED_ADDRESS, NOT_BILLING_ADDRESS, LOCAL_STORE_PICKUP, DIGITIAL_GOODS, TRAVEL_AND_EVENT_TICKETS, OTHER (checked with `scaReady: yes`, else another value is left out). */
+                shippingIndicator?: string;
+                /** @description One of NO_CHANGE, CHANGED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
+                passwordChangeIndicator?: string;
             } & {
                 [key: string]: unknown;
             };
             browserInfo?: {
                 javaEnabled?: boolean;
                 acceptHeaders?: string;
-                ipAddress?: string | unknown | unknown;
+                ipAddress?: string;
                 /** @description BCP 47 language tag (`nl-NL`). */
                 language?: string;
-                /** @enum {string} */
-                screenColorDepth?: "1" | "4" | "8" | "15" | "16" | "24" | "32" | "48" | "64";
+                /** @description One of 1, 4, 8, 15, 16, 24, 32, 48, 64 (checked with `scaReady: yes`, else another value is left out). */
+                screenColorDepth?: string;
                 screenHeight?: string;
                 screenWidth?: string;
                 /** @description Minutes from UTC (`-120`). */
                 timeZone?: string;
                 userAgent?: string;
-                /** @enum {string} */
-                challengeWindowSize?: "W250H400" | "W390H400" | "W500H600" | "W600H400" | "FULL_SCREEN";
+                /** @description One of W250H400, W390H400, W500H600, W600H400, FULL_SCREEN (checked with `scaReady: yes`, else another value is left out). */
+                challengeWindowSize?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -695,16 +689,16 @@ export interface components {
                 ipAddress?: string;
                 /** @description The raw Accept-Language header is read too: its first language tag is taken. */
                 language?: string;
-                /** @enum {string} */
-                screenColorDepth?: "1" | "4" | "8" | "15" | "16" | "24" | "32" | "48" | "64";
+                /** @description One of 1, 4, 8, 15, 16, 24, 32, 48, 64 (checked with `scaReady: yes`, else another value is left out). */
+                screenColorDepth?: string;
                 screenHeight?: string;
                 screenWidth?: string;
                 /** @description Minutes from UTC (`-120`). */
                 timeZone?: string;
                 /** @description A longer value is cut to 2048 characters. */
                 userAgent?: string;
-                /** @enum {string} */
-                challengeWindowSize?: "W250H400" | "W390H400" | "W500H600" | "W600H400" | "FULL_SCREEN";
+                /** @description One of W250H400, W390H400, W500H600, W600H400, FULL_SCREEN (checked with `scaReady: yes`, else another value is left out). */
+                challengeWindowSize?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -856,6 +850,20 @@ export interface components {
             shippingEmail?: string;
             shippingFirstName?: string;
             shippingLastName?: string;
+            /** @description The 3-D Secure 2 fields of the request that did not fit their format (spec §2.4–2.9) and were left out of the data sent to the issuer rather than refused, because `scaReady` was not yes (a region code that is no ISO 3166-2 subdivision also with yes). Each as the 422 would have named it with `scaReady: yes`, with the value as sent; a billing or shipping field is also echoed as sent. Absent when none was left out. */
+            threeDSFieldsLeftOut?: {
+                /**
+                 * @description JSON pointer of the field in the request (`/accountInfo/email`).
+                 * @example /billingPhoneNumber
+                 */
+                field: string;
+                /** @enum {string} */
+                code: "max_length" | "min_length" | "format" | "enum" | "date";
+                /** @example must be at most 15 characters */
+                message: string;
+                /** @description The value as sent. */
+                value: unknown;
+            }[];
         };
         /**
          * @description The methods enabled for the key's merchant; card lists its brands as options.
