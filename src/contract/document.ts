@@ -232,7 +232,12 @@ const routes: readonly Route[] = [
     summary: 'Read a transaction',
     description: 'Spec §4.3: any transaction of the key’s merchant and mode, by `reference`; or several at once by `references`.',
     tag: 'Payments',
-    answer: { oneOf: [ref('Payment'), { type: 'array', items: ref('Payment') }] },
+    answer: {
+      oneOf: [
+        { title: 'one payment', ...ref('Payment') },
+        { title: 'a list of payments', type: 'array', items: ref('Payment') },
+      ],
+    },
     answerDescription: 'The transaction; an array of them for `references`.',
     problems: [401, 404, 422],
     parameters: transactionParameters,

@@ -72,7 +72,8 @@ export function tableSchema(table: CompiledTable, flow?: Flow): Schema {
 // ── The flows of a create-payment request ────────────────────────────────────────────────
 
 /** Any one of `names` required: a single name is required directly (an `anyOf` of one schema says the same, less plainly). */
-const anyRequired = (names: readonly string[]): Schema => (names.length === 1 ? { required: [names[0]] } : { anyOf: names.map((name) => ({ required: [name] })) });
+const anyRequired = (names: readonly string[]): Schema =>
+  names.length === 1 ? { required: [names[0]] } : { anyOf: names.map((name) => ({ title: `with ${name}`, required: [name] })) };
 const detailsWith = (names: readonly string[]): Schema => ({ required: ['details'], properties: { details: anyRequired(names) } });
 
 /** When a request is of `flow`: its method, and the details fields that mark it and not a flow before it (request.ts recogniseFlow). */
@@ -108,7 +109,11 @@ function flowRules(flow: PaymentFlow, table: CompiledTable): Schema {
   if (Object.keys(details).length > 0) properties.details = details;
   const rules: Schema = {};
   const allRequired = spec.requires.length > 0 ? [...required, 'details'] : required;
-  if (spec.threeDS.merchantCapturesCardData) rules.anyOf = [{ required: ['browserInfo'] }, { required: ['browser'] }];
+  if (spec.threeDS.merchantCapturesCardData)
+    rules.anyOf = [
+      { title: 'with browserInfo', required: ['browserInfo'] },
+      { title: 'with browser (older clients)', required: ['browser'] },
+    ];
   if (allRequired.length > 0) rules.required = allRequired;
   if (Object.keys(properties).length > 0) rules.properties = properties;
   return rules;
@@ -128,7 +133,12 @@ const formatSchemas: Readonly<Record<Format, Schema>> = {
   callingCode: { pattern: '^[0-9]+$', description: 'ITU-T E.164 country calling code, digits only (`31`).' },
   email: { format: 'email' },
   languageTag: { description: 'BCP 47 language tag (`nl-NL`).' },
-  ipAddress: { anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] },
+  ipAddress: {
+    anyOf: [
+      { title: 'IPv4 address', format: 'ipv4' },
+      { title: 'IPv6 address', format: 'ipv6' },
+    ],
+  },
   currencyNumeric: { pattern: '^[0-9]{3}$', description: 'ISO 4217 numeric code.' },
   minutesOffset: { pattern: '^[+-]?[0-9]+$', description: 'Minutes from UTC (`-120`).' },
 };
@@ -144,8 +154,8 @@ function threeDSFieldSchema(spec: FieldSpec): Schema {
       const maximum = spec.max === undefined ? undefined : 10 ** spec.max - 1;
       schema = {
         anyOf: [
-          { type: 'integer', ...(spec.minValue !== undefined ? { minimum: spec.minValue } : {}), ...(maximum !== undefined ? { maximum } : {}) },
-          { type: 'string', pattern: spec.max === undefined ? '^[0-9]+$' : `^[0-9]{1,${spec.max}}$` },
+          { title: 'number', type: 'integer', ...(spec.minValue !== undefined ? { minimum: spec.minValue } : {}), ...(maximum !== undefined ? { maximum } : {}) },
+          { title: 'digits as text', type: 'string', pattern: spec.max === undefined ? '^[0-9]+$' : `^[0-9]{1,${spec.max}}$` },
         ],
       };
       break;
@@ -167,9 +177,14 @@ function threeDSFieldSchema(spec: FieldSpec): Schema {
     }
   }
   // The official PHP client sends its account dates as PHP DateTime objects (threeds/formats.ts phpDateAsYmd).
-  if (spec.format === 'date') schema = { anyOf: [schema, phpDate] };
+  if (spec.format === 'date') schema = { anyOf: [{ title: 'date as text', ...schema }, phpDate] };
   if (spec.aliases !== undefined) {
-    schema = { anyOf: [schema, { enum: [...spec.aliases.keys()] }] };
+    schema = {
+      anyOf: [
+        { title: 'value', ...schema },
+        { title: 'older spelling', enum: [...spec.aliases.keys()] },
+      ],
+    };
     notes.push(`Also ${[...spec.aliases].map(([alias, value]) => `${JSON.stringify(alias)} for ${value}`).join(', ')}.`);
   }
   if (spec.required === 'sca') notes.push('Required when `scaReady` is yes.');
@@ -178,6 +193,7 @@ function threeDSFieldSchema(spec: FieldSpec): Schema {
 }
 
 const phpDate: Schema = {
+  title: 'PHP DateTime object',
   type: 'object',
   description: 'A PHP DateTime as json_encode writes it: its calendar date is taken.',
   required: ['date', 'timezone'],
@@ -186,6 +202,7 @@ const phpDate: Schema = {
 
 /** §2.4's phone adaptation (threeds/phone.ts): a `…PhoneNumber` sent as a whole international number, without its `…PhoneCountry`, is split into both. */
 const internationalNumber: Schema = {
+  title: 'whole international number',
   type: 'string',
   pattern: '^\\s*(\\+|00)',
   description: 'A whole international number (`+31 20 123 4567`, `0031…`) without its …PhoneCountry is split into both.',
@@ -208,8 +225,18 @@ function lenientFieldSchema(spec: FieldSpec): Schema {
   const strict = threeDSFieldSchema(spec);
   if (spec.alwaysStrict) return strict;
   const text: Schema = { type: 'string', maxLength: hardLimitOf(spec), pattern: withoutControlCharacters };
-  const shape: Schema = spec.type === 'boolean' ? { type: 'boolean' } : spec.type === 'integer' ? { anyOf: [{ type: 'number' }, text] } : text;
-  const schema = spec.format === 'date' ? { anyOf: [shape, phpDate] } : shape;
+  const shape: Schema =
+    spec.type === 'boolean'
+      ? { type: 'boolean' }
+      : spec.type === 'integer'
+        ? {
+            anyOf: [
+              { title: 'number', type: 'number' },
+              { title: 'text', ...text },
+            ],
+          }
+        : text;
+  const schema = spec.format === 'date' ? { anyOf: [{ title: 'date as text', ...shape }, phpDate] } : shape;
   // The values stay in the document: a client generated from it, or a reader, still learns them.
   const values = spec.enum === undefined ? [] : [`One of ${spec.enum.join(', ')} (checked with \`scaReady: yes\`, else another value is left out).`];
   const description = [...values, ...(strict.description === undefined ? [] : [String(strict.description)])].join(' ');
@@ -223,7 +250,7 @@ const givenFields = (spec: ObjectSpec, operation: 'payment' | 'enrollment') =>
 function strictProperties(spec: ObjectSpec, operation: 'payment' | 'enrollment'): Schema {
   const phoneNumbers = new Set((spec.phonePairs ?? []).map((pair) => pair.number));
   const propertySchema = (name: string, field: FieldSpec) =>
-    phoneNumbers.has(name) ? { anyOf: [threeDSFieldSchema(field), internationalNumber] } : threeDSFieldSchema(field);
+    phoneNumbers.has(name) ? { anyOf: [{ title: 'national number', ...threeDSFieldSchema(field) }, internationalNumber] } : threeDSFieldSchema(field);
   return Object.fromEntries(givenFields(spec, operation).map(([name, field]) => [name, propertySchema(name, field)]));
 }
 

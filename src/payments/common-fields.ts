@@ -309,8 +309,8 @@ function language(value: string, field: CompiledField, run: FieldRun): unknown {
 /** A money amount in major units as existing clients send it (DESIGN §2): a JSON number or a numeric string, parsed exactly. */
 export const amountSchema: JsonSchema = {
   anyOf: [
-    { type: 'number', exclusiveMinimum: 0 },
-    { type: 'string', pattern: '^\\s*[0-9]+(\\.[0-9]+)?\\s*$' },
+    { title: 'number', type: 'number', exclusiveMinimum: 0 },
+    { title: 'numeric text', type: 'string', pattern: '^\\s*[0-9]+(\\.[0-9]+)?\\s*$' },
   ],
   description: 'Major units, no more decimals than the currency has (`10.50`, `"10.50"`).',
 };

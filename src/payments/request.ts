@@ -111,7 +111,10 @@ const detailsFields = {
   walletPayEncryptedToken: {
     format: walletToken,
     schema: {
-      anyOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }],
+      anyOf: [
+        { title: 'token object', type: 'object', additionalProperties: true },
+        { title: 'token as JSON text', type: 'string' },
+      ],
       description: 'The wallet token (version EC_v1) exactly as the wallet gave it: the JSON object, or that object as a JSON string (direct flow).',
     },
   },

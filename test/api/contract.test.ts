@@ -66,6 +66,22 @@ describe(`the OpenAPI document on ${backend}`, () => {
     assert.deepEqual(documented, served);
   });
 
+  test('every alternative of a oneOf or anyOf has a title, so the reference page names it (not "case 1", "case 2")', () => {
+    const untitled: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${at}/${i}`));
+      if (typeof node !== 'object' || node === null) return;
+      for (const [key, value] of Object.entries(node)) {
+        if ((key === 'oneOf' || key === 'anyOf') && Array.isArray(value)) {
+          value.forEach((branch, i) => typeof (branch as { title?: unknown }).title !== 'string' && untitled.push(`${at}/${key}/${i}`));
+        }
+        walk(value, `${at}/${key}`);
+      }
+    };
+    walk(openApiDocument(t.config.publicUrl, '/api/v1'), '');
+    assert.deepEqual(untitled, []);
+  });
+
   test('every problem title Kassa builds has its section, and every section a title Kassa builds', () => {
     const documented = problemTypes.map((problem) => problem.title).sort();
     assert.deepEqual(documented, problemTitlesInSource());

@@ -711,6 +711,7 @@ export interface components {
             /** @description Major units, no more decimals than the currency has (`10.50`, `"10.50"`). */
             amount?: number | string;
             orderLines?: Record<string, never>[];
+            /** @description A longer value is cut to 1000 characters and kept. */
             description?: string;
             /**
              * Format: uri
@@ -902,7 +903,7 @@ export interface components {
              * @description Where this Kassa explains the problem type: `PUBLIC_URL/docs#problem-<slug>`; the slug is the same on every Kassa.
              * @enum {string}
              */
-            type: "https://kassa.test/docs#problem-malformed-json" | "https://kassa.test/docs#problem-json-nested-too-deeply" | "https://kassa.test/docs#problem-malformed-request" | "https://kassa.test/docs#problem-bad-request" | "https://kassa.test/docs#problem-unsupported-content-type" | "https://kassa.test/docs#problem-invalid-idempotency-reference" | "https://kassa.test/docs#problem-unauthorized" | "https://kassa.test/docs#problem-not-found" | "https://kassa.test/docs#problem-request-timeout" | "https://kassa.test/docs#problem-conflict" | "https://kassa.test/docs#problem-request-in-progress" | "https://kassa.test/docs#problem-request-body-too-large" | "https://kassa.test/docs#problem-address-too-long" | "https://kassa.test/docs#problem-validation-failed" | "https://kassa.test/docs#problem-unprocessable-request" | "https://kassa.test/docs#problem-idempotency-reference-reused" | "https://kassa.test/docs#problem-refused-by-the-acquirer" | "https://kassa.test/docs#problem-too-many-requests" | "https://kassa.test/docs#problem-too-many-failed-authentications" | "https://kassa.test/docs#problem-request-headers-too-large" | "https://kassa.test/docs#problem-internal-error" | "https://kassa.test/docs#problem-wallet-merchant-validation-failed" | "https://kassa.test/docs#problem-no-acquirer-configured" | "https://kassa.test/docs#problem-no-answer-from-the-acquirer" | "https://kassa.test/docs#problem-no-directory-server-configured" | "https://kassa.test/docs#problem-authorisation-being-answered" | "https://kassa.test/docs#problem-not-a-notification" | "https://kassa.test/docs#problem-service-stopping" | "https://kassa.test/docs#problem-vault-unavailable" | "https://kassa.test/docs#problem-wallet-not-configured";
+            type: "https://kassa.test/docs#problem-malformed-json" | "https://kassa.test/docs#problem-json-nested-too-deeply" | "https://kassa.test/docs#problem-malformed-request" | "https://kassa.test/docs#problem-bad-request" | "https://kassa.test/docs#problem-unsupported-content-type" | "https://kassa.test/docs#problem-invalid-idempotency-reference" | "https://kassa.test/docs#problem-unauthorized" | "https://kassa.test/docs#problem-not-found" | "https://kassa.test/docs#problem-request-timeout" | "https://kassa.test/docs#problem-conflict" | "https://kassa.test/docs#problem-request-in-progress" | "https://kassa.test/docs#problem-request-body-too-large" | "https://kassa.test/docs#problem-address-too-long" | "https://kassa.test/docs#problem-validation-failed" | "https://kassa.test/docs#problem-unprocessable-request" | "https://kassa.test/docs#problem-idempotency-reference-reused" | "https://kassa.test/docs#problem-refused-by-the-acquirer" | "https://kassa.test/docs#problem-too-many-requests" | "https://kassa.test/docs#problem-request-headers-too-large" | "https://kassa.test/docs#problem-internal-error" | "https://kassa.test/docs#problem-wallet-merchant-validation-failed" | "https://kassa.test/docs#problem-no-acquirer-configured" | "https://kassa.test/docs#problem-no-answer-from-the-acquirer" | "https://kassa.test/docs#problem-no-directory-server-configured" | "https://kassa.test/docs#problem-authorisation-being-answered" | "https://kassa.test/docs#problem-not-a-notification" | "https://kassa.test/docs#problem-service-stopping" | "https://kassa.test/docs#problem-vault-unavailable" | "https://kassa.test/docs#problem-wallet-not-configured";
             title: string;
             status: number;
             detail?: string;
@@ -1050,7 +1051,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many requests; Too many failed authentications */
+        /** @description Too many requests */
         Problem429: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
