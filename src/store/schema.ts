@@ -259,6 +259,12 @@ export interface SecretsKeyTable {
   created: number;
 }
 
+/** The one row readiness overwrites to prove the database takes writes (021_readiness_probe). */
+export interface ReadinessProbeTable {
+  id: number;
+  probed_at: number;
+}
+
 /** A console account (013_console): a platform operator (no merchant) or a merchant's user. */
 export interface OperatorTable {
   id: string;
@@ -326,6 +332,7 @@ export interface Database {
   console_sessions: ConsoleSessionTable;
   sign_in_failures: SignInFailureTable;
   audit_log: AuditLogTable;
+  readiness_probe: ReadinessProbeTable;
 }
 
 /** A merchant's acquirer for one mode (012_acquirer_connections): which connector, where, and its sealed credentials. */
