@@ -75,11 +75,8 @@ function toProblem(error: FastifyError | Problem, request: FastifyRequest): Prob
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new Problem(error.statusCode, 'Bad request', 'Kassa could not read this request as sent.');
   }
-  const unavailable = databaseUnavailable(error);
-  if (unavailable) {
-    request.log.warn({ code: error.code, message: error.message }, 'database unavailable');
-    return unavailable;
-  }
+  const unavailable = databaseUnavailable(error, request.log);
+  if (unavailable) return unavailable;
   const errorId = randomUUID();
   request.log.error({ err: error, errorId }, 'unhandled error');
   return new Problem(500, 'Internal error', `Something went wrong on our side. Quote error id ${errorId} when you contact support.`);

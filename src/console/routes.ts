@@ -81,10 +81,10 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
 
   app.setErrorHandler(async (error: Error, request, reply) => {
     const view = viewOf(request);
-    const unavailable = databaseUnavailable(error);
+    const unavailable = databaseUnavailable(error, request.log);
     if (unavailable) void reply.headers(unavailable.headers);
     const status = (error instanceof Problem ? error : unavailable)?.status ?? (error as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 500) request.log[unavailable ? 'warn' : 'error']({ err: error }, 'console error');
+    if (status >= 500 && !unavailable) request.log.error({ err: error }, 'console error');
     if (status === 404) return send(reply, view, messagePage(view, view.t('notFoundTitle'), view.t('notFound')), 404);
     return send(reply, view, messagePage(view, view.t('errorTitle'), view.t('errorDetail')), status >= 400 ? status : 500);
   });

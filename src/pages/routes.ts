@@ -119,11 +119,8 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.setErrorHandler(async (error: Error, request, reply) => {
     const t = translator('eng');
     const nonce = newNonce();
-    const unavailable = databaseUnavailable(error);
-    if (unavailable) {
-      request.log.warn({ code: (error as { code?: unknown }).code, message: error.message }, 'database unavailable');
-      void reply.headers(unavailable.headers);
-    }
+    const unavailable = databaseUnavailable(error, request.log);
+    if (unavailable) void reply.headers(unavailable.headers);
     const problem = error instanceof Problem ? error : unavailable;
     const status = problem ? problem.status : ((error as { statusCode?: number }).statusCode ?? 500);
     if (status >= 500 && !problem) request.log.error({ err: error }, 'page error');

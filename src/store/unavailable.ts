@@ -35,9 +35,18 @@ function unavailable(error: unknown, depth = 0): boolean {
 /** How long a client should wait: a lock is a moment, a restart or freed space takes seconds. */
 const retryAfter = (error: unknown) => ((error as { code?: unknown }).code === 'SQLITE_BUSY' ? '1' : '5');
 
-/** The 503 answering `error`, when it is the database being away; undefined for any other error. */
-export function databaseUnavailable(error: unknown): Problem | undefined {
+/** Where a refusal is told: a request's logger. */
+interface Log {
+  warn(fields: object, message: string): void;
+}
+
+/**
+ * The 503 answering `error`, when it is the database being away (told to `log` at warn, with the
+ * driver's code: a passing state, not a fault to investigate); undefined for any other error.
+ */
+export function databaseUnavailable(error: unknown, log?: Log): Problem | undefined {
   if (!unavailable(error)) return undefined;
+  log?.warn({ code: (error as { code?: unknown }).code, message: (error as Error).message }, 'database unavailable');
   return new Problem(
     503,
     'Database unavailable',

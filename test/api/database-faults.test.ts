@@ -17,7 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import BetterSqlite3 from 'better-sqlite3';
-import { basic, cardPayment } from '../support/app.ts';
+import { sql } from 'kysely';
+import { backends, basic, cardPayment, POSTGRES_ADMIN_URL, startTestApp } from '../support/app.ts';
+import { databaseUnavailable } from '../../src/store/unavailable.ts';
 import { childPids, KASSA_MAIN, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
 
@@ -181,6 +183,33 @@ describe('a PostgreSQL restart under Kassa', () => {
       }
     });
   }
+});
+
+describe('a PostgreSQL connection ended while a unit of work holds it between two queries', { skip: !backends.includes('postgres') && 'no PostgreSQL' }, () => {
+  test('fails that unit as the database being away, and the process and the next units go on', async () => {
+    const t = await startTestApp('postgres');
+    const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await admin.connect();
+    try {
+      const failure = await t.store
+        .transact(async (db) => {
+          const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+          await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+          // The server's 57P01 arrives while no query runs on the client: pg raises it as the client's 'error' event.
+          await sleep(300);
+          await sql`SELECT 1`.execute(db);
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      assert.equal(databaseUnavailable(failure)?.status, 503, String(failure));
+      for (let i = 0; i < 3; i++) assert.equal((await t.client.post('/payment', cardPayment())).statusCode, 200);
+    } finally {
+      await admin.end();
+      await t.close();
+    }
+  });
 });
 
 /** A tmpfs of `size` at a new directory; needs root. */
