@@ -20,6 +20,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { backends, basic, cardPayment, POSTGRES_ADMIN_URL, startTestApp } from '../support/app.ts';
 import { databaseUnavailable } from '../../src/store/unavailable.ts';
+import { randomBase62 } from '../../src/lib/tokens.ts';
 import { childPids, KASSA_MAIN, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
 
@@ -53,7 +54,7 @@ class Tally {
 /** A 503 the database's absence answers: a problem with Retry-After. */
 async function assertUnavailable(res: Response, what: string) {
   const body = await res.text();
-  assert.equal(res.status, 503, `${what}: ${body}`);
+  assert.equal(res.status, 503, `${what}: ${body.replace(/\s+/g, ' ').slice(0, 300)}`);
   assert.match(res.headers.get('retry-after') ?? '', /^\d+$/, `${what} carries Retry-After`);
   return body;
 }
@@ -105,7 +106,7 @@ describe('a PostgreSQL restart under Kassa', () => {
     for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const RESTARTS = { idle: 2, loaded: 2 };
+  const RESTARTS = { idle: 3, loaded: 3 };
 
   for (const processes of [1, 2]) {
     test(`HTTP_PROCESSES=${processes}: ${RESTARTS.idle} restarts idle and ${RESTARTS.loaded} under creates, every request during them a 503 with Retry-After, all processes alive, ready and creating after`, async () => {
@@ -152,6 +153,10 @@ describe('a PostgreSQL restart under Kassa', () => {
           const page = await fetch(payUrl);
           during.count(page.status);
           assert.match(await assertUnavailable(page, 'the payment page during the outage'), /<html/i);
+          // A console page that reads the database (a set-password link is looked up).
+          const consolePage = await fetch(`${kassa.baseUrl}/dashboard/set-password/${randomBase62(32)}`);
+          during.count(consolePage.status);
+          assert.match(await assertUnavailable(consolePage, 'a console page during the outage'), /<html/i);
           server.start();
           await until('readiness 200 after the restart', 20_000, async () => {
             const res = await api.ready();
@@ -177,10 +182,12 @@ describe('a PostgreSQL restart under Kassa', () => {
         assert.ok(underLoad.get(503) > 0 && underLoad.get(200) > 0, `the load saw outages and successes: ${underLoad}`);
         assert.equal(underLoad.dropped, 0, `creates under load: ${underLoad}`);
         assert.doesNotMatch(kassa.output(), /unhandled error|uncaught|an HTTP process ended/i);
-      } finally {
-        kassa.child.kill('SIGTERM');
-        assert.equal(await waitForExit(kassa.child), 0, kassa.output());
+      } catch (error) {
+        kassa.child.kill('SIGKILL');
+        throw new Error(`${(error as Error).message}\nKassa's output, last lines:\n${kassa.output().slice(-4000)}`, { cause: error });
       }
+      kassa.child.kill('SIGTERM');
+      assert.equal(await waitForExit(kassa.child), 0, `a clean stop after the restarts: ${kassa.output().slice(-4000)}`);
     });
   }
 });
