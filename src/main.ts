@@ -23,7 +23,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import type { FastifyInstance } from 'fastify';
-import { openStore, type Store } from './store/store.ts';
+import { NotEnoughSpace, openStore, type Store } from './store/store.ts';
 import { buildServer } from './server.ts';
 import { startWorkers } from './workers.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
@@ -171,6 +171,13 @@ async function runHttpProcess(config: Config) {
 
 const config = loadConfig();
 collectProcessMetrics();
-if (cluster.isWorker) await runHttpProcess(config);
-else if (config.httpProcesses > 1) await runPrimary(config);
-else await runSingleProcess(config);
+try {
+  if (cluster.isWorker) await runHttpProcess(config);
+  else if (config.httpProcesses > 1) await runPrimary(config);
+  else await runSingleProcess(config);
+} catch (error) {
+  // What the operator must fix before Kassa can start is one line, not a stack.
+  if (!(error instanceof NotEnoughSpace)) throw error;
+  process.stderr.write(`kassa: ${error.message}\n`);
+  process.exit(1);
+}

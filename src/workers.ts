@@ -11,20 +11,24 @@ import { HOUSEKEEPING_INTERVAL_MS, runHousekeeping } from './housekeeping.ts';
 import { startWalletRecovery } from './payments/wallet-recovery.ts';
 import { paymentPorts } from './payments/ports.ts';
 import { startAcquirerRecovery } from './payments/acquirer-recovery.ts';
+import { databaseUnavailable } from './store/unavailable.ts';
 
 export function startWorkers(config: Config, store: Store, log: FastifyBaseLogger): () => Promise<void> {
-  const stopExpiry = startExpirySweeper(paymentPorts(config, store), config.expirySweepIntervalMs, (err) => log.error({ err }, 'expiry sweep failed'));
-  const stopWalletRecovery = startWalletRecovery(paymentPorts(config, store), config.expirySweepIntervalMs, (err) =>
-    log.error({ err }, 'wallet payment recovery failed'),
-  );
-  const stopAcquirerRecovery = startAcquirerRecovery(paymentPorts(config, store), config.acquirerRecoveryIntervalMs, (err) =>
-    log.error({ err }, 'acquirer recovery failed'),
-  );
+  /**
+   * A failed run's log line. The database away fails every run until it is back (the webhook worker
+   * polls every WEBHOOK_POLL_INTERVAL_MS): a warn with its code, not a stack each time
+   * (docs/operations.md "When the database is away"); any other failure is an error with its stack.
+   */
+  const failed = (what: string) => (err: unknown) =>
+    databaseUnavailable(err) ? log.warn({ code: (err as { code?: unknown }).code }, `${what} failed: database unavailable`) : log.error({ err }, `${what} failed`);
+  const stopExpiry = startExpirySweeper(paymentPorts(config, store), config.expirySweepIntervalMs, failed('expiry sweep'));
+  const stopWalletRecovery = startWalletRecovery(paymentPorts(config, store), config.expirySweepIntervalMs, failed('wallet payment recovery'));
+  const stopAcquirerRecovery = startAcquirerRecovery(paymentPorts(config, store), config.acquirerRecoveryIntervalMs, failed('acquirer recovery'));
   const purge = setInterval(() => {
-    runHousekeeping(config, store).catch((err) => log.error({ err }, 'housekeeping failed'));
+    runHousekeeping(config, store).catch(failed('housekeeping'));
   }, HOUSEKEEPING_INTERVAL_MS);
   purge.unref();
-  const webhooks = new WebhookWorker(store, { ...config.webhooks, onError: (err) => log.error({ err }, 'webhook delivery failed') }).start();
+  const webhooks = new WebhookWorker(store, { ...config.webhooks, onError: failed('webhook delivery') }).start();
   return async () => {
     clearInterval(purge);
     await Promise.all([stopExpiry(), stopWalletRecovery(), stopAcquirerRecovery(), webhooks.stop()]);

@@ -1,20 +1,24 @@
 /**
  * The operator's endpoints. `/health` (unchanged, for what already polls it), `/health/live` (the
- * process answers) and `/health/ready` (it should get traffic: the database answers, its schema
- * has every migration of this code, and the background workers run where RUN_WORKERS asks for
- * them), 200 or 503 with the same JSON body naming each part. `/metrics`: Prometheus text for
- * all of this Kassa's processes, behind METRICS_TOKEN (docs/operations.md "Health", "Metrics").
+ * process answers) and `/health/ready` (it should get traffic: the database answers and takes a
+ * write, its schema has every migration of this code, and the background workers run where
+ * RUN_WORKERS asks for them), 200 or 503 with the same JSON body naming each part. `/metrics`:
+ * Prometheus text for all of this Kassa's processes, behind METRICS_TOKEN (docs/operations.md
+ * "Health", "Metrics").
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import { pendingMigrations } from '../store/migrations.ts';
+import { writeReadinessProbe } from '../store/readiness-probe.ts';
 import { httpRequestDuration, registry } from '../lib/metrics.ts';
 import { Problem } from '../ground/problem.ts';
 
 /** A database that does not answer within this is not ready (a stopped PostgreSQL may leave connects hanging). */
 const DATABASE_CHECK_MS = 2000;
+/** Probes within this of a check share its answer: a probe every few milliseconds still costs one write a second. */
+export const DATABASE_CHECK_SHARED_MS = 1000;
 
 /** What main.ts knows of the other processes (src/cockpit.ts). */
 interface Cockpit {
@@ -31,26 +35,32 @@ interface Deps {
 }
 
 interface Readiness {
-  database: 'ok' | 'unreachable';
+  database: 'ok' | 'unreachable' | 'not writable';
   migrations: string;
   workers: string;
+}
+
+/** What the database check found; `reason` when it failed: the driver's code, never its message (which may name hosts). */
+interface DatabaseCheck {
+  database: Readiness['database'];
+  pending?: string[];
+  reason?: string;
 }
 
 export async function cockpitRoutes(app: FastifyInstance, { config, store, cockpit }: Deps) {
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/health/live', async () => ({ status: 'ok' }));
-  app.get('/health/ready', async (request, reply) => {
-    const [schema, workers] = await Promise.all([
-      schemaState(store).catch((err: unknown) => request.log.warn({ err }, 'readiness: database check failed')),
-      cockpit.workers(),
-    ]);
+  const checkDatabase = sharedCheck(store, app.log);
+  app.get('/health/ready', async (_request, reply) => {
+    const [database, workers] = await Promise.all([checkDatabase(), cockpit.workers()]);
+    const { pending } = database;
     const checks: Readiness = {
-      database: schema ? 'ok' : 'unreachable',
-      migrations: !schema ? 'unknown' : schema.length === 0 ? 'current' : `pending: ${schema.join(', ')}`,
+      database: database.database,
+      migrations: !pending ? 'unknown' : pending.length === 0 ? 'current' : `pending: ${pending.join(', ')}`,
       workers,
     };
     const ready = checks.database === 'ok' && checks.migrations === 'current' && (workers === 'running' || workers === 'off');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks, ...(database.reason ? { reason: database.reason } : {}) });
   });
   // Without a token there is no /metrics: the figures say how much a merchant sells and when.
   const token = config.metricsToken;
@@ -75,14 +85,51 @@ const unauthorised = new Problem(401, 'Unauthorized', 'Send the metrics token (M
   'WWW-Authenticate': 'Bearer realm="kassa-metrics"',
 });
 
-/** The pending migrations, or a rejection when the database does not answer in time. */
-function schemaState(store: Store): Promise<string[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_CHECK_MS} ms`)), DATABASE_CHECK_MS);
-  });
-  return Promise.race([pendingMigrations(store.read, store.dialect, store.secrets), late]).finally(() => clearTimeout(timer));
+/**
+ * The database's part of readiness: its pending migrations read, then (with none pending, so the
+ * probe's table is there) one row written in a unit of work of its own, as every request's writes
+ * are. Reading alone would call ready a database that takes no write (PostgreSQL out of space,
+ * SQLite's disk full past its preallocated WAL). One check runs at a time, its answer shared for
+ * DATABASE_CHECK_SHARED_MS; a check still under way after DATABASE_CHECK_MS answers not ready,
+ * and the next probe waits for it rather than starting another.
+ */
+function sharedCheck(store: Store, log: FastifyBaseLogger): () => Promise<DatabaseCheck> {
+  let running: Promise<DatabaseCheck> | undefined;
+  let answered: { check: DatabaseCheck; until: number } | undefined;
+  const probe = async (): Promise<DatabaseCheck> => {
+    let pending: string[];
+    try {
+      pending = await pendingMigrations(store.read, store.dialect, store.secrets);
+    } catch (err) {
+      log.warn({ err }, 'readiness: the database does not answer');
+      return { database: 'unreachable', reason: reasonOf(err) };
+    }
+    if (pending.length > 0) return { database: 'ok', pending };
+    try {
+      await store.transact((db) => writeReadinessProbe(db, Date.now()));
+      return { database: 'ok', pending };
+    } catch (err) {
+      log.warn({ err }, 'readiness: the database takes no write');
+      return { database: 'not writable', pending, reason: reasonOf(err) };
+    }
+  };
+  return async () => {
+    if (answered && Date.now() < answered.until) return answered.check;
+    running ??= probe().finally(() => (running = undefined));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<DatabaseCheck>((resolve) => {
+      timer = setTimeout(() => resolve({ database: 'unreachable', reason: `no answer within ${DATABASE_CHECK_MS} ms` }), DATABASE_CHECK_MS);
+    });
+    const check = await Promise.race([running, late]).finally(() => clearTimeout(timer));
+    answered = { check, until: Date.now() + DATABASE_CHECK_SHARED_MS };
+    return check;
+  };
 }
+
+const reasonOf = (error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : 'no code: the log says why';
+};
 
 /** Every answer's time by method, route pattern (`/pay/:token`, never the token) and status; `unmatched` for addresses no route has. */
 export function installRequestMetrics(app: FastifyInstance) {

@@ -3,14 +3,16 @@
  * "Errors"). Services throw `Problem` (so does the JSON body parser, json-body.ts); Fastify's
  * own refusals (wrong content type, body too large, a malformed address, schema validation,
  * malformed HTTP) are told here in Kassa's words, never in Fastify's or Node's, which can
- * echo the request; anything else is a 500 with an error id only. The pages answer their
- * errors as pages (pages/routes.ts).
+ * echo the request; the database being away is a 503 with Retry-After (store/unavailable.ts);
+ * anything else is a 500 with an error id only. The pages answer their errors as pages
+ * (pages/routes.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { Problem, type FieldError } from '../ground/problem.ts';
+import { databaseUnavailable } from '../store/unavailable.ts';
 
 /** A problem answered to a request: its `type` under this Kassa's PUBLIC_URL, its body also naming the request id (request-id.ts). */
 function sendProblem(reply: FastifyReply, problem: Problem, publicUrl: string) {
@@ -73,6 +75,8 @@ function toProblem(error: FastifyError | Problem, request: FastifyRequest): Prob
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new Problem(error.statusCode, 'Bad request', 'Kassa could not read this request as sent.');
   }
+  const unavailable = databaseUnavailable(error, request.log);
+  if (unavailable) return unavailable;
   const errorId = randomUUID();
   request.log.error({ err: error, errorId }, 'unhandled error');
   return new Problem(500, 'Internal error', `Something went wrong on our side. Quote error id ${errorId} when you contact support.`);

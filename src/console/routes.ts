@@ -21,6 +21,7 @@ import { childrenOf, listTransactions } from '../store/transaction-list.ts';
 import { deliveriesOf, redeliver, TEST_WEBHOOK_PREFIX } from '../events/admin.ts';
 import { merchantOverviews, paymentMerchant } from '../merchants/merchants.ts';
 import { Problem } from '../ground/problem.ts';
+import { databaseUnavailable } from '../store/unavailable.ts';
 import { failureCodes } from '../ground/states.ts';
 import { identifierShaped, randomBase62 } from '../lib/tokens.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, type Form } from '../lib/page-security.ts';
@@ -80,8 +81,10 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
 
   app.setErrorHandler(async (error: Error, request, reply) => {
     const view = viewOf(request);
-    const status = error instanceof Problem ? error.status : ((error as { statusCode?: number }).statusCode ?? 500);
-    if (status >= 500) request.log.error({ err: error }, 'console error');
+    const unavailable = databaseUnavailable(error, request.log);
+    if (unavailable) void reply.headers(unavailable.headers);
+    const status = (error instanceof Problem ? error : unavailable)?.status ?? (error as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500 && !unavailable) request.log.error({ err: error }, 'console error');
     if (status === 404) return send(reply, view, messagePage(view, view.t('notFoundTitle'), view.t('notFound')), 404);
     return send(reply, view, messagePage(view, view.t('errorTitle'), view.t('errorDetail')), status >= 400 ? status : 500);
   });

@@ -93,6 +93,12 @@ export const problemTypes: readonly ProblemType[] = [
     meaning:
       'The acquirer did not answer the capture or reversal in time, and nothing was recorded. Send the same request again (`Retry-After`): it carries the same key to the acquirer, which never does it twice.',
   },
+  {
+    title: 'Database unavailable',
+    statuses: [503],
+    meaning:
+      "Kassa's database did not take the request: restarting, unreachable, out of space, or locked for a moment. Nothing is wrong with the request. Send it again after `Retry-After` seconds with the same `Idempotency-Reference`: if it was carried out after all, you get its answer.",
+  },
   { title: 'No directory server configured', statuses: [503], meaning: 'Live 3-D Secure needs a directory server the operator has not configured.' },
   {
     title: 'Authorisation being answered',

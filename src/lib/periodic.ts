@@ -5,7 +5,8 @@
 export function runEvery(intervalMs: number, task: () => Promise<unknown>, onError: (error: unknown) => void): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    running = running.then(() => task().catch(onError));
+    // A run's failure, thrown or rejected, goes to onError: a timer's callback never ends the process.
+    running = running.then(task).catch(onError);
   }, intervalMs);
   timer.unref();
   return async () => {

@@ -17,6 +17,7 @@ import { randomBase62 } from '../lib/tokens.ts';
 import { amountText, findCurrency } from '../ground/amount.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
 import { Problem } from '../ground/problem.ts';
+import { databaseUnavailable } from '../store/unavailable.ts';
 import { paymentPorts, type Ports } from '../payments/ports.ts';
 import type { CardStep } from '../payments/card-payment.ts';
 import { flowOf } from '../payments/flows.ts';
@@ -118,9 +119,13 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.setErrorHandler(async (error: Error, request, reply) => {
     const t = translator('eng');
     const nonce = newNonce();
-    const status = error instanceof Problem ? error.status : ((error as { statusCode?: number }).statusCode ?? 500);
-    if (status >= 500 && !(error instanceof Problem)) request.log.error({ err: error }, 'page error');
-    const message = status === 503 ? t('unavailable') : t('failure_processing_error');
+    const unavailable = databaseUnavailable(error, request.log);
+    if (unavailable) void reply.headers(unavailable.headers);
+    const problem = error instanceof Problem ? error : unavailable;
+    const status = problem ? problem.status : ((error as { statusCode?: number }).statusCode ?? 500);
+    if (status >= 500 && !problem) request.log.error({ err: error }, 'page error');
+    // The database away says nothing of the payment's fate: the customer is asked to come back, not told it failed.
+    const message = unavailable ? t('outcomeDetail_pending') : status === 503 ? t('unavailable') : t('failure_processing_error');
     return sendPage(reply, policy(nonce), messagePage({ t, nonce }, t('outcome_pending'), message), status >= 400 ? status : 500);
   });
 

@@ -23,6 +23,9 @@ export function startCheckpointer(file: string) {
      parentPort.on('message', () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });`,
     { eval: true, workerData: { file, betterSqlite3, intervalMs: CHECKPOINT_INTERVAL_MS } },
   );
+  // A thread that fails (its connection cannot open) must not take the process with it: the
+  // writer still checkpoints a WAL past its working size itself (group-commit.ts).
+  worker.on('error', () => {});
   worker.unref();
   return {
     stop: () =>

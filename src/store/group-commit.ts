@@ -53,7 +53,13 @@ export class GroupCommit {
     const now = Date.now();
     if (now - this.walCheckedAt < 250) return;
     this.walCheckedAt = now;
-    if (this.walSize() > WAL_RESET_BYTES) this.statements.statement('PRAGMA wal_checkpoint(PASSIVE)').all();
+    if (this.walSize() <= WAL_RESET_BYTES) return;
+    try {
+      this.statements.statement('PRAGMA wal_checkpoint(PASSIVE)').all();
+    } catch {
+      // A checkpoint that cannot write the database file (disk full) leaves the WAL as it is, its
+      // commits safe in it; the next commit tries again. Thrown, it would fail units already committed.
+    }
   }
 
   private exec(sql: string) {

@@ -31,10 +31,14 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
  * process), and prepared queries skip Kysely's executor there and on the read pool.
  */
 export function openPostgres(databaseUrl: string, poolSize: number) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
-  // An idle connection dropped by the server (restart, failover) is discarded by the pool and
-  // replaced on next use; unhandled, pg would raise it as an uncaught error and stop the process.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // A connection the server ends (a restart's 57P01, a failover, a reset) raises 'error' on its
+  // client whether it is idle in the pool or checked out between two queries; unheard, pg's event
+  // would stop the process (docs/operations.md "When the database is away"). Heard here, the query
+  // under way fails on its own, and the pool drops the broken client when it comes back (pg-pool
+  // discards a client that is no longer queryable) and connects anew on next use.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const read = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool: {
@@ -84,6 +88,8 @@ export function openPostgres(databaseUrl: string, poolSize: number) {
 }
 
 const MAX_IDLE_UNITS = 256;
+/** A server that does not take a connection within this (unreachable host, full queue) fails the request rather than holding it. */
+const CONNECT_TIMEOUT_MS = 10_000;
 /** Units per combined insert statement (a create holds ~45 parameters; PostgreSQL allows 65,535). */
 const MAX_UNITS_PER_STATEMENT = 100;
 

@@ -259,6 +259,12 @@ export interface SecretsKeyTable {
   created: number;
 }
 
+/** The one row readiness overwrites to prove the database takes writes (021_readiness_probe). */
+export interface ReadinessProbeTable {
+  id: number;
+  probed_at: number;
+}
+
 /** A console account (013_console): a platform operator (no merchant) or a merchant's user. */
 export interface OperatorTable {
   id: string;
@@ -327,6 +333,7 @@ export interface Database {
   sign_in_failures: SignInFailureTable;
   audit_log: AuditLogTable;
   acquirer_notifications: AcquirerNotificationTable;
+  readiness_probe: ReadinessProbeTable;
 }
 
 /** A signed acquirer notification item, as applied (019_acquirer_notifications): the key is the acquirer's own name of the event. */

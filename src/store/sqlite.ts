@@ -130,21 +130,44 @@ function privateFiles(dataDir: string, file: string): string[] {
  * once it had reached its size). So before SQLite opens the database, a missing WAL is
  * created at its working size, zero-filled. SQLite reads a WAL whose header is not valid
  * as empty and writes its own header at the first commit. An existing WAL is never
- * touched: it may hold committed transactions to recover.
+ * touched: it may hold committed transactions to recover. A filesystem without room for it
+ * refuses the start in one sentence (docs/operations.md "When the database is away"), before
+ * a byte is written or, should the space go meanwhile, with the partial file removed.
  */
 function preallocateWal(walFile: string) {
+  if (fs.existsSync(walFile)) return;
+  const available = () => {
+    const { bavail, bsize } = fs.statfsSync(path.dirname(walFile));
+    return bavail * bsize;
+  };
+  if (available() < WAL_RESET_BYTES) throw new NotEnoughSpace(walFile, available());
   let descriptor: number;
   try {
     descriptor = fs.openSync(walFile, 'wx', 0o600);
   } catch {
-    return; // it exists
+    return; // made meanwhile by another process
   }
   try {
     const zeros = Buffer.alloc(1024 * 1024);
     for (let written = 0; written < WAL_RESET_BYTES; written += zeros.length) fs.writeSync(descriptor, zeros);
     fs.fsyncSync(descriptor);
-  } finally {
     fs.closeSync(descriptor);
+  } catch (error) {
+    fs.closeSync(descriptor);
+    fs.rmSync(walFile, { force: true });
+    if ((error as { code?: string }).code === 'ENOSPC') throw new NotEnoughSpace(walFile, available());
+    throw error;
+  }
+}
+
+const mebibytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/** Kassa cannot start on this filesystem: main.ts says so in one line and exits. */
+export class NotEnoughSpace extends Error {
+  constructor(walFile: string, available: number) {
+    super(
+      `not enough disk space for the database's write-ahead log ${walFile}: it needs ${mebibytes(WAL_RESET_BYTES)}, the filesystem has ${mebibytes(available)} free; free some space or set DATA_DIR to a larger filesystem`,
+    );
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Health (api/cockpit.ts): `/health` as before, `/health/live`, and `/health/ready` naming the
  * database, its migrations and the background workers, 503 when one is not as it should be:
- * a database gone, a migration not applied, workers not running where they are asked for.
+ * a database gone, a migration not applied, workers not running where they are asked for. A
+ * database that answers reads but takes no write is in test/api/database-faults.test.ts.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,10 @@ import { freePort, startKassaProcess, waitForExit } from '../support/process.ts'
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { buildServer } from '../../src/server.ts';
+import { DATABASE_CHECK_SHARED_MS } from '../../src/api/cockpit.ts';
+
+/** Readiness shares a database check's answer for a moment: a change is seen once that has passed. */
+const pastSharedAnswer = () => new Promise((resolve) => setTimeout(resolve, DATABASE_CHECK_SHARED_MS + 50));
 
 for (const backend of backends) {
   describe(`health on ${backend}`, () => {
@@ -38,12 +43,14 @@ for (const backend of backends) {
       const [row] = (await sql<{ name: string; timestamp: string }>`SELECT name, timestamp FROM kysely_migration WHERE name = '008_refunds'`.execute(t.store.read)).rows;
       await t.store.transact((db) => sql`DELETE FROM kysely_migration WHERE name = '008_refunds'`.execute(db));
       try {
+        await pastSharedAnswer();
         const res = await t.app.inject({ method: 'GET', url: '/health/ready' });
         assert.equal(res.statusCode, 503);
         assert.deepEqual(res.json(), { status: 'not ready', checks: { database: 'ok', migrations: 'pending: 008_refunds', workers: 'off' } });
       } finally {
         await t.store.transact((db) => sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${row!.name}, ${row!.timestamp})`.execute(db));
       }
+      await pastSharedAnswer();
       assert.equal((await t.app.inject({ method: 'GET', url: '/health/ready' })).statusCode, 200);
     });
 
@@ -76,7 +83,7 @@ describe('health with a PostgreSQL server that is not there', () => {
     try {
       const res = await app.inject({ method: 'GET', url: '/health/ready' });
       assert.equal(res.statusCode, 503);
-      assert.deepEqual(res.json(), { status: 'not ready', checks: { database: 'unreachable', migrations: 'unknown', workers: 'off' } });
+      assert.deepEqual(res.json(), { status: 'not ready', checks: { database: 'unreachable', migrations: 'unknown', workers: 'off' }, reason: 'ECONNREFUSED' });
     } finally {
       await app.close();
       await store.close();
