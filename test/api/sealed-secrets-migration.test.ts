@@ -213,19 +213,10 @@ for (const backend of backends) {
       const receiver = await startReceiver(() => earlier.secret);
       const worker = new WebhookWorker(store, fastWorkerOptions());
       try {
-        assert.deepEqual(await store.migrate(), [
-          '007_sealed_secrets',
-          '008_refunds',
-          '009_captures',
-          '010_created_answers',
-          '012_acquirer_connections',
-          '013_console',
-          '014_console_list_indexes',
-          '015_acquirer_authentication',
-          '016_acquirer_in_flight',
-          '017_one_parent_index',
-          '021_readiness_probe',
-        ]);
+        // The earlier database had 001–006: every later migration runs, 007 first.
+        const later = Object.keys(migrations(backend, store.secrets)).filter((name) => name > '006_wallet');
+        assert.equal(later[0], '007_sealed_secrets');
+        assert.deepEqual(await store.migrate(), later);
         assert.deepEqual(await store.migrate(), [], 'applied once');
         // Right after the upgrade, before anything reuses the space the old values were freed into.
         const dump = JSON.stringify(
