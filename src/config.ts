@@ -20,6 +20,8 @@ export interface Config {
   host: string;
   /** Root of every customer-facing and API address Kassa hands out (payUrl, cancelUrl, …). */
   publicUrl: string;
+  /** Whether PUBLIC_URL was set, or `publicUrl` is the default made from PORT (right only on the server's own machine). */
+  publicUrlSet: boolean;
   /** `postgres://…` switches storage to PostgreSQL; unset = SQLite at `$DATA_DIR/kassa.db`. */
   databaseUrl?: string;
   dataDir: string;
@@ -360,6 +362,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: read(settings.host),
     publicUrl,
+    publicUrlSet: read(settings.publicUrl) !== undefined,
     databaseUrl: read(settings.databaseUrl),
     dataDir: read(settings.dataDir),
     keyDir: read(settings.keyDir),

@@ -24,8 +24,8 @@ function linkRoot(option: string | undefined, printsLink: boolean): string {
       throw new InvalidArgumentError(`--public-url ${option} is not a URL`);
     }
   }
-  const { publicUrl } = loadConfig();
-  if (printsLink && process.env.PUBLIC_URL === undefined) {
+  const { publicUrl, publicUrlSet } = loadConfig();
+  if (printsLink && !publicUrlSet) {
     process.stderr.write(
       `kassa: PUBLIC_URL is not set: the link starts with ${publicUrl}, the server's default; set PUBLIC_URL as the server has it, or pass --public-url\n`,
     );
