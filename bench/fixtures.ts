@@ -1,4 +1,4 @@
-/** A realistic card payment request carrying every 3-D Secure 2 field of spec §2.4–2.9. */
+/** A realistic card payment request carrying every 3-D Secure 2 field of docs/api.md#3-d-secure-2-data. */
 import { exampleThreeDSRequest } from '../src/threeds/example.ts';
 
 // The tests spread and override its nested 3-D Secure objects field by field.

@@ -1,5 +1,5 @@
 /**
- * Generates the test-mode wallet PKI once (DESIGN §3 "Wallet": in test mode a built-in
+ * Generates the test-mode wallet PKI once (docs/decisions.md#wallet: in test mode a built-in
  * test CA and keys stand in for the wallet's): a root, an intermediate with the wallet's
  * intermediate OID, a token-signing leaf with the signing OID, and a payment processing
  * key whose certificate carries the merchant identifier extension. The PEM files are

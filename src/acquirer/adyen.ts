@@ -1,6 +1,6 @@
 /**
- * The Adyen connector (docs/acquirers.md): Adyen's Classic Payment API v68, the contract in
- * `acquirers/adyen/PaymentService-v68.json`. Card data in (from the hosted page, the vault or a
+ * The Adyen connector (docs/acquirers.md#adyen): Adyen's Classic Payment API v68, whose contract
+ * is Adyen's own `PaymentService-v68.json` (docs/testing.md#adyens-api-contract). Card data in (from the hosted page, the vault or a
  * decrypted wallet token), with the cardholder authentication Kassa did as `mpiData`; an
  * authorisation out. Capture, cancel and refund are answered `[…-received]` at once and
  * finished by a signed notification (adyen-notifications.ts). Every call carries Adyen's

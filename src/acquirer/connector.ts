@@ -1,6 +1,5 @@
 /**
- * The acquirer port: every acquirer sits behind this one interface (DESIGN §1 "ports with
- * adapters"). Each call carries an idempotency key, so a retried call (after a timeout, a
+ * The acquirer port: every acquirer sits behind this one interface (docs/architecture.md#ports-and-adapters). Each call carries an idempotency key, so a retried call (after a timeout, a
  * crash, a double submit) is answered with the first call's result instead of acting twice.
  * Calls are network calls: never made inside a store unit of work.
  */

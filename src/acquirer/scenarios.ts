@@ -1,5 +1,5 @@
 /**
- * The test-mode scenario table of DESIGN §3 as data: with a test key, the cents of the
+ * The test-mode scenario table (docs/decisions.md#test-scenarios) as data: with a test key, the cents of the
  * amount choose what the simulated Directory Server, ACS and acquirer do. Pure.
  */
 
@@ -18,9 +18,9 @@ export interface Scenario {
   cents: number | 'other';
   threeDS: ThreeDSBehaviour;
   acquirer: AcquirerBehaviour;
-  /** Wallet payments: the final state is reached only after this delay (spec §8.2). */
+  /** Wallet payments: the final state is reached only after this delay (docs/api.md#limits). */
   walletDelayMs?: number;
-  /** The DESIGN §3 wording, shown to test-mode users. */
+  /** The wording of docs/decisions.md#test-scenarios, shown to test-mode users. */
   outcome: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The test-mode acquirer: answers per the DESIGN §3 scenario table (the amount's cents).
+ * The test-mode acquirer: answers per the test scenarios of docs/decisions.md#test-scenarios (the amount's cents).
  * Only test-mode payments ever reach it (see select.ts). Idempotency keys are honoured
  * like a real acquirer's: the same key returns the first answer.
  */

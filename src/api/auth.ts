@@ -1,5 +1,5 @@
 /**
- * API authentication (spec §5, DESIGN §3): HTTP Basic with the API key as user name
+ * API authentication (docs/api.md#authentication, docs/decisions.md#authentication-and-keys): HTTP Basic with the API key as user name
  * and an empty password. The key decides merchant and mode.
  */
 import type { FastifyRequest } from 'fastify';

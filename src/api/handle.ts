@@ -1,7 +1,7 @@
 /**
  * A merchant API route is one line: `app.post('/capture', handle(capture, ports))`. The
  * request becomes the operation's body and context; the runner answers (replays included,
- * DESIGN §3 "Idempotency-Reference").
+ * docs/decisions.md#idempotency).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../ground/problem.ts';

@@ -1,6 +1,6 @@
 /**
- * The merchant API's routes (DESIGN §2): one line per operation (payments/operations/), and
- * the reads of spec §4.3 and the payment methods.
+ * The merchant API's routes (docs/api.md#endpoints): one line per operation (payments/operations/), and
+ * the reads of docs/api.md#read-a-transaction and the payment methods.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from '../ground/problem.ts';

@@ -1,5 +1,5 @@
 /**
- * The API's limits (DESIGN §3 "Limits"). Counters live in memory, or in Redis (REDIS_URL) so
+ * The API's limits (docs/decisions.md#limits). Counters live in memory, or in Redis (REDIS_URL) so
  * that several Kassa processes share them; a Redis outage skips a limit rather than taking
  * payments down with it.
  *

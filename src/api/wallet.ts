@@ -1,9 +1,9 @@
 /**
- * The hybrid wallet flow's token intake (spec §4.4, DESIGN §2): `POST <cardDataUrl>` from
+ * The hybrid wallet flow's token intake (docs/api.md#post-a-wallet-token): `POST <cardDataUrl>` from
  * the merchant backend, body `{"encryptedToken": <the wallet token as received>}`. The
  * capability token in the address authorises; a Basic key, when sent, must be the
  * payment's merchant. 200 means the token was accepted, not that the payment succeeded
- * (spec §3 rule 3): it is paid right after, and the merchant reads the transaction.
+ * (docs/api.md#states): it is paid right after, and the merchant reads the transaction.
  */
 import type { FastifyInstance } from 'fastify';
 import { Problem } from '../ground/problem.ts';

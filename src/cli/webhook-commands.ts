@@ -1,5 +1,5 @@
 /**
- * `kassa webhook …` (DESIGN §3 "Webhooks"; docs/webhooks.md): a merchant's webhook URL and signing secret, the
+ * `kassa webhook …` (docs/webhooks.md): a merchant's webhook URL and signing secret, the
  * deliveries with their attempts, and redelivery. Registered by kassa.ts.
  */
 import { Command, InvalidArgumentError } from 'commander';

@@ -199,7 +199,7 @@ export interface PaymentPageState {
 }
 
 const show = (value: unknown): SafeHtml | string => (typeof value === 'object' && value !== null ? html`<pre>${JSON.stringify(value, null, 2)}</pre>` : String(value));
-/** The payment object's times are milliseconds since 1970 (spec §4.3): shown as the API answers them, and as a UTC time. */
+/** The payment object's times are milliseconds since 1970 (docs/api.md#the-payment-object): shown as the API answers them, and as a UTC time. */
 const showField = (key: string, value: unknown) =>
   (key === 'created' || key === 'lastUpdate') && typeof value === 'number' ? `${value} (${time(value)} UTC)` : show(value);
 

@@ -31,13 +31,13 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 // ── The answers ──────────────────────────────────────────────────────────────────────────
 
-/** The `type` of a transaction: those of the flows, and a refund's `credit` (DESIGN §2). */
+/** The `type` of a transaction: those of the flows, and a refund's `credit` (docs/api.md#the-payment-object). */
 const transactionTypes = [...new Set([...Object.values(flows).flatMap((flow) => flow.transactionTypes), 'credit'])];
 const transactionMethods = [...new Set(Object.values(flows).map((flow) => flow.method))];
 
 const uri = { type: 'string', format: 'uri' };
 
-/** The payment object of spec §2.1 as payments/serialize.ts writes it. */
+/** The payment object of docs/api.md#the-payment-object as payments/serialize.ts writes it. */
 const paymentSchema: Schema = {
   type: 'object',
   description: 'A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`), spec §2.1.',

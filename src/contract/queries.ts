@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 
-/** Spec §2.1: a reference is at most 64 characters. */
+/** docs/api.md#the-payment-object: a reference is at most 64 characters. */
 const REFERENCE_LENGTH = 64;
 export const MAX_REFERENCES = 50;
 

@@ -3,8 +3,8 @@
  * derived from the tables that validate them: the field tables of payments/common-fields.ts
  * (payment, enrollment, refund, capture, reversal, test completion), the flows table
  * (payments/flows.ts: what each flow requires, allows and forbids, said with if/then), and the
- * 3-D Secure 2 tables of threeds/fields.ts (§2.4–2.9: sizes, formats, enums and the "S" fields
- * with `scaReady: yes`, each field's JSON type and hard limit without it, the conditions of §2.5,
+ * 3-D Secure 2 tables of threeds/fields.ts (docs/api.md#3-d-secure-2-data: sizes, formats, enums and the "S" fields
+ * with `scaReady: yes`, each field's JSON type and hard limit without it, the conditions of docs/api.md#sequence-information,
  * browserInfo's all or nothing). What JSON Schema cannot say (a real calendar date, a subdivision
  * of the given country, a webhook address's reach) stays in the field's description and in
  * Kassa's 422.
@@ -19,7 +19,7 @@ import { hardLimitOf, objectSpecs, scaReadyAliases, topLevelSpec, type FieldSpec
 
 type Schema = Record<string, unknown>;
 
-/** Every request may carry fields it does not know: existing clients send them, and they are ignored (DESIGN §2). */
+/** Every request may carry fields it does not know: existing clients send them, and they are ignored (docs/api.md#existing-clients). */
 const OPEN = true;
 
 // ── The field tables of payments/ ────────────────────────────────────────────────────────
@@ -200,7 +200,7 @@ const phpDate: Schema = {
   properties: { date: { type: 'string' }, timezone: { type: 'string' } },
 };
 
-/** §2.4's phone adaptation (threeds/phone.ts): a `…PhoneNumber` sent as a whole international number, without its `…PhoneCountry`, is split into both. */
+/** The phone adaptation of docs/api.md#billing-and-shipping-fields (threeds/phone.ts): a `…PhoneNumber` sent as a whole international number, without its `…PhoneCountry`, is split into both. */
 const internationalNumber: Schema = {
   title: 'whole international number',
   type: 'string',
@@ -254,7 +254,7 @@ function strictProperties(spec: ObjectSpec, operation: 'payment' | 'enrollment')
   return Object.fromEntries(givenFields(spec, operation).map(([name, field]) => [name, propertySchema(name, field)]));
 }
 
-/** An object's fields as taken without `scaReady: yes`, and the rules that hold either way: required fields, the conditions of §2.5, all or nothing. */
+/** An object's fields as taken without `scaReady: yes`, and the rules that hold either way: required fields, the conditions of docs/api.md#sequence-information, all or nothing. */
 function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollment'): Schema {
   const fields = givenFields(spec, operation);
   const conditional: Schema[] = [];
@@ -273,7 +273,7 @@ function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollmen
     type: 'object',
     properties: Object.fromEntries(fields.map(([name, field]) => [name, lenientFieldSchema(field)])),
     ...(always.length > 0 ? { required: always } : {}),
-    // §2.9: one field given makes every field required.
+    // docs/api.md#browser-data: one field given makes every field required.
     ...(spec.allOrNothing ? { dependentRequired: Object.fromEntries(names.map((name) => [name, names.filter((other) => other !== name)])) } : {}),
     ...(conditional.length > 0 ? { allOf: conditional } : {}),
     additionalProperties: OPEN,
@@ -281,8 +281,8 @@ function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollmen
 }
 
 /**
- * The 3-D Secure 2 part of a request body: the top-level fields of §2.4 and the objects of
- * §2.5–2.9, and with `scaReady: yes` (§2.4) the "S" fields required and every field's format.
+ * The 3-D Secure 2 part of a request body: the top-level fields of docs/api.md#billing-and-shipping-fields and the objects of
+ * docs/api.md#3-d-secure-2-data, and with `scaReady: yes` (docs/api.md#billing-and-shipping-fields) the "S" fields required and every field's format.
  */
 function threeDSSchema(operation: 'payment' | 'enrollment'): { properties: Schema; allOf: Schema[] } {
   const top = threeDSObjectSchema(topLevelSpec, operation) as { properties: Schema; allOf?: Schema[] };
@@ -316,7 +316,7 @@ const leftOutSchema: Schema = {
   },
 };
 
-/** The payment object's copy of the billing and shipping fields (§2.1): the top-level 3-D Secure 2 fields but scaReady, as strings, and the fields left out. */
+/** The payment object's copy of the billing and shipping fields (docs/api.md#the-payment-object): the top-level 3-D Secure 2 fields but scaReady, as strings, and the fields left out. */
 export const echoedFieldSchemas: Readonly<Schema> = {
   ...Object.fromEntries(
     Object.entries(topLevelSpec.fields)
@@ -334,7 +334,7 @@ function withThreeDS(table: Schema, operation: 'payment' | 'enrollment', rules: 
   return { ...table, properties: { ...(table.properties as Schema), ...threeDS.properties }, ...(allOf.length > 0 ? { allOf } : {}) };
 }
 
-/** `POST /payment` (spec §4.1): method, the payment table, every flow's rules, and the 3-D Secure 2 fields. */
+/** `POST /payment` (docs/api.md#create-a-payment): method, the payment table, every flow's rules, and the 3-D Secure 2 fields. */
 export function paymentRequestSchema(): Schema {
   const method = tableSchema(methodTable);
   const payment = tableSchema(paymentTable);
@@ -347,7 +347,7 @@ export function paymentRequestSchema(): Schema {
   return withThreeDS(table, 'payment', rules);
 }
 
-/** `POST /token` (spec §4.2): a vault enrollment. */
+/** `POST /token` (docs/api.md#vault-enrollment): a vault enrollment. */
 export function enrollmentRequestSchema(): Schema {
   return withThreeDS(tableSchema(enrollmentTable, 'enrollment'), 'enrollment', []);
 }

@@ -1,5 +1,5 @@
 /**
- * Operator side of webhooks (DESIGN §3 "Webhooks"; docs/webhooks.md): a merchant's URL and signing secret,
+ * Operator side of webhooks (docs/webhooks.md): a merchant's URL and signing secret,
  * the list of deliveries with their attempts, redelivery and test webhooks. Used by the admin CLI and the console.
  */
 import type { Db, Store } from '../store/store.ts';

@@ -1,5 +1,5 @@
 /**
- * The webhook outbox (DESIGN §3): `transition()` calls `enqueueWebhook` in the unit
+ * The webhook outbox (docs/decisions.md#webhooks): `transition()` calls `enqueueWebhook` in the unit
  * of work that changes the status, so the delivery row commits with the change or
  * not at all. Delivery happens later, outside any unit (worker.ts).
  */
@@ -7,7 +7,7 @@ import type { Db } from '../store/store.ts';
 import { insertDelivery, webhookTargetOf } from '../store/webhooks.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 
-/** Statuses the merchant is told about (spec §6.1): the final ones, and a hold for review. */
+/** Statuses the merchant is told about (docs/api.md#webhooks): the final ones, and a hold for review. */
 export const notifiedStatuses: ReadonlySet<string> = new Set(['success', 'failed', 'manualintervention']);
 
 /** The `webhook-id`: one per event, the same on every retry and redelivery. */

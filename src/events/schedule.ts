@@ -1,5 +1,5 @@
 /**
- * The retry schedule (DESIGN §3 "Webhooks") as data: the wait after each failed
+ * The retry schedule (docs/webhooks.md#retries) as data: the wait after each failed
  * attempt. The first attempt is immediate; after the last wait's attempt also fails
  * the delivery is given up (9 attempts over about 2 days 21 hours).
  */

@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signatures (DESIGN §3): `webhook-signature: v1,<base64 HMAC-SHA256>`
+ * Standard Webhooks signatures (docs/webhooks.md#verifying-the-signature): `webhook-signature: v1,<base64 HMAC-SHA256>`
  * over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of
  * the merchant's `whsec_` secret. Byte for byte what the `standardwebhooks` package's
  * `Webhook.sign` produces (the tests verify with it); node:crypto's HMAC is used here
@@ -11,7 +11,7 @@ import { WEBHOOK_SECRET_PREFIX } from '../lib/tokens.ts';
 /** The HMAC key of a `whsec_` secret (lib/tokens.ts `newWebhookSecret`). */
 export const secretKey = (secret: string) => Buffer.from(secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret, 'base64');
 
-/** The body of every webhook (spec §6.2): the reference and nothing else. */
+/** The body of every webhook (docs/webhooks.md#what-you-receive): the reference and nothing else. */
 export const webhookBody = (reference: string) => JSON.stringify({ id: reference });
 
 export interface SignedHeaders {

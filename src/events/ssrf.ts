@@ -1,5 +1,5 @@
 /**
- * SSRF guard for webhooks (DESIGN §3 "Webhooks"; docs/webhooks.md "Where webhooks go"). In
+ * SSRF guard for webhooks (docs/webhooks.md#where-webhooks-go). In
  * every mode a webhook never reaches a link-local, cloud-metadata or other special-purpose
  * address. Live webhooks use https and reach public unicast addresses only; test webhooks use
  * http or https and may also reach loopback and private networks where the operator allows it

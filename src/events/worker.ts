@@ -1,5 +1,5 @@
 /**
- * The webhook delivery worker (DESIGN §3). It claims due deliveries in batches with a
+ * The webhook delivery worker (docs/webhooks.md#retries). It claims due deliveries in batches with a
  * lease (claimDueDeliveries), sends each outside any unit of work, then records the
  * attempt and the delivery's next step in one unit. Several workers, in one process
  * or many sharing a database, take disjoint claims; a worker that dies holding a

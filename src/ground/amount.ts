@@ -65,7 +65,7 @@ export function formatAmount(minor: number, currency: Currency): string {
   return `${digits.slice(0, -currency.exponent)}.${digits.slice(-currency.exponent)}`;
 }
 
-/** The JSON number the API returns for an amount (spec §2.1: amount is a number). */
+/** The JSON number the API returns for an amount (docs/api.md#the-payment-object: amount is a number). */
 export function amountNumber(minor: number, currency: Currency): number {
   return Number(formatAmount(minor, currency));
 }

@@ -1,4 +1,4 @@
-/** `language`: ISO 639-2/T three-letter codes (DESIGN §3), from the iso-639-2 data package. */
+/** `language`: ISO 639-2/T three-letter codes (docs/decisions.md#languages-and-currencies), from the iso-639-2 data package. */
 import { iso6392 } from 'iso-639-2';
 
 const terminologyCodes = new Set(iso6392.map((l) => l.iso6392T ?? l.iso6392B).filter((code) => /^[a-z]{3}$/.test(code)));

@@ -1,4 +1,4 @@
-/** The payment state machine as data (DESIGN §3 "States"). Final states never change. */
+/** The payment state machine as data (docs/decisions.md#states). Final states never change. */
 export const statuses = ['pending', 'success', 'failed', 'manualintervention'] as const;
 export type Status = (typeof statuses)[number];
 

@@ -10,7 +10,7 @@ export type UrlCheck = { ok: true } | { ok: false; message: string };
 
 /**
  * Where a browser is sent: an absolute http(s) URL, or a URL of one of `appSchemes`, the deep
- * links (`myshop://checkout/done`, spec §2.1) the operator allows. Every other scheme is
+ * links (`myshop://checkout/done`, docs/api.md#the-payment-object) the operator allows. Every other scheme is
  * refused, not only those known to be dangerous: browsers and phones hand unknown ones to
  * whatever registered them (`intent:`, `ms-settings:`, …).
  */

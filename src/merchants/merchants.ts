@@ -17,7 +17,7 @@ import { AdminError } from '../events/admin.ts';
 export interface MerchantSettings {
   methods: PaymentMethod[];
   cardBrands: CardBrand[];
-  /** DESIGN §3 Vault: `direct` (no card form) or `confirm` (pre-filled form, CVC asked). */
+  /** docs/decisions.md#vault: `direct` (no card form) or `confirm` (pre-filled form, CVC asked). */
   vaultPaymentPath: 'direct' | 'confirm';
 }
 
@@ -83,7 +83,7 @@ export async function rotateApiKey(store: Store, merchantId: string, mode: Mode,
 
 export const vaultPaymentPaths = ['direct', 'confirm'] as const satisfies readonly MerchantSettings['vaultPaymentPath'][];
 
-/** Sets the merchant's vault payment path (DESIGN §3): `direct` or `confirm` (`kassa merchant vault-path`, the console). */
+/** Sets the merchant's vault payment path (docs/decisions.md#vault): `direct` or `confirm` (`kassa merchant vault-path`, the console). */
 export async function setVaultPaymentPath(store: Store, merchantId: string, path: string): Promise<MerchantSettings> {
   if (!(vaultPaymentPaths as readonly string[]).includes(path)) throw AdminError.forField('path', `must be ${vaultPaymentPaths.join(' or ')}`);
   return changeSettings(store, merchantId, { vaultPaymentPath: path as MerchantSettings['vaultPaymentPath'] });

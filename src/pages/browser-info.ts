@@ -1,5 +1,5 @@
 /**
- * Browser data for the AReq when the merchant gave no browserInfo (spec §2.9: the service
+ * Browser data for the AReq when the merchant gave no browserInfo (docs/api.md#browser-data: the service
  * obtains it when the customer is redirected to it). The card page's script fills screen,
  * time zone and language into hidden fields; accept headers, user agent and IP come from
  * the request. Without scripts only the request's part is known. Pure.

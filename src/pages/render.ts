@@ -1,5 +1,5 @@
 /**
- * What a payment's page answers (spec §1 step 2; docs/pages.md): GET payUrl shows the page for
+ * What a payment's page answers (docs/api.md#the-service; docs/pages.md): GET payUrl shows the page for
  * the payment's state, and after each customer operation the step it reached is rendered or
  * redirected. Every page goes out with its strict CSP (security.ts), which must allow the
  * merchant's returnUrl as a form target and the ACS as a frame or form target.

@@ -155,7 +155,7 @@ export interface StoredCardState {
   attemptsLeft?: number;
 }
 
-/** A vault payment (DESIGN §3): the stored card, shown masked, and a pay button; on the confirm path also the CVC field. */
+/** A vault payment (docs/decisions.md#vault): the stored card, shown masked, and a pay button; on the confirm path also the CVC field. */
 export function storedCardPage(view: PaymentView, state: StoredCardState): SafeHtml {
   const { t } = view;
   const errors = state.errors ?? {};
@@ -208,7 +208,7 @@ ${cancelForm(view)}
   return layout(view, t('title', { merchant: view.merchantName }), body);
 }
 
-/** The hosted wallet flow. Test mode only: the button stands in for the wallet sheet (DESIGN §3 "Wallet"). */
+/** The hosted wallet flow. Test mode only: the button stands in for the wallet sheet (docs/decisions.md#wallet). */
 export function walletPage(view: PaymentView): SafeHtml {
   const { t } = view;
   const body = html`<main>

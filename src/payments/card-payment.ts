@@ -1,5 +1,5 @@
 /**
- * Paying with a card once the card is known (spec §1, §3; DESIGN §3), shared by the
+ * Paying with a card once the card is known (docs/api.md#the-service, docs/api.md#states, docs/decisions.md#3-d-secure), shared by the
  * operations that pay by card — the card form, a stored card, the end of a 3-D Secure
  * step — and, from `authorise` on, by wallet payments:
  *
@@ -91,7 +91,7 @@ export interface CardPlan {
   unavailable?: boolean;
 }
 
-/** Whether paying this payment stores its card (an enrollment always; a payment when asked with storeInVault, spec §2.2). */
+/** Whether paying this payment stores its card (an enrollment always; a payment when asked with storeInVault, docs/api.md#the-details-object). */
 function storesCard(row: TransactionRow): boolean {
   const { storesCard } = flowOf(row.flow);
   return storesCard === 'always' || (storesCard === 'if-asked' && !!storedRequestOf(row).storeInVault);
@@ -139,7 +139,7 @@ export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext)
   const { row, merchant } = caller;
   const card = (plan.check as { card: CardData }).card;
   const stored = storedRequestOf(row);
-  // Merchants that accept only bcmc are not subject to 3-D Secure (spec §1).
+  // Merchants that accept only bcmc are not subject to 3-D Secure (docs/api.md#the-service).
   if (!merchantSubjectToThreeDS(merchant.settings.cardBrands)) return settle(card, undefined, `attempt-${plan.attempt}`, ctx);
   const acquirer = await ports.acquirers.for(ownerOf(row));
   if (acquirer.authentication && flowOf(row.flow).threeDS.operation === 'payment') return authoriseAuthenticating(acquirer.authentication, plan, ctx);
@@ -268,10 +268,10 @@ function paymentAmount(row: TransactionRow): PaymentAmount {
   return { reference: row.reference, mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, exponent: findCurrency(row.currency)!.exponent };
 }
 
-/** After authentication: an enrollment stores the card (no money moves, spec §4.2); a payment is authorised. */
+/** After authentication: an enrollment stores the card (no money moves, docs/api.md#vault-enrollment); a payment is authorised. */
 function settle(card: CardData, authentication: Authentication | undefined, key: string, ctx: CardContext): Promise<Settlement> | Settlement {
   if (flowOf(ctx.caller.row.flow).threeDS.operation !== 'enrollment') return authorise(card, authentication, key, ctx);
-  // scaToken (spec §2.2): true only when the cardholder was authenticated; an attempt (A) or no 3-D Secure at all is a fallback without it.
+  // scaToken (docs/api.md#the-details-object): true only when the cardholder was authenticated; an attempt (A) or no 3-D Secure at all is a fallback without it.
   const vault = prepareForVault(card, ctx);
   return { finish: { status: 'success', cause: 'card_enrolled', ...cardFacts(card), authentication, vault, scaToken: authentication?.transStatus === 'Y' } };
 }
@@ -344,7 +344,7 @@ export interface Finish {
   acquirerReference?: string;
   /** A success that stores the card in the vault (enrollment, storeInVault). */
   vault?: PreparedCard;
-  /** Enrollments: whether the cardholder was authenticated (spec §2.2). */
+  /** Enrollments: whether the cardholder was authenticated (docs/api.md#the-details-object). */
   scaToken?: boolean;
 }
 

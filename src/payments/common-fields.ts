@@ -2,10 +2,10 @@
  * Request fields as data, in the spirit of threeds/fields.ts and threeds/validate.ts: each
  * field is one row of a table (its JSON type, size, allowed values or format, whether it is
  * required, what the merchant's settings and the request's flow allow), and one engine checks
- * a body against a table, reporting every failing field at once (DESIGN §3 "Errors"). Tables
+ * a body against a table, reporting every failing field at once (docs/decisions.md#errors). Tables
  * are compiled once, at module load, with every rule of flows.ts resolved into sets.
- * Also the rows of every request that sends a customer to a Kassa page (payments §4.1, vault
- * enrollments §4.2): returnUrl, language, the merchant's free texts and the per-transaction
+ * Also the rows of every request that sends a customer to a Kassa page (payments: docs/api.md#create-a-payment; vault
+ * enrollments: docs/api.md#vault-enrollment): returnUrl, language, the merchant's free texts and the per-transaction
  * webhookUrl. Pure: no I/O.
  */
 import type { FieldError } from '../ground/problem.ts';
@@ -16,7 +16,7 @@ import { whyRefused, type Reach } from '../events/ssrf.ts';
 import { flowNames, flows, type Flow, type FlowSpec } from './flows.ts';
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-/** Existing clients send `""` for unset optional fields (DESIGN §2): treat as absent. */
+/** Existing clients send `""` for unset optional fields (docs/api.md#existing-clients): treat as absent. */
 export const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 export interface CommonFields {
@@ -306,7 +306,7 @@ function language(value: string, field: CompiledField, run: FieldRun): unknown {
   return check.ok ? check.code : fail(run, field, 'enum', check.message);
 }
 
-/** A money amount in major units as existing clients send it (DESIGN §2): a JSON number or a numeric string, parsed exactly. */
+/** A money amount in major units as existing clients send it (docs/api.md#existing-clients): a JSON number or a numeric string, parsed exactly. */
 export const amountSchema: JsonSchema = {
   anyOf: [
     { title: 'number', type: 'number', exclusiveMinimum: 0 },
@@ -316,7 +316,7 @@ export const amountSchema: JsonSchema = {
 };
 
 export const commonFields = {
-  // Every flow that sends the customer to a Kassa page brings them back (§1 step 3).
+  // Every flow that sends the customer to a Kassa page brings them back (docs/api.md#the-service).
   returnUrl: {
     type: 'string',
     format: returnUrl,

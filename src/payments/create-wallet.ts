@@ -1,5 +1,5 @@
 /**
- * The wallet part of creating a payment (spec §4.1; DESIGN §3 "Wallet"), done before the
+ * The wallet part of creating a payment (docs/api.md#create-a-payment; docs/decisions.md#wallet), done before the
  * unit of work because it is crypto or a network call:
  * - direct flow: the `walletPayEncryptedToken` is verified, decrypted and checked against
  *   the payment now, so a bad token is a 422 on creation, not a failed payment later;

@@ -1,5 +1,5 @@
 /**
- * Create a payment (spec §4.1): validate → decide → store, in one unit of work.
+ * Create a payment (docs/api.md#create-a-payment): validate → decide → store, in one unit of work.
  * The response is the payment object with status `pending` and a `payUrl`.
  */
 import { Problem } from '../ground/problem.ts';
@@ -51,8 +51,8 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext): Planne
 }
 
 /**
- * A vault payment (spec §4.1): a card payment whose card is the caller's stored card. Its
- * brand, masked number and cardholder name show from creation on (spec §2.1, §2.2); the
+ * A vault payment (docs/api.md#create-a-payment): a card payment whose card is the caller's stored card. Its
+ * brand, masked number and cardholder name show from creation on (docs/api.md#the-payment-object, docs/api.md#the-details-object); the
  * card's id is kept for the page, which decrypts the number only to authorise.
  */
 function planVaultPayment(request: PaymentRequest, ctx: CreateContext): PlannedTransaction {

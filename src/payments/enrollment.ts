@@ -1,5 +1,5 @@
 /**
- * Vault enrollment (spec §4.2): `dataType: "card"` creates a pending transaction with
+ * Vault enrollment (docs/api.md#vault-enrollment): `dataType: "card"` creates a pending transaction with
  * `method: "vault"`, `type: "token"` and a `payUrl` where the customer enters the card
  * to store. Its rules are the `enrollment` entry of payments/flows.ts; the 3-D Secure 2
  * data is validated as for payments, in enrollment mode.

@@ -1,20 +1,20 @@
 /**
- * The flows as data (DESIGN §1 "Flows are data"). A flow is one way a customer pays or
- * stores a card: the kinds of spec §1 (card, landing page, wallet, vault payment, vault
- * enrollment), with the wallet split by how the merchant integrates it (§4.1: hosted,
+ * The flows as data (docs/architecture.md#flows-are-data). A flow is one way a customer pays or
+ * stores a card: the kinds docs/api.md#the-service names (card, landing page, wallet, vault payment, vault
+ * enrollment), with the wallet split by how the merchant integrates it (docs/api.md#create-a-payment: hosted,
  * direct with the merchant's own token, hybrid on the merchant's own checkout page). Each
  * entry says:
- * - how a request is recognised as it (§4.1, §2.2): a create-payment request by its `method`
+ * - how a request is recognised as it (docs/api.md#create-a-payment, docs/api.md#the-details-object): a create-payment request by its `method`
  *   and, where a method has several flows, by one of the `details` fields that mark one; the
- *   enrollment by its own request's `dataType` (§4.2);
+ *   enrollment by its own request's `dataType` (docs/api.md#vault-enrollment);
  * - what its request must and must not carry: the `details` fields it requires and forbids,
  *   whether `returnUrl` is required (every flow that sends the customer to a Kassa page
- *   brings them back there, §1 step 3), the transaction types it allows (the first is the
+ *   brings them back there, docs/api.md#the-service), the transaction types it allows (the first is the
  *   default), whether `brand` and `storeInVault: yes` are accepted, and the context its
- *   3-D Secure 2 data is validated in (§2.4–2.9; §4.2 for the enrollment);
+ *   3-D Secure 2 data is validated in (docs/api.md#3-d-secure-2-data; docs/api.md#vault-enrollment for the enrollment);
  * - what creating it needs besides storing the row, what the customer sees at `payUrl`,
  *   whether it puts a card in the vault, what its `details` show, and which addresses its
- *   payment object carries (§2.1; `cardDataUrl` receives the hybrid flow's token, §4.4).
+ *   payment object carries (docs/api.md#the-payment-object; `cardDataUrl` receives the hybrid flow's token, docs/api.md#post-a-wallet-token).
  * The request tables of request.ts and vault/enroll.ts, the payment object (serialize.ts),
  * creation and the pages read this table instead of comparing flow names.
  */
@@ -23,10 +23,10 @@ import type { ThreeDSContext } from '../threeds/validate.ts';
 
 export type Flow = 'card' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid' | 'enrollment';
 
-/** The flows of a create-payment request (§4.1): all but the enrollment. */
+/** The flows of a create-payment request (docs/api.md#create-a-payment): all but the enrollment. */
 export type PaymentFlow = Exclude<Flow, 'enrollment'>;
 
-/** The `details` fields a create-payment request may carry (§2.2, and `expirationDuration` of DESIGN §3 "States"). */
+/** The `details` fields a create-payment request may carry (docs/api.md#the-details-object, and `expirationDuration` of docs/decisions.md#states). */
 export type DetailsField = 'vaultAccessToken' | 'walletPayEncryptedToken' | 'walletPayValidationUrl' | 'walletPayDomainName' | 'expirationDuration';
 
 export type TransactionType = 'sale' | 'authorise' | 'token';
@@ -42,16 +42,16 @@ export interface Forbidden {
 export type Page =
   | 'card-form'
   | 'stored-card'
-  /** The landing page: the customer picks a method, then sees that method's page (§1). */
+  /** The landing page: the customer picks a method, then sees that method's page (docs/api.md#the-service). */
   | 'method-choice'
   | 'wallet-sheet'
-  /** The merchant's own checkout takes the payment (§4.1, §4.6): payUrl only shows its status. */
+  /** The merchant's own checkout takes the payment (docs/api.md#create-a-payment, docs/api.md#hybrid-wallet-checkout): payUrl only shows its status. */
   | 'none';
 
-/** The work creating the payment needs before its row is stored (§4.1). */
+/** The work creating the payment needs before its row is stored (docs/api.md#create-a-payment). */
 export type Creation =
   | 'plain'
-  /** Read the caller's stored card named by `details.vaultAccessToken`: its brand and masked number show from creation on (§2.1, §2.2). */
+  /** Read the caller's stored card named by `details.vaultAccessToken`: its brand and masked number show from creation on (docs/api.md#the-payment-object, docs/api.md#the-details-object). */
   | 'vault-card'
   /** Verify and decrypt `details.walletPayEncryptedToken` now (a bad token is a 422), and pay with it after answering. */
   | 'wallet-token'
@@ -59,11 +59,11 @@ export type Creation =
   | 'wallet-session';
 
 export interface FlowSpec {
-  /** The payment object's `method` (§2.1). */
+  /** The payment object's `method` (docs/api.md#the-payment-object). */
   method: PaymentMethod | 'vault';
   /** How error messages name the flow. */
   title: string;
-  /** A create-payment request with `method` and one of these `details` fields sent (none: the method's plain flow); or the enrollment request (§4.2). */
+  /** A create-payment request with `method` and one of these `details` fields sent (none: the method's plain flow); or the enrollment request (docs/api.md#vault-enrollment). */
   recognisedBy: { detailsSent: readonly DetailsField[] } | { dataType: 'card' };
   /** `details` fields the request must send (`conditional_required`). */
   requires: readonly DetailsField[];
@@ -71,9 +71,9 @@ export interface FlowSpec {
   requiresReturnUrl: boolean;
   /** The `type`s a request may ask for with `type`/`transactionType`; the first is the default. */
   transactionTypes: readonly TransactionType[];
-  /** Whether `brand` (a card brand to preselect, DESIGN §2) is accepted. */
+  /** Whether `brand` (a card brand to preselect, docs/api.md#create-a-payment) is accepted. */
   brand: boolean;
-  /** Whether `storeInVault: yes` is accepted (§2.2). */
+  /** Whether `storeInVault: yes` is accepted (docs/api.md#the-details-object). */
   storeInVault: boolean;
   /** The context validateThreeDS checks the 3-D Secure 2 fields in; `operation` is also the kind of the authentication (enrollment: adding a card). */
   threeDS: ThreeDSContext;
@@ -81,17 +81,17 @@ export interface FlowSpec {
   creation: Creation;
   /** Whether a card entered for it is put in the vault: always (enrollment), when the request asked (`storeInVault: yes`), or never. */
   storesCard: 'always' | 'if-asked' | 'never';
-  /** Whether its `details` show `expirationDuration` (§2.2: landing page). */
+  /** Whether its `details` show `expirationDuration` (docs/api.md#the-details-object: landing page). */
   expiryInDetails: boolean;
-  /** The addresses its payment object carries (§2.1). */
+  /** The addresses its payment object carries (docs/api.md#the-payment-object). */
   answer: { payUrl: boolean; cancelUrl: boolean; cardDataUrl: boolean };
 }
 
-/** A vault access token pays with a stored card: a card payment (§1). */
+/** A vault access token pays with a stored card: a card payment (docs/api.md#the-service). */
 const vaultTokenOnlyWithCard = { fields: ['vaultAccessToken'], reportedAt: 'vaultAccessToken', message: 'is only allowed with method card' } as const;
 
 const cardEntry = { operation: 'payment', usesVaultToken: false, merchantCapturesCardData: false } as const;
-/** The merchant captured the card data (the wallet token) in its own checkout: browserInfo is then required (§2.4, §2.9). */
+/** The merchant captured the card data (the wallet token) in its own checkout: browserInfo is then required (docs/api.md#billing-and-shipping-fields, docs/api.md#browser-data). */
 const merchantCheckout = { operation: 'payment', usesVaultToken: false, merchantCapturesCardData: true } as const;
 
 export const flows = {
@@ -123,7 +123,7 @@ export const flows = {
     brand: true,
     // Accepted as on any card payment; the card is in the vault already.
     storeInVault: true,
-    // §2.5: a stored card's payment needs no sequenceInfo.initialTransactionId.
+    // docs/api.md#sequence-information: a stored card's payment needs no sequenceInfo.initialTransactionId.
     threeDS: { operation: 'payment', usesVaultToken: true, merchantCapturesCardData: false },
     page: 'stored-card',
     creation: 'vault-card',
@@ -156,7 +156,7 @@ export const flows = {
     requires: [],
     forbids: [vaultTokenOnlyWithCard],
     requiresReturnUrl: true,
-    // §1: the wallet supports sale and refund only.
+    // docs/api.md#the-service: the wallet supports sale and refund only.
     transactionTypes: ['sale'],
     brand: false,
     storeInVault: false,
@@ -195,7 +195,7 @@ export const flows = {
   'walletpay-hybrid': {
     method: 'walletpay',
     title: 'hybrid wallet',
-    // Either field marks the flow, so the other one missing is reported as such (§4.1: both are required).
+    // Either field marks the flow, so the other one missing is reported as such (docs/api.md#create-a-payment: both are required).
     recognisedBy: { detailsSent: ['walletPayValidationUrl', 'walletPayDomainName'] },
     requires: ['walletPayValidationUrl', 'walletPayDomainName'],
     forbids: [vaultTokenOnlyWithCard],
@@ -208,7 +208,7 @@ export const flows = {
     creation: 'wallet-session',
     storesCard: 'never',
     expiryInDetails: false,
-    // §4.1: the merchant posts the token to cardDataUrl (§4.4) and calls cancelUrl when the customer cancels (§4.5).
+    // docs/api.md#create-a-payment: the merchant posts the token to cardDataUrl (docs/api.md#post-a-wallet-token) and calls cancelUrl when the customer cancels (docs/api.md#cancel).
     answer: { payUrl: true, cancelUrl: true, cardDataUrl: true },
   },
   enrollment: {
@@ -219,7 +219,7 @@ export const flows = {
     forbids: [],
     requiresReturnUrl: true,
     transactionTypes: ['token'],
-    // Its request (§4.2) has neither field: sent, they are ignored as unknown fields (DESIGN §2).
+    // Its request (docs/api.md#vault-enrollment) has neither field: sent, they are ignored as unknown fields (docs/api.md#existing-clients).
     brand: false,
     storeInVault: false,
     threeDS: { operation: 'enrollment', usesVaultToken: false, merchantCapturesCardData: false },
@@ -242,7 +242,7 @@ export function flowOf(name: string): FlowSpec {
 /** A follow-up of a payment (a refund, a capture: payments/follow-up.ts) is made by the merchant, not paid by a customer: it has no customer addresses, whatever its payment's flow. */
 const followUpAddresses: FlowSpec['answer'] = { payUrl: false, cancelUrl: false, cardDataUrl: false };
 
-/** The customer addresses a transaction's payment object carries and its capability token opens (§2.1, §4.4, §4.5). */
+/** The customer addresses a transaction's payment object carries and its capability token opens (docs/api.md#the-payment-object, docs/api.md#post-a-wallet-token, docs/api.md#cancel). */
 export function addressesOf(row: { flow: string; parent_reference: string | null }): FlowSpec['answer'] {
   return row.parent_reference === null ? flowOf(row.flow).answer : followUpAddresses;
 }

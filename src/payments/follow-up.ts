@@ -1,6 +1,6 @@
 /**
- * Transactions that follow a payment instead of being paid by a customer (DESIGN §2, §3
- * "Refunds"): a refund (type `credit`) and the capture of an authorisation (type `sale`,
+ * Transactions that follow a payment instead of being paid by a customer (docs/api.md#further-endpoints,
+ * docs/decisions.md#refunds): a refund (type `credit`) and the capture of an authorisation (type `sale`,
  * as the real API and its plugins expect). Each is a transaction of its own with its own
  * reference, `parent_reference` naming the payment whose merchant, mode, method, currency,
  * brand and order reference it takes; it has no customer page (flows.ts `addressesOf`).

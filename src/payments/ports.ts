@@ -1,5 +1,5 @@
 /**
- * What operations reach beyond the payment itself (their `act` stage, DESIGN §1 "Ports"),
+ * What operations reach beyond the payment itself (their `act` stage, docs/architecture.md#ports-and-adapters),
  * built once per store: the store, acquirers (each merchant's connection per mode, else the
  * simulator in test mode), Kassa's 3DS Server with its Directory Server port (the simulator
  * in test mode), the ACS simulator, the card sealer and the vault.

@@ -1,5 +1,5 @@
 /**
- * Reading payment objects (spec §4.3). Merchants poll a payment until it is final, so
+ * Reading payment objects (docs/api.md#read-a-transaction). Merchants poll a payment until it is final, so
  * the serialized object is kept per process for the row's `version` (bumped by every
  * update of the row, by any process): a repeated read costs one small indexed lookup
  * instead of reading and serializing the whole row, and can never be stale.

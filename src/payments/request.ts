@@ -1,8 +1,8 @@
 /**
- * Parses and validates a create-payment request (spec §4.1, DESIGN §2) into a
+ * Parses and validates a create-payment request (docs/api.md#create-a-payment) into a
  * `PaymentRequest`: the method and the details sent pick the flow (flows.ts), then one table
  * of fields, read with that flow's rules, checks the rest. Pure: no I/O. Every failing field
- * is reported at once; the 3-D Secure 2 fields (§2.4–2.9) are checked by threeds/validate.
+ * is reported at once; the 3-D Secure 2 fields (docs/api.md#3-d-secure-2-data) are checked by threeds/validate.
  */
 import type { FieldError } from '../ground/problem.ts';
 import { findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
@@ -99,7 +99,7 @@ const isYes = (value: unknown): boolean => value === 'yes';
 
 // ── The tables ───────────────────────────────────────────────────────────────────────────
 
-/** The details fields (§2.2). */
+/** The details fields (docs/api.md#the-details-object). */
 const detailsFields = {
   vaultAccessToken: { type: 'string', schema: { description: 'Pays with the stored card this token names (a vault payment, spec §2.2).' } },
   walletPayValidationUrl: {

@@ -1,6 +1,6 @@
 /**
  * Resumes wallet payments whose process died between accepting the token and the
- * acquirer's answer (DESIGN §4: killing the process loses no accepted payment). Their
+ * acquirer's answer (docs/architecture.md#quality-bars: killing the process loses no accepted payment). Their
  * token is still stored (wallet_token_uses.token); a background worker opens it again,
  * with the clock at its acceptance so the freshness it passed then still holds, and pays
  * it with `payWallet` as the accepting process would have. The processing lease keeps it

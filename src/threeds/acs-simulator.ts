@@ -69,7 +69,7 @@ export class AcsSimulator {
     return acsTransID;
   }
 
-  /** A transaction of a test-mode payment; a live payment's is as unknown as any other (DESIGN §3: live keys never use the simulator). */
+  /** A transaction of a test-mode payment; a live payment's is as unknown as any other (live keys never use the simulator: docs/decisions.md#live-payments-without-an-acquirer-connector). */
   async find(acsTransID: string) {
     const row = await findAcsSimTransaction(this.store.read, acsTransID);
     if (!row?.notification_url) return row;

@@ -94,8 +94,8 @@ export function challengeWindowSizeCode(size: string | undefined): '01' | '02' |
 
 /**
  * threeDSRequestorChallengeInd. Enrollment always asks for the merchant-preference
- * challenge (§2.7: the merchant's indicator is ignored there); otherwise the merchant's
- * indicator wins, and without one the §2.7 use-case table decides, strongest first:
+ * challenge (docs/api.md#challenge-preference: the merchant's indicator is ignored there); otherwise the merchant's
+ * indicator wins, and without one the use-case table of docs/api.md#challenge-preference decides, strongest first:
  * first payment of a recurring or instalment sequence → mandate; card-on-file → merchant
  * preference; one-click with a vault token → no challenge; else no preference.
  */
@@ -165,7 +165,7 @@ function putAddress(areq: Fields, prefix: 'bill' | 'ship', a: Address): void {
   put(areq, `${prefix}AddrCity`, a.city);
   put(areq, `${prefix}AddrPostCode`, a.postalCode);
   put(areq, `${prefix}AddrCountry`, a.country === undefined ? undefined : countryNumeric(a.country));
-  // The ISO 3166-2 subdivision part only (`NH`, DESIGN §5): a shop's own region code is left out of the data by validate.ts.
+  // The ISO 3166-2 subdivision part only (`NH`, docs/api.md#readings-of-unclear-lines): a shop's own region code is left out of the data by validate.ts.
   put(areq, `${prefix}AddrState`, a.state);
 }
 
@@ -274,7 +274,7 @@ export function buildAReq(input: AReqInput): Record<string, unknown> {
   put(acctInfo, 'chAccDate', account.accountCreationDate);
   put(acctInfo, 'chAccChangeInd', code(accountChangeIndicatorCodes, account.accountChangeIndicator));
   put(acctInfo, 'chAccChange', account.accountChangedDate);
-  // §2.8 note: request samples carry passwordChangeIndicator in merchantRiskIndicator too.
+  // docs/api.md#merchant-risk: request samples carry passwordChangeIndicator in merchantRiskIndicator too.
   put(acctInfo, 'chAccPwChangeInd', code(passwordChangeIndicatorCodes, account.passwordChangeIndicator ?? risk.passwordChangeIndicator));
   put(acctInfo, 'chAccPwChange', account.passwordChangeDate);
   put(acctInfo, 'nbPurchaseAccount', account.purchasesLast6Months);

@@ -1,5 +1,5 @@
 /**
- * EMVCo 3-D Secure 2.2.0 code tables as data: each spec enum value (§2.5–2.9) → the
+ * EMVCo 3-D Secure 2.2.0 code tables as data: each enum value of the API (docs/api.md#3-d-secure-2-data) → the
  * AReq/CReq code it stands for. `satisfies Record<…>` makes the compiler check that
  * every spec value has exactly one code.
  */

@@ -1,5 +1,5 @@
 /**
- * The Directory Server port of Kassa's 3DS Server (DESIGN §1): one interface for the
+ * The Directory Server port of Kassa's 3DS Server (docs/architecture.md#ports-and-adapters): one interface for the
  * schemes' directory servers, with the built-in simulator as the test-mode adapter.
  * Messages follow EMVCo 3-D Secure 2.2.0 (AReq/ARes, RReq) and, for the 3-D Secure 1
  * fallback, the VEReq/VERes and PaReq/PaRes exchange.
@@ -35,7 +35,7 @@ export interface RReq extends AuthenticationMessage {
 
 export type AuthenticationResponse =
   | { kind: 'ares'; ares: ARes }
-  /** The card range does not take part in 3-D Secure 2: 3-D Secure 2 is not applicable (spec §1 → 3DS1). */
+  /** The card range does not take part in 3-D Secure 2: 3-D Secure 2 is not applicable (then 3-D Secure 1: docs/api.md#the-service). */
   | { kind: 'not_enrolled' };
 
 export interface EnrolmentRequest3DS1 {

@@ -1,5 +1,5 @@
 /**
- * The test-mode Directory Server: decides per the DESIGN §3 scenario table (the cents of
+ * The test-mode Directory Server: decides per the test scenarios of docs/decisions.md#test-scenarios (the cents of
  * the AReq's purchaseAmount; for a zero-amount vault enrollment, the last two digits of
  * the card number) and hands challenges to the ACS simulator. It reads the
  * AReq as a real DS would; nothing of the card is kept.

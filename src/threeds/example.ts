@@ -1,6 +1,6 @@
 /**
- * A fully populated, valid set of 3-D Secure 2 request fields (every field of spec
- * §2.4–2.9 given): the reference payload of the threeds tests, the validation benchmark
+ * A fully populated, valid set of 3-D Secure 2 request fields (every field of
+ * docs/api.md#3-d-secure-2-data given): the reference payload of the threeds tests, the validation benchmark
  * and the API tests. Returns a fresh copy on every call so callers may mutate it.
  */
 export function exampleThreeDSRequest(): Record<string, unknown> {

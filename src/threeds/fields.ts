@@ -1,7 +1,7 @@
 /**
- * The 3-D Secure 2 request fields of spec §2.4–2.9 as data: one definition per field
+ * The 3-D Secure 2 request fields of docs/api.md#3-d-secure-2-data as data: one definition per field
  * (type, size, format, allowed values, requirement rule), in the spec's table order,
- * plus the compatibility fields existing clients send (DESIGN §2: billingEmail,
+ * plus the compatibility fields existing clients send (docs/api.md#existing-clients: billingEmail,
  * billingFirstName/LastName, shippingEmail/FirstName/LastName, `browser`).
  * The generic engine in validate.ts is the only code that reads these tables.
  */
@@ -17,13 +17,13 @@ export const scaReadyAliases: ReadonlyMap<unknown, string> = new Map<unknown, st
   ['0', 'no'],
 ]);
 
-/** §2.5 */
+/** docs/api.md#sequence-information */
 export const sequenceTypes = ['EXPRESS_CHECKOUT', 'RECURRING', 'INSTALMENT', 'UNSCHEDULED'] as const;
 export const sequenceModes = ['INITIAL', 'SUBSEQUENT'] as const;
 export const sequenceSources = ['CIT', 'MIT'] as const;
 export const industryPractices = ['INCREMENTAL', 'DELAYED_CHARGES', 'NO_SHOW', 'REAUTHORIZATION', 'RESUBMISSION'] as const;
 
-/** §2.6 */
+/** docs/api.md#account-information */
 export const accountAgeIndicators = ['NO_ACCOUNT', 'CREATED_DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS'] as const;
 export const accountChangeIndicators = ['CHANGED_DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS'] as const;
 export const passwordChangeIndicators = ['NO_CHANGE', 'CHANGED_DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS'] as const;
@@ -33,11 +33,11 @@ export const shippingNameIndicators = ['IDENTICAL', 'DIFFERENT'] as const;
 export const suspiciousAccountActivities = ['NOT_SUSPICIOUS', 'SUSPICIOUS'] as const;
 export const authenticationMethods = ['NO_LOGIN', 'OWN_CREDENTIALS', 'FEDERATED_ID', 'ISSUER_CREDENTIALS', 'THIRD_PARTY_AUTH', 'FIDO_AUTH'] as const;
 
-/** §2.7 */
+/** docs/api.md#challenge-preference */
 export const challengeIndicators = ['NO_PREFERENCE', 'NO_CHALLENGE', 'REQUEST_BY_MERCHANT_PREFERENCE', 'REQUEST_FOR_MANDATE'] as const;
 export const transactionTypes = ['GOODS_AND_SERVICES_PURCHASE', 'CHECK_ACCEPTANCE', 'ACCOUNT_FUNDING', 'QUASI_CASH_TRANSACTION', 'PREPAID_ACTIVATION_AND_LOAD'] as const;
 
-/** §2.8 (`DIGITIAL_GOODS` spelled as given) */
+/** docs/api.md#merchant-risk (`DIGITIAL_GOODS` spelled as given) */
 export const deliveryTimeframes = ['ELECTRONIC', 'SAME_DAY', 'OVERNIGHT', 'TWO_DAY_OR_MORE'] as const;
 export const preOrderPurchaseIndicators = ['AVAILABLE', 'FUTURE_AVAILABILITY'] as const;
 export const reorderItemsIndicators = ['FIRST_TIME', 'REORDERED'] as const;
@@ -51,7 +51,7 @@ export const shippingIndicators = [
   'OTHER',
 ] as const;
 
-/** §2.9; `48` accepted too (DESIGN §5: the spec lists the values twice, once with 48). */
+/** docs/api.md#browser-data; `48` accepted too (the API contract lists the values twice, once with 48: docs/api.md#readings-of-unclear-lines). */
 export const screenColorDepths = ['1', '4', '8', '15', '16', '24', '32', '48', '64'] as const;
 export const challengeWindowSizes = ['W250H400', 'W390H400', 'W500H600', 'W600H400', 'FULL_SCREEN'] as const;
 
@@ -59,7 +59,7 @@ type OneOf<T extends readonly string[]> = T[number];
 
 // ── The normalized data the validator returns (only the fields that were given) ───────
 
-/** §2.5; the integer fields are normalized to numbers whether they came as numbers or strings. */
+/** docs/api.md#sequence-information; the integer fields are normalized to numbers whether they came as numbers or strings. */
 export interface SequenceInfo {
   type: OneOf<typeof sequenceTypes>;
   instalmentMaxAuthorisations?: number;
@@ -71,7 +71,7 @@ export interface SequenceInfo {
   industryPractice?: OneOf<typeof industryPractices>;
 }
 
-/** §2.6 */
+/** docs/api.md#account-information */
 export interface AccountInfo {
   accountIdentifier?: string;
   accountAgeIndicator?: OneOf<typeof accountAgeIndicators>;
@@ -102,13 +102,13 @@ export interface AccountInfo {
   dateOfBirth?: string;
 }
 
-/** §2.7; on vault enrollment only `transactionType` is kept (§4.2). */
+/** docs/api.md#challenge-preference; on vault enrollment only `transactionType` is kept (docs/api.md#vault-enrollment). */
 export interface ThreeDS2RequestInfo {
   challengeIndicator?: OneOf<typeof challengeIndicators>;
   transactionType?: OneOf<typeof transactionTypes>;
 }
 
-/** §2.8, with `passwordChangeIndicator` as request samples carry it (§2.8 note). */
+/** docs/api.md#merchant-risk, with `passwordChangeIndicator` as request samples carry it. */
 export interface MerchantRiskIndicator {
   deliveryEmailAddress?: string;
   deliveryTimeframe?: OneOf<typeof deliveryTimeframes>;
@@ -122,7 +122,7 @@ export interface MerchantRiskIndicator {
   passwordChangeIndicator?: OneOf<typeof passwordChangeIndicators>;
 }
 
-/** §2.9 */
+/** docs/api.md#browser-data */
 export interface BrowserInfo {
   javaEnabled: boolean;
   acceptHeaders: string;
@@ -136,7 +136,7 @@ export interface BrowserInfo {
   challengeWindowSize: OneOf<typeof challengeWindowSizes>;
 }
 
-/** §2.4 top-level strings plus the compatibility name and e-mail fields. */
+/** The top-level strings of docs/api.md#billing-and-shipping-fields plus the compatibility name and e-mail fields. */
 export interface BillingAndShipping {
   billingAddress?: string;
   billingCity?: string;
@@ -175,7 +175,7 @@ export interface LeftOutField {
 }
 
 export interface ThreeDSData extends BillingAndShipping {
-  /** Always present: `no` when not given (§2.4). */
+  /** Always present: `no` when not given (docs/api.md#billing-and-shipping-fields). */
   scaReady: OneOf<typeof scaReadyValues>;
   /** The fields left out, in table order; none of their values is in the data above. */
   leftOut?: LeftOutField[];
@@ -185,7 +185,7 @@ export interface ThreeDSData extends BillingAndShipping {
   merchantRiskIndicator?: MerchantRiskIndicator;
   /** Partial only when a field was left out for its format (without scaReady yes). */
   browserInfo?: Partial<BrowserInfo>;
-  /** Older partial form of `browserInfo` (DESIGN §2), kept as given. */
+  /** Older partial form of `browserInfo` (docs/api.md#existing-clients), kept as given. */
   browser?: Partial<BrowserInfo>;
 }
 
@@ -206,7 +206,7 @@ export type Format =
   | 'currencyNumeric'
   | 'minutesOffset';
 
-/** A conditional requirement (§2.5): every listed sibling field has one of the listed values. */
+/** A conditional requirement (docs/api.md#sequence-information): every listed sibling field has one of the listed values. */
 export interface Condition {
   when: Readonly<Record<string, readonly string[]>>;
   /** …and the request carries no `details.vaultAccessToken`. */
@@ -226,7 +226,7 @@ export interface FieldSpec {
   required?: 'always' | 'sca' | Condition;
   /** For `subdivision`: the sibling field with the country it must belong to. */
   countryField?: string;
-  /** Only validated and kept for this operation (§4.2: enrollment ignores challengeIndicator). */
+  /** Only validated and kept for this operation (docs/api.md#vault-enrollment: enrollment ignores challengeIndicator). */
   onlyFor?: 'payment';
   /** Other spellings real clients send, read as the value they stand for before any check. */
   aliases?: ReadonlyMap<unknown, string>;
@@ -253,7 +253,7 @@ export function hardLimitOf(spec: FieldSpec): number {
   return Math.max(HARD_LIMIT_FLOOR, HARD_LIMIT_FACTOR * (spec.max ?? 0));
 }
 
-/** A `…PhoneNumber` / `…PhoneCountry` pair that the phone adaptation of §2.4 may fill from one combined number. */
+/** A `…PhoneNumber` / `…PhoneCountry` pair that the phone adaptation of docs/api.md#billing-and-shipping-fields may fill from one combined number. */
 export interface PhonePair {
   number: string;
   country: string;
@@ -264,7 +264,7 @@ export interface ObjectSpec {
   pointer: string;
   fields: Readonly<Record<string, FieldSpec>>;
   phonePairs?: readonly PhonePair[];
-  /** §2.9: if any field is given, all must be. */
+  /** docs/api.md#browser-data: if any field is given, all must be. */
   allOrNothing?: true;
 }
 
@@ -277,7 +277,7 @@ const count = (min: number, max: number): FieldSpec => ({ type: 'string', min, m
 /** ISO 3166-1 alpha-2 or alpha-3, any case, stored as alpha-2 (docs/interop.md: the official client sends `NLD`). */
 const country = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 3, format: 'country', required });
 /**
- * DESIGN §5: the ISO 3166-2 subdivision part; a shop's own region code (up to the 50 characters of
+ * docs/api.md#readings-of-unclear-lines: the ISO 3166-2 subdivision part; a shop's own region code (up to the 50 characters of
  * an address line) is kept for the merchant and left out of the AReq, also with `scaReady: yes`
  * (docs/interop.md).
  */
@@ -291,13 +291,13 @@ const state = (countryField: string, required?: FieldSpec['required']): FieldSpe
   required,
 });
 const email: FieldSpec = { type: 'string', min: 1, max: 254, format: 'email' };
-/** DESIGN §5: a subscriber section is 1 to 15 digits, whatever the field's printed size. */
+/** docs/api.md#readings-of-unclear-lines: a subscriber section is 1 to 15 digits, whatever the field's printed size. */
 const phoneNumber = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 15, format: 'digits', required });
 const phoneCountry = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 3, format: 'callingCode', required });
-/** §2.5 integers of "size 3": a number or a digit string, at least 1. */
+/** The integers of "size 3" (docs/api.md#sequence-information): a number or a digit string, at least 1. */
 const integer3: FieldSpec = { type: 'integer', max: 3, minValue: 1 };
 
-/** §2.4 plus the compatibility fields. Names of existing clients are limited to 100 characters. */
+/** The fields of docs/api.md#billing-and-shipping-fields plus the compatibility fields. Names of existing clients are limited to 100 characters. */
 export const topLevelFields = {
   scaReady: { ...oneOf(scaReadyValues), aliases: scaReadyAliases, alwaysStrict: true },
   billingAddress: text(50, 'sca'),
@@ -399,9 +399,9 @@ export const browserInfoFields = {
 } as const satisfies Table<BrowserInfo>;
 
 /**
- * The older partial `browser` object (DESIGN §2) as the official client's `setBrowserFromServer()`
+ * The older partial `browser` object (docs/api.md#existing-clients) as the official client's `setBrowserFromServer()`
  * fills it from the shop's own request: the raw Accept-Language header, REMOTE_ADDR or a proxy
- * list, the raw Accept and User-Agent headers. `browserInfo` (§2.9) stays strict.
+ * list, the raw Accept and User-Agent headers. `browserInfo` (docs/api.md#browser-data) stays strict.
  */
 export const legacyBrowserFields = {
   ...browserInfoFields,

@@ -1,5 +1,5 @@
 /**
- * Format checks for the 3-D Secure 2 request fields (spec §2.4–2.9), each backed by
+ * Format checks for the 3-D Secure 2 request fields (docs/api.md#3-d-secure-2-data), each backed by
  * well-kept data packages rather than hand-written lists (countries: ground/country.ts):
  * ITU-T E.164 country calling codes (libphonenumber-js metadata), ISO 4217 numeric codes
  * (currency-codes), RFC 5322 addr-spec (email-addresses), BCP 47 (bcp-47 syntax, subtags
@@ -46,7 +46,7 @@ export function isCalendarDate(value: string): boolean {
   return value.length === 8 && isDigits(value) && isDatePart(value);
 }
 
-/** `YYYYMMDDHHMM` naming a real date and a time of day 00:00–23:59 (UTC, §2.6). */
+/** `YYYYMMDDHHMM` naming a real date and a time of day 00:00–23:59 (UTC, docs/api.md#account-information). */
 export function isTimestamp(value: string): boolean {
   return value.length === 12 && isDigits(value) && isDatePart(value) && +value.slice(8, 10) <= 23 && +value.slice(10, 12) <= 59;
 }

@@ -1,5 +1,5 @@
 /**
- * Phone adaptation of §2.4: a combined international number (`+31 20 123 4567`,
+ * Phone adaptation of docs/api.md#billing-and-shipping-fields: a combined international number (`+31 20 123 4567`,
  * `0031201234567`) given in a `…PhoneNumber` field without its `…PhoneCountry` is split
  * into the ITU-T E.164 country calling code and the subscriber section (the national
  * significant number), using libphonenumber-js's numbering-plan data.

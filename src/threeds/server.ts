@@ -1,6 +1,6 @@
 /**
  * Kassa as 3DS Server (EMVCo 3-D Secure 2.2.0, browser channel), with the 3-D Secure 1
- * redirect as fallback when 3DS2 is not applicable (spec §1). It builds the AReq with the
+ * redirect as fallback when 3DS2 is not applicable (docs/api.md#the-service). It builds the AReq with the
  * EMVCo mapping (areq.ts), sends it through the Directory Server port, keeps each
  * authentication as a `threeds_sessions` row, and takes a challenge's outcome from the
  * ACS's Results Request (RReq), never from what the browser carries back.
@@ -233,7 +233,7 @@ export class ThreeDSServer {
   }
 }
 
-/** 3-D Secure applies to card payments of merchants that accept a 3DS2 scheme brand (spec §1). */
+/** 3-D Secure applies to card payments of merchants that accept a 3DS2 scheme brand (docs/api.md#the-service). */
 export const threeDSSchemeBrands: readonly CardBrand[] = ['amex', 'mastercard', 'visa', 'maestro'];
 
 export function merchantSubjectToThreeDS(acceptedBrands: readonly CardBrand[]): boolean {

@@ -1,7 +1,8 @@
 /**
- * Validation of the 3-D Secure 2 request data (spec §2.4–2.9): one generic engine runs
- * the field tables of fields.ts, applies the phone adaptation (§2.4) and the e-mail
- * defaults (§2.4/2.6/2.8), and returns every failing field at once together with the
+ * Validation of the 3-D Secure 2 request data (docs/api.md#3-d-secure-2-data): one generic engine runs
+ * the field tables of fields.ts, applies the phone adaptation (docs/api.md#billing-and-shipping-fields) and the e-mail
+ * defaults (docs/api.md#billing-and-shipping-fields, docs/api.md#account-information,
+ * docs/api.md#merchant-risk), and returns every failing field at once together with the
  * normalized data to store. Without `scaReady: yes` a field that breaks its format is not
  * refused but left out of the data, kept and named for the merchant (docs/threeds.md). Pure:
  * no I/O, no clock.
@@ -42,7 +43,7 @@ import { splitInternationalNumber } from './phone.ts';
 export type { LeftOutField, ThreeDSData } from './fields.ts';
 
 export interface ThreeDSContext {
-  /** 'payment' = POST /payment; 'enrollment' = vault enrollment POST /token (§4.2: there threeds2RequestInfo only carries transactionType; challengeIndicator is ignored) */
+  /** 'payment' = POST /payment; 'enrollment' = vault enrollment POST /token (docs/api.md#vault-enrollment: there threeds2RequestInfo only carries transactionType; challengeIndicator is ignored) */
   operation: 'payment' | 'enrollment';
   /** request has details.vaultAccessToken (relaxes sequenceInfo.initialTransactionId) */
   usesVaultToken: boolean;
@@ -234,7 +235,7 @@ function checkHeaderValue(field: CompiledField, header: string, object: Record<s
   return checkValue({ ...field, spec: { ...spec, fromHeader: undefined } }, value, object, errors);
 }
 
-/** §2.4 phone adaptation: a combined international number without its country is split before validation. */
+/** The phone adaptation (docs/api.md#billing-and-shipping-fields): a combined international number without its country is split before validation. */
 function splitPhones(pairs: readonly PhonePair[], object: Record<string, unknown>): Record<string, unknown> {
   let result = object;
   for (const pair of pairs) {
@@ -315,7 +316,7 @@ function validateObject(compiled: CompiledObject, given: Record<string, unknown>
   if (compiled.spec.allOrNothing) {
     for (const field of compiled.fields) {
       if (!isAbsent(object[field.name])) {
-        allRequired = true; // §2.9: one field given makes every field required
+        allRequired = true; // docs/api.md#browser-data: one field given makes every field required
         break;
       }
     }
@@ -391,7 +392,7 @@ function browserInfoGiven(value: unknown): boolean {
 }
 
 /**
- * §2.6/§2.8 defaults: accountInfo.email ← billingEmail; merchantRiskIndicator.deliveryEmailAddress
+ * The defaults of docs/api.md#account-information and docs/api.md#merchant-risk: accountInfo.email ← billingEmail; merchantRiskIndicator.deliveryEmailAddress
  * ← billingEmail, else shippingEmail. Applied whenever the (valid) source is there and the
  * target was not given, creating the object if the request had none, so the issuer gets
  * the address either way. Never over a given (even invalid) value or a malformed object.
@@ -419,7 +420,7 @@ function topLevelName(pointer: string): string | undefined {
 }
 
 /**
- * The top-level fields to echo in the payment object (spec §2.1 "billing fields … are echoed"):
+ * The top-level fields to echo in the payment object (docs/api.md#the-payment-object: the billing fields are echoed):
  * billing* and shipping* strings incl. billingEmail/FirstName/LastName, shippingEmail/FirstName/LastName,
  * a field left out as it was sent, and the list of the fields left out.
  */

@@ -1,5 +1,5 @@
 /**
- * The vault (DESIGN §3 "Vault"): stores a card after a successful enrollment or a
+ * The vault (docs/decisions.md#vault): stores a card after a successful enrollment or a
  * `storeInVault` payment, finds a card by its `vaultAccessToken` for its own merchant and
  * mode only, and opens it (decrypts the number, in memory) for one authorisation. What
  * the merchant sees of a card is its brand, masked number and cardholder name.
@@ -18,7 +18,7 @@ export interface Owner {
   mode: Mode;
 }
 
-/** The card as the payment object shows it (spec §2.2: `maskedPan`, `cardholderFirstName`, `cardholderLastName`). */
+/** The card as the payment object shows it (docs/api.md#the-details-object: `maskedPan`, `cardholderFirstName`, `cardholderLastName`). */
 export type CardView = {
   maskedPan: string;
   cardholderFirstName?: string;

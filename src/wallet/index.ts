@@ -1,4 +1,4 @@
-/** The wallet token library: parse (§2.3), verify and decrypt wallet payment tokens; test mode's PKI and token minting. */
+/** The wallet token library: parse (docs/api.md#wallet-tokens), verify and decrypt wallet payment tokens; test mode's PKI and token minting. */
 export {
   parseWalletToken,
   WalletTokenError,

@@ -1,12 +1,12 @@
 /**
- * Merchant validation for the hybrid wallet flow (spec §4.1, §4.6; DESIGN §3 "Wallet"):
+ * Merchant validation for the hybrid wallet flow (docs/api.md#create-a-payment, docs/api.md#hybrid-wallet-checkout; docs/decisions.md#wallet):
  * Kassa obtains a merchant session from the `walletPayValidationUrl` the wallet gave the
  * merchant's page, presenting its merchant identity certificate (mutual TLS), and hands
  * the session back as `details.walletPayPaymentSession` (a JSON document as a string).
  *
  * Only the wallet's official validation hosts are ever contacted: the URL is checked
  * against the allow-list before any request, in both modes (validation rules are the
- * same for test and live keys, spec §5.2). Test mode never calls out: it answers with a
+ * same for test and live keys, docs/api.md#authentication). Test mode never calls out: it answers with a
  * simulated session of the same shape.
  */
 import https from 'node:https';
@@ -49,7 +49,7 @@ export interface SessionRequest {
   merchantName: string;
 }
 
-/** The merchant session as the JSON text to pass on unchanged (spec §2.2 `walletPayPaymentSession`). */
+/** The merchant session as the JSON text to pass on unchanged (`walletPayPaymentSession`, docs/api.md#the-details-object). */
 export async function obtainMerchantSession(request: SessionRequest, identity: MerchantIdentity | undefined, now = Date.now()): Promise<string> {
   const refused = checkValidationUrl(request.validationUrl);
   if (refused) throw Problem.validation([refused]);

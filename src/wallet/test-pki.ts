@@ -1,5 +1,5 @@
 /**
- * Test mode's stand-in for the wallet (DESIGN §3 "Wallet"): the committed test PKI
+ * Test mode's stand-in for the wallet (docs/decisions.md#wallet): the committed test PKI
  * (made by scripts/make-test-wallet-pki.ts) and real EC_v1 tokens signed and encrypted
  * with it, which openWalletToken opens exactly as it opens the wallet's own.
  */

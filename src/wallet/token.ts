@@ -1,5 +1,5 @@
 /**
- * The wallet payment token as the wallet delivers it (spec §2.3), its structural check,
+ * The wallet payment token as the wallet delivers it (docs/api.md#wallet-tokens), its structural check,
  * and the shapes every other wallet module shares: processing keys, trust, the decrypted
  * payment and the one error type verification and decryption throw.
  */
@@ -84,7 +84,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Structural check (§2.3): every failing field is listed, its pointer prefixed by `pointer`. */
+/** Structural check (docs/api.md#wallet-tokens): every failing field is listed, its pointer prefixed by `pointer`. */
 export function parseWalletToken(value: unknown, pointer: string): { token?: WalletPaymentToken; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const fail = (path: string, code: string, message: string): void => {

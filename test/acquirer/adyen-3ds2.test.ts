@@ -14,6 +14,8 @@ import { observed } from '../../src/acquirer/observed.ts';
 import { SimulatedAcquirer } from '../../src/acquirer/simulator.ts';
 import type { AuthenticatingRequest } from '../../src/acquirer/connector.ts';
 import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
+import { adyenContractMissing } from './adyen-contract.ts';
+import { needs } from '../support/dependencies.ts';
 import { api, backends, cardPayment, suiteApp, type MerchantApi } from '../support/app.ts';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { card, csrfOf, FORM, hiddenValue, openPage, postForm } from '../pages/flow.ts';
@@ -130,7 +132,10 @@ test('only a connector whose acquirer authenticates has the capability, through 
   assert.equal(observed(new SimulatedAcquirer()).authentication, undefined);
 });
 
-describe("the Adyen connector's native 3DS2 against the contract", () => {
+/** The suites that start the stand-in; the tests above need no Adyen material. */
+const skip = needs(adyenContractMissing);
+
+describe("the Adyen connector's native 3DS2 against the contract", { skip }, () => {
   let adyen: FakeAdyen;
   before(async () => (adyen = await startFakeAdyen()));
   after(() => adyen.close());
@@ -185,7 +190,7 @@ async function postToIssuer(url: string, fields: Record<string, string>): Promis
 }
 
 for (const backend of backends) {
-  describe(`the card page's steps with Adyen authenticating, over HTTP without scripts (${backend})`, () => {
+  describe(`the card page's steps with Adyen authenticating, over HTTP without scripts (${backend})`, { skip }, () => {
     const t = suiteApp(backend);
     let adyen: FakeAdyen;
     let live: MerchantApi;

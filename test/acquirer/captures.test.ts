@@ -1,6 +1,6 @@
 /**
  * `transactionType: "authorise"` card payments end `success` as authorised; capture and
- * reversal complete them (DESIGN §2), idempotently; a capture is a transaction of its own,
+ * reversal complete them (docs/api.md#further-endpoints), idempotently; a capture is a transaction of its own,
  * refunded as one with its authorisation. Live keys without a connector are
  * refused. On SQLite and PostgreSQL.
  */

@@ -1,4 +1,4 @@
-/** The DESIGN §3 scenario table, and the simulated acquirer that follows it. */
+/** The test scenarios (docs/decisions.md#test-scenarios), and the simulated acquirer that follows them. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { centsOf, scenarioFor } from '../../src/acquirer/scenarios.ts';

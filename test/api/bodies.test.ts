@@ -49,7 +49,7 @@ for (const backend of backends) {
     });
 
     test('32 levels are read as any body; 33 are refused', async () => {
-      // The body itself is the first level: an unknown field nesting 31 more is ignored (DESIGN §2).
+      // The body itself is the first level: an unknown field nesting 31 more is ignored (docs/api.md#existing-clients).
       const within = `{"ignored":${nested(MAX_JSON_DEPTH - 1)},${JSON.stringify(cardPayment()).slice(1)}`;
       const accepted = await post('/api/v1/payment', within);
       assert.equal(accepted.statusCode, 200, accepted.body);

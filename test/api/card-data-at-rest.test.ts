@@ -1,5 +1,5 @@
 /**
- * No card number or CVC at rest (DESIGN §3 "Vault", §4), checked as the outside attack run
+ * No card number or CVC at rest (docs/decisions.md#vault, docs/architecture.md#quality-bars), checked as the outside attack run
  * checked it: Kassa runs as a real process (logging at trace level), every flow is paid with
  * its own test cards — card form frictionless, with a challenge, with the 3DS1 redirect,
  * declined, after mistyped attempts, authorised then captured or reversed, from the landing

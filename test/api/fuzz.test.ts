@@ -4,7 +4,7 @@
  * included), on SQLite and PostgreSQL. Bodies start from valid requests of every flow and are
  * mutated field by field (deleted, retyped, given hostile strings), or are raw text under any
  * content type; keys, Idempotency-References and capability tokens vary too. Whatever comes in,
- * Kassa never answers 5xx; every 4xx of the API is an RFC 9457 problem (DESIGN §3 "Errors"),
+ * Kassa never answers 5xx; every 4xx of the API is an RFC 9457 problem (docs/decisions.md#errors),
  * every page answers HTML.
  *
  * `npm test` sends KASSA_FUZZ_RUNS requests (default 10,000) shared by the backends, in batches
@@ -382,7 +382,7 @@ async function csrfFor(pool: Pool, inject: Inject, pageToken: string): Promise<s
 
 const unconfiguredTitles = ['No acquirer configured', 'Wallet not configured', 'No directory server configured'];
 
-/** DESIGN §3 "Errors": a problem body whose status is the answer's, and well-formed field errors. */
+/** docs/decisions.md#errors: a problem body whose status is the answer's, and well-formed field errors. */
 function assertProblem(response: LightMyRequestResponse) {
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, 'a 4xx of the API is application/problem+json');
   const problem = JSON.parse(response.body) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * Secrets never reach the log (DESIGN §4): run a server logging at trace level, pay by card
+ * Secrets never reach the log (docs/architecture.md#quality-bars): run a server logging at trace level, pay by card
  * through the hosted page (with a 3-D Secure challenge), make failing calls, and look for
  * the API key, the card number, the CVC and the page token in every log line; then call
  * addresses with a capability token and a query string, matched or not, and look for those.

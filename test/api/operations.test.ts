@@ -1,6 +1,6 @@
 /**
  * The runner of operations (docs/architecture.md "Operations") for an operation that reserves
- * before acting, under an Idempotency-Reference (DESIGN §3): the record is held from the
+ * before acting, under an Idempotency-Reference (docs/decisions.md#idempotency): the record is held from the
  * reservation on, so simultaneous duplicates reserve once; a kept Problem is replayed without
  * reserving again; an error that is not kept frees the reference for a retry. On SQLite and
  * PostgreSQL, through the real store.

@@ -1,5 +1,5 @@
 /**
- * Refunds (DESIGN §3 "Refunds"), on SQLite and PostgreSQL: a refund is its own credit
+ * Refunds (docs/decisions.md#refunds), on SQLite and PostgreSQL: a refund is its own credit
  * transaction; partial refunds add up to at most what was paid (captured), also when they
  * arrive together; refused sales, refunds and references say why; the refund window; the
  * test scenarios; the test helper; the webhook; the same Idempotency-Reference never refunds twice.

@@ -30,7 +30,7 @@ const testToken = (amountMinor: number, overrides: { currencyNumeric?: string; n
     signedAt,
   );
 
-/** The customer's browser as the merchant's checkout saw it: required when the merchant's page takes the payment (§2.9). */
+/** The customer's browser as the merchant's checkout saw it: required when the merchant's page takes the payment (docs/api.md#browser-data). */
 const { browserInfo } = exampleThreeDSRequest();
 
 const directPayment = (amount: string, token: WalletPaymentToken, overrides: Record<string, unknown> = {}) => ({

@@ -1,5 +1,5 @@
 /**
- * Resolving a payment held for review (DESIGN §3 "States"): `kassa payment resolve` moves
+ * Resolving a payment held for review (docs/decisions.md#states): `kassa payment resolve` moves
  * `manualintervention` to `success` or `failed` through the one state change, with its
  * event and webhook; any other state is refused and left unchanged.
  */

@@ -1,4 +1,4 @@
-/** `kassa webhook …` (DESIGN §3 "Webhooks"; docs/webhooks.md) through the real command, on SQLite and PostgreSQL. */
+/** `kassa webhook …` (docs/webhooks.md) through the real command, on SQLite and PostgreSQL. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

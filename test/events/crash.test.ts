@@ -1,5 +1,5 @@
 /**
- * Crash safety of webhooks (DESIGN §3 "Webhooks", §4): the real server process is killed
+ * Crash safety of webhooks (docs/decisions.md#webhooks, docs/architecture.md#quality-bars): the real server process is killed
  * with SIGKILL after outcomes committed — once before any delivery was attempted, once
  * while the deliveries were in flight to a receiver that had not answered — and after
  * a restart every outcome is acknowledged exactly once, with its original webhook-id.

@@ -1,4 +1,4 @@
-/** Webhook outbox and delivery worker (DESIGN §3 "Webhooks"; docs/webhooks.md), on SQLite and PostgreSQL. */
+/** Webhook outbox and delivery worker (docs/decisions.md#webhooks; docs/webhooks.md), on SQLite and PostgreSQL. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, backends, cardPayment, startTestApp, type TestApp } from '../support/app.ts';

@@ -1,6 +1,6 @@
 /**
  * Two workers sharing one database (two connection pools, as two Kassa processes
- * would have) deliver a 1,000-event run: every event exactly once (DESIGN §3 "Webhooks", §4).
+ * would have) deliver a 1,000-event run: every event exactly once (docs/decisions.md#webhooks, docs/architecture.md#quality-bars).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

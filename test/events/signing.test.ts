@@ -53,12 +53,12 @@ for (const [failures, wait] of scheduleCases) {
   });
 }
 
-test('the whole schedule spans about 3 days (DESIGN §3)', () => {
+test('the whole schedule spans about 3 days (docs/webhooks.md#retries)', () => {
   const total = defaultRetrySchedule.reduce((a, b) => a + b, 0);
   assert.ok(total > 2.5 * 24 * HOUR && total <= 3 * 24 * HOUR, `${total / HOUR} h`);
 });
 
-test('defaults: 10 s timeout, 60 s lease, the DESIGN schedule; config carries them', () => {
+test('defaults: 10 s timeout, 60 s lease, the schedule of docs/webhooks.md#retries; config carries them', () => {
   const settings = loadWebhookSettings({});
   assert.equal(settings.timeoutMs, 10_000);
   assert.equal(settings.leaseMs, 60_000);

@@ -1,5 +1,5 @@
 /**
- * The webhook SSRF guard (DESIGN §3 "Webhooks"; docs/webhooks.md "Where webhooks go"), in both
+ * The webhook SSRF guard (docs/webhooks.md#where-webhooks-go), in both
  * modes, at create time and at connect time. Nothing here sends a packet beyond 127.0.0.1:
  * link-local, metadata and private addresses are refused by pure checks (`whyRefused`, the
  * guarded lookup with a stand-in resolver) before any socket exists; the end-to-end refusals

@@ -3,7 +3,8 @@
 // (docs/interop.md). One call of the library per run: `php ccv-client.php <step> [json]`
 // prints one JSON object; php-client.test.ts runs the steps and checks their answers.
 // Environment: KASSA_API_ROOT (http://127.0.0.1:PORT/), KASSA_API_KEY, and CCV_PHP_CLIENT,
-// the library's autoload.php (default: the copy kept in /work/shared/clients/ccv-php).
+// the library's autoload.php (default: the copy on the project's build machines, as in
+// test/support/php.ts; elsewhere: docs/testing.md#the-official-php-client).
 declare(strict_types=1);
 
 require getenv('CCV_PHP_CLIENT') ?: '/work/shared/clients/ccv-php/autoload.php';

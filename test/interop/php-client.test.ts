@@ -1,9 +1,10 @@
 /**
  * The official merchant client in Kassa's own CI (docs/interop.md): the PHP library, unmodified,
- * from CCV_PHP_CLIENT (default: the copy in /work/shared/clients/ccv-php), drives a real Kassa
- * process on 127.0.0.1, on SQLite and on PostgreSQL, with the data real shop plugins send. Each
- * library call is one run of ccv-client.php and one test here, so its result is in the counts.
- * Skipped, with the reason, only when PHP (with curl and mbstring) is not installed.
+ * from CCV_PHP_CLIENT (its default and how to install the library elsewhere:
+ * docs/testing.md#the-official-php-client), drives a real Kassa process on 127.0.0.1, on SQLite
+ * and on PostgreSQL, with the data real shop plugins send. Each library call is one run of
+ * ccv-client.php and one test here, so its result is in the counts. Skipped, with the reason, only
+ * when PHP (with curl and mbstring) or the library is missing; under CI that fails instead.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -14,11 +14,12 @@ import { api, backends, type MerchantApi } from '../support/app.ts';
 import { assertAccessible, chromiumMissing, payWithCard, screenshot, suiteHarness } from './browser.ts';
 import { needs } from '../support/dependencies.ts';
 import { startFakeAdyen, type FakeAdyen } from '../acquirer/adyen-fake.ts';
+import { adyenContractMissing } from '../acquirer/adyen-contract.ts';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import type { Mode } from '../../src/store/schema.ts';
 
-const skip = needs(chromiumMissing);
+const skip = needs(chromiumMissing ?? adyenContractMissing);
 
 for (const backend of backends) {
   describe(`live card pages through Adyen's native 3-D Secure 2 in Chromium (${backend})`, { skip }, () => {

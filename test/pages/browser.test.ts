@@ -1,6 +1,6 @@
 /**
  * The customer's path in a real browser (headless Chromium): one test per row of the
- * DESIGN §3 scenario table, typed and clicked as a customer would, plus cancel, language,
+ * test scenarios (docs/decisions.md#test-scenarios), typed and clicked as a customer would, plus cancel, language,
  * a bad card number, the landing page, paying without JavaScript and paying twice. Each
  * page is checked with axe-core and photographed under test-output/screenshots.
  */

@@ -1,4 +1,4 @@
-// EMVCo 2.2.0 AReq mapping: every row of every code table, the §2.7 use-case defaults,
+// EMVCo 2.2.0 AReq mapping: every row of every code table, the use-case defaults of docs/api.md#challenge-preference,
 // addresses, amounts, phones, browser data and the complete example.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -131,7 +131,7 @@ for (const [size, code] of windowSizes) {
   });
 }
 
-// §2.7 use-case table when the merchant gives no challengeIndicator.
+// The use-case table of docs/api.md#challenge-preference when the merchant gives no challengeIndicator.
 const useCases: [string, Pick<AReqInput, 'kind' | 'usesVaultToken' | 'storeInVault'>, Partial<ThreeDSData>, string][] = [
   ['redirect payment', { kind: 'payment', usesVaultToken: false, storeInVault: false }, {}, '01'],
   ['one-click payment with a vault token', { kind: 'payment', usesVaultToken: true, storeInVault: false }, {}, '02'],

@@ -1,6 +1,6 @@
 // Property-based tests (fast-check): generated valid payloads are accepted, and a single
 // mutation of one (too long, wrong enum, bad date, missing required field) is rejected with
-// exactly that field's pointer. The model below restates spec §2.4–2.9 independently of
+// exactly that field's pointer. The model below restates docs/api.md#3-d-secure-2-data independently of
 // src/threeds/fields.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -186,7 +186,7 @@ const countryAndState = fc.constantFrom(...countryAndStatePairs);
 const scaFields = new Set(model.filter(([, , s]) => s === 'S').map(([p]) => p));
 const recurringLike = ['RECURRING', 'INSTALMENT', 'UNSCHEDULED'];
 
-/** The fields required in this payload by the spec's rules (§2.4 S, §2.5 conditions, §2.9 all-or-nothing). */
+/** The fields required in this payload by the spec's rules (docs/api.md#billing-and-shipping-fields S, docs/api.md#sequence-information conditions, docs/api.md#browser-data all-or-nothing). */
 function requiredPointers(values: Record<string, unknown>, has: Record<string, boolean>, scaYes: boolean, ctx: ThreeDSContext): Set<string> {
   const required = new Set<string>(scaYes ? scaFields : []);
   if (has.sequenceInfo) {
@@ -312,7 +312,7 @@ test("a single mutation is rejected, or without scaReady yes left out, with exac
   const mutated = validPayload.chain((g) => {
     const candidates: [string, unknown][] = [];
     for (const [pointer, kind] of g.present) {
-      if (pointer === '/threeds2RequestInfo/challengeIndicator' && g.ctx.operation === 'enrollment') continue; // ignored there (§4.2)
+      if (pointer === '/threeds2RequestInfo/challengeIndicator' && g.ctx.operation === 'enrollment') continue; // ignored there (docs/api.md#vault-enrollment)
       for (const value of mutationsFor(kind)) candidates.push([pointer, value]);
       if (g.required.has(pointer)) candidates.push([pointer, undefined]);
     }

@@ -1,4 +1,4 @@
-// Every field of spec §2.4–2.9 (and the compatibility fields): valid values pass, and each
+// Every field of docs/api.md#3-d-secure-2-data (and the compatibility fields): valid values pass, and each
 // invalid value is reported with exactly that field's pointer and the expected code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -146,7 +146,7 @@ const integer3 = (pointer: string): Row => [
 ];
 
 const rows: Row[] = [
-  // §2.4
+  // docs/api.md#billing-and-shipping-fields
   [
     '/scaReady',
     // older plugins send "1"/"0" or booleans (docs/interop.md)
@@ -213,14 +213,14 @@ const rows: Row[] = [
   ],
   text('/shippingHouseNumber', 10),
   text('/shippingHouseExtension', 10),
-  // compatibility fields (DESIGN §2)
+  // compatibility fields (docs/api.md#existing-clients)
   email('/billingEmail'),
   text('/billingFirstName', 100),
   text('/billingLastName', 100),
   email('/shippingEmail'),
   text('/shippingFirstName', 100),
   text('/shippingLastName', 100),
-  // §2.5
+  // docs/api.md#sequence-information
   oneOf('/sequenceInfo/type', ['EXPRESS_CHECKOUT', 'RECURRING', 'INSTALMENT', 'UNSCHEDULED']),
   integer3('/sequenceInfo/instalmentMaxAuthorisations'),
   date('/sequenceInfo/recurringExpiry'),
@@ -229,7 +229,7 @@ const rows: Row[] = [
   oneOf('/sequenceInfo/source', ['CIT', 'MIT']),
   text('/sequenceInfo/initialTransactionId', 20),
   oneOf('/sequenceInfo/industryPractice', ['INCREMENTAL', 'DELAYED_CHARGES', 'NO_SHOW', 'REAUTHORIZATION', 'RESUBMISSION']),
-  // §2.6
+  // docs/api.md#account-information
   text('/accountInfo/accountIdentifier', 64),
   oneOf('/accountInfo/accountAgeIndicator', ['NO_ACCOUNT', 'CREATED_DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS']),
   date('/accountInfo/accountCreationDate'),
@@ -271,7 +271,7 @@ const rows: Row[] = [
     ],
   ],
   date('/accountInfo/dateOfBirth'),
-  // §2.7
+  // docs/api.md#challenge-preference
   oneOf('/threeds2RequestInfo/challengeIndicator', ['NO_PREFERENCE', 'NO_CHALLENGE', 'REQUEST_BY_MERCHANT_PREFERENCE', 'REQUEST_FOR_MANDATE']),
   oneOf('/threeds2RequestInfo/transactionType', [
     'GOODS_AND_SERVICES_PURCHASE',
@@ -280,7 +280,7 @@ const rows: Row[] = [
     'QUASI_CASH_TRANSACTION',
     'PREPAID_ACTIVATION_AND_LOAD',
   ]),
-  // §2.8
+  // docs/api.md#merchant-risk
   email('/merchantRiskIndicator/deliveryEmailAddress'),
   oneOf('/merchantRiskIndicator/deliveryTimeframe', ['ELECTRONIC', 'SAME_DAY', 'OVERNIGHT', 'TWO_DAY_OR_MORE']),
   count('/merchantRiskIndicator/giftCardAmount', 15),
@@ -310,7 +310,7 @@ const rows: Row[] = [
   ]),
   ['/merchantRiskIndicator/shippingIndicator', [], [['DIGITAL_GOODS', 'enum']]],
   oneOf('/merchantRiskIndicator/passwordChangeIndicator', ['NO_CHANGE', 'CHANGED_DURING_TRANSACTION', 'LESS_THAN_30_DAYS', '30_TO_60_DAYS', 'MORE_THAN_60_DAYS']),
-  // §2.9
+  // docs/api.md#browser-data
   [
     '/browserInfo/javaEnabled',
     [true, false],

@@ -1,4 +1,4 @@
-// Requirement rules (scaReady "S" fields, §2.5 conditions, §2.9 all-or-nothing), empty and
+// Requirement rules (scaReady "S" fields, docs/api.md#sequence-information conditions, docs/api.md#browser-data all-or-nothing), empty and
 // unknown values, e-mail defaults, phone adaptation, enrollment, normalization and echo.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,7 +71,7 @@ test('the O fields stay optional with scaReady yes', () => {
   assert.deepEqual(failures(body), []);
 });
 
-// §2.5: [sequenceInfo given, ctx, missing fields reported as conditional_required]
+// docs/api.md#sequence-information: [sequenceInfo given, ctx, missing fields reported as conditional_required]
 const sequenceCases: [string, Record<string, unknown>, ThreeDSContext, [string, string][]][] = [
   ['type alone is enough for EXPRESS_CHECKOUT', { type: 'EXPRESS_CHECKOUT' }, payment, []],
   [
@@ -159,7 +159,7 @@ test('sequenceInfo.type is required when the object is given', () => {
   }
 });
 
-test('§2.5 numeric fields arrive as numbers or strings and are stored as numbers', () => {
+test('the numeric fields of sequenceInfo (docs/api.md#sequence-information) arrive as numbers or strings and are stored as numbers', () => {
   const { errors, data } = validateThreeDS(
     { sequenceInfo: { type: 'INSTALMENT', mode: 'INITIAL', source: 'CIT', initialTransactionId: 'T', instalmentMaxAuthorisations: '012', recurringFrequency: 7 } },
     payment,
@@ -408,7 +408,7 @@ for (const [sent, kept, failure] of phpDates) {
   });
 }
 
-// ── e-mail defaults (§2.4, §2.6, §2.8) ──────────────────────────────────────────────
+// ── e-mail defaults (docs/api.md#billing-and-shipping-fields, docs/api.md#account-information, docs/api.md#merchant-risk) ───
 
 test('accountInfo.email and deliveryEmailAddress default to billingEmail', () => {
   const { data } = validateThreeDS({ billingEmail: 'b@example.com', shippingEmail: 's@example.com', accountInfo: { accountIdentifier: 'c1' } }, payment);
@@ -445,7 +445,7 @@ test('no default from an invalid source, nor over an invalid target', () => {
   assert.equal(invalidTarget.data.accountInfo, undefined);
 });
 
-// ── phone adaptation (§2.4) ─────────────────────────────────────────────────────────
+// ── phone adaptation (docs/api.md#billing-and-shipping-fields) ──────────────────────
 
 const combinedNumbers: [string, string, string][] = [
   ['+31 20 123 4567', '31', '201234567'],
@@ -519,7 +519,7 @@ test('the request body is not modified by phone splitting or defaults', () => {
   assert.deepEqual(body, copy);
 });
 
-// ── vault enrollment (§4.2) ─────────────────────────────────────────────────────────
+// ── vault enrollment (docs/api.md#vault-enrollment) ─────────────────────────────────
 
 test('enrollment ignores challengeIndicator: not validated, not stored', () => {
   const { errors, data } = validateThreeDS({ threeds2RequestInfo: { challengeIndicator: 'WHATEVER', transactionType: 'ACCOUNT_FUNDING' } }, enrollment);

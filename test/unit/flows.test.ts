@@ -128,7 +128,7 @@ test('a wallet field marks its flow whatever its value; a vault token only as a 
     parsed(request('walletpay', { walletPayValidationUrl: 7 }, { returnUrl: undefined })).errors.map((e) => `${e.field} ${e.code}`),
     ['/details/walletPayValidationUrl type', '/details/walletPayDomainName conditional_required'],
   );
-  // Not a vault payment: the initial transaction of a recurring sequence is then required (§2.5).
+  // Not a vault payment: the initial transaction of a recurring sequence is then required (docs/api.md#sequence-information).
   const recurring = { sequenceInfo: { type: 'RECURRING', mode: 'SUBSEQUENT', source: 'MIT' } };
   assert.deepEqual(
     parsed(request('card', { vaultAccessToken: 7 }, recurring)).errors.map((e) => `${e.field} ${e.code}`),
@@ -151,7 +151,7 @@ test('the enrollment reads its entry: dataType card, returnUrl required, 3-D Sec
       JSON.stringify(body),
     );
   }
-  // §4.2: the enrollment ignores challengeIndicator.
+  // docs/api.md#vault-enrollment: the enrollment ignores challengeIndicator.
   const { request: enrollment } = parseEnrollmentRequest(
     { dataType: 'card', returnUrl: 'https://x.example', threeds2RequestInfo: { challengeIndicator: 'NO_CHALLENGE' } },
     testRules,
@@ -166,7 +166,7 @@ function row(flow: string, type = 'sale'): SerializableRow {
   return { ...(pendingPaymentRow(addresses.secrets, 'm1', { reference }) as Omit<SerializableRow, 'version'>), flow, type, version: 1 };
 }
 
-test('the payment object carries the addresses its flow answers with (§2.1)', () => {
+test('the payment object carries the addresses its flow answers with (docs/api.md#the-payment-object)', () => {
   const cases: [Flow, string[]][] = [
     ['card', ['payUrl', 'cancelUrl']],
     ['vault', ['payUrl', 'cancelUrl']],
@@ -203,7 +203,7 @@ test('the table holds together', () => {
     const spec = flows[flow];
     const marks = 'detailsSent' in spec.recognisedBy ? spec.recognisedBy.detailsSent : [];
     for (const mark of marks) assert.ok((spec.requires as readonly string[]).includes(mark), `${flow} requires ${mark}, which marks it`);
-    // §1 step 3: a flow that sends the customer to a Kassa page brings them back to returnUrl.
+    // docs/api.md#the-service: a flow that sends the customer to a Kassa page brings them back to returnUrl.
     assert.equal(spec.requiresReturnUrl, spec.page !== 'none', `${flow} returnUrl`);
     assert.ok(spec.storesCard !== 'if-asked' || spec.storeInVault, `${flow} stores a card when asked only if it accepts storeInVault`);
     assert.ok(spec.answer.payUrl, `${flow} has a payUrl`);

@@ -13,14 +13,18 @@ import type { WalletSettings } from '../../src/wallet/settings.ts';
 import type { WalletPaymentToken } from '../../src/wallet/index.ts';
 import { cardBrands } from '../../src/ground/card-brand.ts';
 import { Problem } from '../../src/ground/problem.ts';
-import { vectorsDirectory } from './vectors.ts';
+import { needs } from '../support/dependencies.ts';
+import { vectorsDirectory, walletVectorsMissing } from './vectors.ts';
+
+const skip = needs(walletVectorsMissing);
 
 const vectors = path.join(vectorsDirectory, 'basis-theory/ec');
 const read = (file: string) => fs.readFileSync(path.join(vectors, file), 'utf8');
 const token = () => JSON.parse(read('token.new.json')) as WalletPaymentToken;
 const signedAt = Date.parse('2023-09-13T13:49:38Z');
 const live: WalletSettings = {
-  liveProcessingKeys: [{ privateKeyPem: read('private.new.key'), certificatePem: read('apple_pay.new.pem') }],
+  // Read only when the vectors are there: without them the suite using `live` is skipped.
+  liveProcessingKeys: skip === undefined ? [{ privateKeyPem: read('private.new.key'), certificatePem: read('apple_pay.new.pem') }] : [],
   tokenMaxAgeMs: 5 * 60_000,
 };
 const payment = { mode: 'live' as const, amountMinor: 100, currency: 'usd', acceptedBrands: cardBrands };
@@ -35,7 +39,7 @@ async function refusal(promise: Promise<unknown>): Promise<Problem> {
   return error;
 }
 
-describe('accepting a real wallet token (live trust path)', () => {
+describe('accepting a real wallet token (live trust path)', { skip }, () => {
   test('a real token is verified at its signing time, decrypted and matched to the payment', async () => {
     const accepted = await acceptWalletToken(token(), payment, live, FIELD, () => signedAt + 60_000);
     assert.equal(accepted.pan, '4784000000380075');

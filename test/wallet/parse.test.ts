@@ -1,8 +1,11 @@
-/** The structural check of a wallet token (spec §2.3): every malformed field is reported with its pointer. */
+/** The structural check of a wallet token (docs/api.md#wallet-tokens): every malformed field is reported with its pointer. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseWalletToken, type WalletPaymentToken } from '../../src/wallet/index.ts';
-import { decryptableVectors, signatureOnlyVectors } from './vectors.ts';
+import { needs } from '../support/dependencies.ts';
+import { decryptableVectors, signatureOnlyVectors, walletVectorsMissing } from './vectors.ts';
+
+const skip = needs(walletVectorsMissing);
 
 const pointer = '/details/walletPayEncryptedToken';
 const [gala, ecToken, , rsaToken] = decryptableVectors().map((vector) => vector.token);
@@ -22,7 +25,7 @@ function edit(token: WalletPaymentToken, path: string, value: unknown): unknown 
   return copy;
 }
 
-test('every real token passes the structural check and comes back as delivered', () => {
+test('every real token passes the structural check and comes back as delivered', { skip }, () => {
   for (const token of [...decryptableVectors().map((vector) => vector.token), ...signatureOnlyVectors().map((vector) => vector.token)]) {
     const result = parseWalletToken(token, pointer);
     assert.deepEqual(result.errors, []);
@@ -30,7 +33,7 @@ test('every real token passes the structural check and comes back as delivered',
   }
 });
 
-test('a single malformed field is reported with its pointer and code', () => {
+test('a single malformed field is reported with its pointer and code', { skip }, () => {
   const cases: [string, unknown, WalletPaymentToken, [string, string][]][] = [
     ['/paymentData', undefined, ecToken, [['/paymentData', 'required']]],
     ['/paymentData', 'x', ecToken, [['/paymentData', 'type']]],
@@ -71,7 +74,7 @@ test('a single malformed field is reported with its pointer and code', () => {
   }
 });
 
-test('every malformed field is reported at once', () => {
+test('every malformed field is reported at once', { skip }, () => {
   const token = {
     paymentData: { version: 'EC_v1', data: 7, signature: 'a b', header: { publicKeyHash: '', transactionId: 'XYZ', wrappedKey: 'QUJD' } },
     paymentMethod: { displayName: false, network: [], type: 1 },
@@ -95,7 +98,7 @@ test('every malformed field is reported at once', () => {
   assert.equal(parseWalletToken(token, pointer).token, undefined);
 });
 
-test('a value that is not an object is reported at the pointer itself', () => {
+test('a value that is not an object is reported at the pointer itself', { skip }, () => {
   for (const value of [null, 'token', 3, [gala]]) assert.deepEqual(fieldsOf(value), [[pointer, 'type']], JSON.stringify(value));
   assert.deepEqual(
     parseWalletToken('x', '/encryptedToken').errors.map((error) => error.field),

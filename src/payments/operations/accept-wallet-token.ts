@@ -1,5 +1,5 @@
 /**
- * Accept a wallet token for an existing pending payment (spec §4.4: the hybrid flow's
+ * Accept a wallet token for an existing pending payment (docs/api.md#post-a-wallet-token: the hybrid flow's
  * `cardDataUrl`; the hosted flow's wallet sheet): verified, decrypted and checked outside
  * the unit of work, then recorded as the payment's one token. Posting the same token again
  * is accepted again (a retry, also once the payment is final); another token once one was

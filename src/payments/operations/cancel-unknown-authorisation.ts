@@ -1,6 +1,6 @@
 /**
  * An authorisation whose outcome Kassa never learned (docs/acquirers.md "Unknown outcomes";
- * DESIGN §3 "States"): no answer in time (`manualintervention`), or the process died between the
+ * docs/decisions.md#states): no answer in time (`manualintervention`), or the process died between the
  * acquirer's answer and Kassa's commit (still `pending`, its write-ahead record in flight). Run by
  * the recovery job (acquirer-recovery.ts) once ACQUIRER_RECOVERY_AFTER has passed with no
  * notification:

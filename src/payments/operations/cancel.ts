@@ -1,5 +1,5 @@
 /**
- * Cancel (spec §4.5, DESIGN §2): `POST <cancelUrl>` or the page's cancel button. A
+ * Cancel (docs/api.md#cancel): `POST <cancelUrl>` or the page's cancel button. A
  * pending payment becomes failed/cancelled; a final one, or one whose authorisation is in
  * flight, is answered unchanged, so cancelling again is harmless. The capability token authorises; a merchant's key, when
  * sent, must be the payment's merchant.

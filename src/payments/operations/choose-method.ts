@@ -1,5 +1,5 @@
 /**
- * The customer's choice of method on a landing page (spec §4.1 `landingpage`): kept on the
+ * The customer's choice of method on a landing page (`landingpage`, docs/api.md#create-a-payment): kept on the
  * payment's page row, so payUrl then shows that method's page. A choice the page did not
  * offer, or on a payment no longer pending, changes nothing.
  */

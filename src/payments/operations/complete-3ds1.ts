@@ -1,5 +1,5 @@
 /**
- * The end of a 3-D Secure 1 redirect (spec §1: the fallback where 3DS2 does not apply):
+ * The end of a 3-D Secure 1 redirect (docs/api.md#the-service: the fallback where 3DS2 does not apply):
  * the ACS sends the browser back to the TermUrl with the PaRes and Kassa's MD, which is
  * the session id and the card sealed to it. The PaRes is checked, then the card authorised.
  */

@@ -1,5 +1,5 @@
 /**
- * The end of a 3-D Secure 2 challenge (spec §1): the challenge window reported completion.
+ * The end of a 3-D Secure 2 challenge (docs/api.md#the-service): the challenge window reported completion.
  * In a session of Kassa's 3DS Server the outcome was already taken from the RReq the ACS sent
  * it, and the card, sealed with the customer's browser across the step, is then authorised. In
  * a session of the acquirer's (threeds/by-acquirer.ts) the acquirer is told the CRes's

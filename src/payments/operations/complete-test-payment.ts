@@ -18,7 +18,7 @@ import { parseFields, referenceField } from './fields.ts';
 import { merchantOperation } from './operation.ts';
 
 const outcomes = ['success', 'failed'] as const;
-/** When a failed outcome names no failureCode: the plain "payment not authorised" of spec §3. */
+/** When a failed outcome names no failureCode: the plain "payment not authorised" of docs/api.md#states. */
 const DEFAULT_FAILURE_CODE: FailureCode = 'rejected';
 
 interface Completion {

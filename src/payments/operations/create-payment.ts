@@ -1,7 +1,7 @@
 /**
- * Create a payment (spec §4.1): validated, decided and built outside the unit of work,
+ * Create a payment (docs/api.md#create-a-payment): validated, decided and built outside the unit of work,
  * stored as one insert. The answer is the pending payment with its `payUrl` (and, per
- * flow, `cancelUrl` and `cardDataUrl`). Two flows do more on creation (DESIGN §3 "Wallet"):
+ * flow, `cancelUrl` and `cardDataUrl`). Two flows do more on creation (docs/decisions.md#wallet):
  * the direct wallet flow verifies and decrypts its token now, so a bad token is a 422
  * here, and pays it right after answering; the hybrid flow obtains the merchant session
  * the answer carries. A vault payment reads its stored card first.
@@ -55,7 +55,7 @@ export const createPayment = merchantOperation({
   },
   answer: ({ row, pageToken }, { ports }) => serializePayment(row, ports.links, pageToken),
   created: ({ row }) => row,
-  // The direct wallet flow pays after answering: the creation response is the pending payment (spec §4.1).
+  // The direct wallet flow pays after answering: the creation response is the pending payment (docs/api.md#create-a-payment).
   after: ({ row }, { accepted }, { ports, caller, now, log }) => {
     if (!accepted) return;
     const payment = { row, merchant: { id: caller.merchantId, name: caller.merchantName, settings: caller.settings } };

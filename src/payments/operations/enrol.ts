@@ -1,5 +1,5 @@
 /**
- * Vault enrollment (spec §4.2): `POST {base_url}/token` with `dataType: "card"` creates a
+ * Vault enrollment (docs/api.md#vault-enrollment): `POST {base_url}/token` with `dataType: "card"` creates a
  * pending transaction (`method: "vault"`, `type: "token"`) whose `payUrl` takes the card
  * to store; paying it on the page (pay-card.ts) stores the card instead of charging it.
  */

@@ -1,5 +1,5 @@
 /**
- * Expiry (DESIGN §3 "States"): a pending payment past its `expires_at` becomes
+ * Expiry (docs/decisions.md#states): a pending payment past its `expires_at` becomes
  * failed/expired, a batch at a time. Safe with many Kassa processes on one database: on
  * PostgreSQL the due payments are claimed with FOR UPDATE SKIP LOCKED, and each change is
  * the usual compare-and-set, so a payment completed meanwhile is left alone.

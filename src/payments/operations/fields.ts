@@ -9,7 +9,7 @@ import { identifierShaped } from '../../lib/tokens.ts';
 const MAX_REFERENCE_LENGTH = 64;
 
 /**
- * `reference`: the Kassa reference of an existing transaction (spec §2.1: at most 64 characters). One
+ * `reference`: the Kassa reference of an existing transaction (docs/api.md#the-payment-object: at most 64 characters). One
  * that no transaction can have is refused before anything is read (and the NUL check of plain text
  * rows does not apply: such a reference names nothing either way).
  */

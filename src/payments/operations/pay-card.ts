@@ -1,5 +1,5 @@
 /**
- * Pay by card on the hosted page (spec §1, §3): the card form's submit. The card is
+ * Pay by card on the hosted page (docs/api.md#the-service, docs/api.md#states): the card form's submit. The card is
  * checked here; then it goes the card payment's way (card-payment.ts): attempt and lease,
  * 3-D Secure, authorisation (or, for a vault enrollment, the card stored), one state change.
  */

@@ -1,5 +1,5 @@
 /**
- * Pay with a card from the vault (spec §4.1 "Vault payment"; DESIGN §3 "Vault"): the card
+ * Pay with a card from the vault (docs/api.md#create-a-payment, docs/decisions.md#vault): the card
  * comes from the vault instead of the card form, then goes the card payment's way
  * (card-payment.ts). On the merchant's `confirm` path the customer types the CVC, which
  * the vault never keeps; on `direct` there is no form and the card is authorised without it.

@@ -1,5 +1,5 @@
 /**
- * Pay with an accepted wallet token (spec §3, §4.1, §4.4; DESIGN §3 "Wallet"): the payment
+ * Pay with an accepted wallet token (docs/api.md#states, docs/api.md#create-a-payment, docs/api.md#post-a-wallet-token; docs/decisions.md#wallet): the payment
  * takes the processing lease, is authorised at the acquirer with the token's device card
  * number and cryptogram (the wallet authenticated the cardholder, so no 3-D Secure step),
  * and makes its one state change through the same `authorise` as a card payment. The
@@ -44,7 +44,7 @@ export const payWallet = customerOperation({
   release: releaseLease,
   act: async (wallet, ctx) => {
     const { row } = ctx.caller;
-    // Test scenario .41: the wallet's final state only after 2 s (DESIGN §3 "Test scenarios").
+    // Test scenario .41: the wallet's final state only after 2 s (docs/decisions.md#test-scenarios).
     if (row.mode === 'test') await delay(scenarioFor(row.amount_minor, findCurrency(row.currency)!.exponent).walletDelayMs ?? 0);
     const card = { pan: wallet.pan, expiryMonth: wallet.expiryMonth, expiryYear: wallet.expiryYear, holderName: wallet.cardholderName ?? '', brand: wallet.brand };
     return authorise(card, walletAuthentication(wallet), walletKey(wallet), ctx);

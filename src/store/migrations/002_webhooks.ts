@@ -1,5 +1,5 @@
 /**
- * Webhooks (DESIGN §3): the merchant's webhook endpoint and signing secret, the
+ * Webhooks (docs/decisions.md#webhooks): the merchant's webhook endpoint and signing secret, the
  * outbox of deliveries (one row per final state change, written with the change),
  * and every delivery attempt for the operator view.
  */

@@ -1,5 +1,5 @@
 /**
- * The vault (DESIGN §3 "Vault"): one row per stored card. The card number is kept only
+ * The vault (docs/decisions.md#vault): one row per stored card. The card number is kept only
  * as AES-256-GCM ciphertext with the id of the key that sealed it (rotation); the access
  * token only as its SHA-256, the look-up key. No column can hold a CVC.
  *

@@ -1,6 +1,6 @@
 /**
  * Wallet tokens used: a token pays once, and a payment takes one token. The token's
- * `transactionId` (spec §2.3, unique per token) is recorded with the payment in the unit of
+ * `transactionId` (docs/api.md#wallet-tokens, unique per token) is recorded with the payment in the unit of
  * work that accepts it, so a replayed token, or a second token for a payment, is refused
  * however many processes receive them. The token itself (ciphertext: only the processing
  * key opens it) is kept until the payment is final, so a payment whose process died before

@@ -1,5 +1,5 @@
 /**
- * Refunds (DESIGN §3 "Refunds"): a refund is a transaction of its own whose
+ * Refunds (docs/decisions.md#refunds): a refund is a transaction of its own whose
  * `parent_reference` is the sale it gives money back from. Reserving a refund sums the
  * sale's pending and successful refunds, so they are found by that column.
  */
