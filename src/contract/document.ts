@@ -40,7 +40,7 @@ const uri = { type: 'string', format: 'uri' };
 /** The payment object of docs/api.md#the-payment-object as payments/serialize.ts writes it. */
 const paymentSchema: Schema = {
   type: 'object',
-  description: 'A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`), spec §2.1.',
+  description: 'A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`).',
   required: ['reference', 'created', 'lastUpdate', 'method', 'type', 'status', 'amount', 'currency', 'language', 'paidout', 'entryMode', 'details'],
   properties: {
     reference: { type: 'string', description: 'Kassa’s reference of the transaction.' },
@@ -55,8 +55,8 @@ const paymentSchema: Schema = {
     language: { type: 'string', pattern: '^[a-z]{3}$' },
     returnUrl: { type: 'string' },
     payUrl: { ...uri, description: 'Where the customer pays (a capability: do not log it).' },
-    cancelUrl: { ...uri, description: '`POST` it to cancel the pending payment (spec §4.5).' },
-    cardDataUrl: { ...uri, description: '`POST` the wallet token here (hybrid wallet flow, spec §4.4).' },
+    cancelUrl: { ...uri, description: '`POST` it to cancel the pending payment.' },
+    cardDataUrl: { ...uri, description: '`POST` the wallet token here (hybrid wallet flow).' },
     merchantOrderReference: { type: 'string' },
     description: { type: 'string' },
     metadata: { type: 'string' },
@@ -66,7 +66,7 @@ const paymentSchema: Schema = {
     parentReference: { type: 'string', description: 'The payment a refund or a capture belongs to.' },
     details: {
       type: 'object',
-      description: 'Method-specific data (spec §2.2).',
+      description: 'Method-specific data.',
       properties: {
         expirationDuration: { type: 'string', description: 'Landing pages: how long the payment may stay pending.' },
         refundedAmount: { type: 'number', description: 'What the successful refunds of this payment add up to.' },
@@ -216,7 +216,7 @@ const routes: readonly Route[] = [
     operationId: 'createPayment',
     summary: 'Create a payment',
     description:
-      'Spec §4.1. The `method` and the `details` sent pick the flow: card (or a vault payment with `details.vaultAccessToken`), landing page, or wallet (hosted; direct with `details.walletPayEncryptedToken`; hybrid with `details.walletPayValidationUrl` and `walletPayDomainName`). Send the customer to `payUrl`; learn the outcome from the webhook and by reading the transaction.',
+      'The `method` and the `details` sent pick the flow: card (or a vault payment with `details.vaultAccessToken`), landing page, or wallet (hosted; direct with `details.walletPayEncryptedToken`; hybrid with `details.walletPayValidationUrl` and `walletPayDomainName`). Send the customer to `payUrl`; learn the outcome from the webhook and by reading the transaction.',
     tag: 'Payments',
     body: 'PaymentRequest',
     bodyExample: { amount: '10.50', currency: 'EUR', method: 'card', returnUrl: 'https://shop.example/return?order=1001', merchantOrderReference: 'order-1001' },
@@ -230,7 +230,7 @@ const routes: readonly Route[] = [
     path: '/transaction',
     operationId: 'readTransaction',
     summary: 'Read a transaction',
-    description: 'Spec §4.3: any transaction of the key’s merchant and mode, by `reference`; or several at once by `references`.',
+    description: 'Any transaction of the key’s merchant and mode, by `reference`; or several at once by `references`.',
     tag: 'Payments',
     answer: {
       oneOf: [
@@ -258,7 +258,7 @@ const routes: readonly Route[] = [
     path: '/token',
     operationId: 'enrolCard',
     summary: 'Vault enrollment',
-    description: 'Spec §4.2: the customer enters a card at `payUrl` (with 3-D Secure 2); on success the transaction shows `details.vaultAccessToken`.',
+    description: 'The customer enters a card at `payUrl` (with 3-D Secure 2); on success the transaction shows `details.vaultAccessToken`.',
     tag: 'Vault',
     body: 'EnrollmentRequest',
     bodyExample: { dataType: 'card', returnUrl: 'https://shop.example/cards' },
@@ -325,8 +325,7 @@ const routes: readonly Route[] = [
     path: '/cancel/{token}',
     operationId: 'cancel',
     summary: 'Cancel a pending payment',
-    description:
-      'Spec §4.5: `POST` the payment’s `cancelUrl` with an empty body. Idempotent: a pending payment becomes failed/cancelled; a final one is answered as it is.',
+    description: '`POST` the payment’s `cancelUrl` with an empty body. Idempotent: a pending payment becomes failed/cancelled; a final one is answered as it is.',
     tag: 'Customer addresses',
     answer: ref('Payment'),
     problems: [401, 404, 409, 413],
@@ -338,7 +337,7 @@ const routes: readonly Route[] = [
     path: '/card-data/{token}',
     operationId: 'sendWalletToken',
     summary: 'Send the wallet token (hybrid flow)',
-    description: 'Spec §4.4: `POST` the wallet token to the payment’s `cardDataUrl`. 200 means accepted: the payment is still pending; read it for the outcome.',
+    description: '`POST` the wallet token to the payment’s `cardDataUrl`. 200 means accepted: the payment is still pending; read it for the outcome.',
     tag: 'Customer addresses',
     body: 'WalletTokenIntake',
     answer: ref('Payment'),
@@ -432,7 +431,7 @@ function introduction(publicUrl: string, baseUrl: string): string {
     '# Authentication',
     'HTTP Basic with the API key as user name and an empty password (`curl -u test_…:`). A `test_…` key works in test mode, a `live_…` key in live mode; a key sees only its own merchant’s transactions in its own mode. The customer addresses (`cancelUrl`, `cardDataUrl`) are capabilities: no key needed, and a key sent must be the payment’s merchant’s.',
     '# Fields',
-    'Fields a request does not know are ignored. An optional field sent as `""` or `null` counts as absent (existing clients send them so). Amounts are JSON numbers or numeric strings in major units, parsed exactly; answers carry numbers. 3-D Secure 2 data (spec §2.4–2.9) is validated exactly; `scaReady: "yes"` makes the fields marked so required.',
+    'Fields a request does not know are ignored. An optional field sent as `""` or `null` counts as absent (existing clients send them so). Amounts are JSON numbers or numeric strings in major units, parsed exactly; answers carry numbers. 3-D Secure 2 data is validated exactly with `scaReady: "yes"`, which also makes the fields marked so required; without it a field off its format is left out of what the issuer is sent and named in `threeDSFieldsLeftOut`, not refused.',
     '# Webhooks',
     'Every outcome is announced by a `POST` of `{"id": "<reference>"}` to the merchant’s (or the transaction’s) `webhookUrl`, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). Verify it, then read the transaction.',
     '# Problem types',
@@ -481,8 +480,8 @@ export function openApiDocument(publicUrl: string, apiPrefix: string): Schema {
         'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'string' } },
       },
       schemas: {
-        PaymentRequest: { ...paymentRequestSchema(), description: 'Spec §4.1 with §2.2–2.9, and the fields existing clients send (DESIGN §2).' },
-        EnrollmentRequest: { ...enrollmentRequestSchema(), description: 'Spec §4.2.' },
+        PaymentRequest: { ...paymentRequestSchema(), description: 'The create-payment request, with the fields existing clients send.' },
+        EnrollmentRequest: { ...enrollmentRequestSchema(), description: 'The vault-enrollment request.' },
         RefundRequest: tableSchema(refundTable),
         CaptureRequest: tableSchema(captureTable),
         ReversalRequest: tableSchema(referenceTable),

@@ -9,7 +9,7 @@ const REFERENCE_LENGTH = 64;
 export const MAX_REFERENCES = 50;
 
 export const TransactionQuery = Type.Object({
-  reference: Type.Optional(Type.String({ minLength: 1, maxLength: REFERENCE_LENGTH, description: 'The transaction to read (spec §4.3).' })),
+  reference: Type.Optional(Type.String({ minLength: 1, maxLength: REFERENCE_LENGTH, description: 'The transaction to read.' })),
   references: Type.Optional(
     Type.String({
       minLength: 1,

@@ -302,7 +302,7 @@ function threeDSSchema(operation: 'payment' | 'enrollment'): { properties: Schem
 const leftOutSchema: Schema = {
   type: 'array',
   description:
-    'The 3-D Secure 2 fields of the request that did not fit their format (spec §2.4–2.9) and were left out of the data sent to the issuer rather than refused, because `scaReady` was not yes (a region code that is no ISO 3166-2 subdivision also with yes). Each as the 422 would have named it with `scaReady: yes`, with the value as sent; a billing or shipping field is also echoed as sent. Absent when none was left out.',
+    'The 3-D Secure 2 fields of the request that did not fit their format and were left out of the data sent to the issuer rather than refused, because `scaReady` was not yes (a region code that is no ISO 3166-2 subdivision also with yes). Each as the 422 would have named it with `scaReady: yes`, with the value as sent; a billing or shipping field is also echoed as sent. Absent when none was left out.',
   items: {
     type: 'object',
     required: ['field', 'code', 'message', 'value'],

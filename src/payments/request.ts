@@ -101,7 +101,7 @@ const isYes = (value: unknown): boolean => value === 'yes';
 
 /** The details fields (docs/api.md#the-details-object). */
 const detailsFields = {
-  vaultAccessToken: { type: 'string', schema: { description: 'Pays with the stored card this token names (a vault payment, spec §2.2).' } },
+  vaultAccessToken: { type: 'string', schema: { description: 'Pays with the stored card this token names (a vault payment).' } },
   walletPayValidationUrl: {
     type: 'string',
     format: walletValidationUrl,

@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment
-         * @description Spec §4.1. The `method` and the `details` sent pick the flow: card (or a vault payment with `details.vaultAccessToken`), landing page, or wallet (hosted; direct with `details.walletPayEncryptedToken`; hybrid with `details.walletPayValidationUrl` and `walletPayDomainName`). Send the customer to `payUrl`; learn the outcome from the webhook and by reading the transaction.
+         * @description The `method` and the `details` sent pick the flow: card (or a vault payment with `details.vaultAccessToken`), landing page, or wallet (hosted; direct with `details.walletPayEncryptedToken`; hybrid with `details.walletPayValidationUrl` and `walletPayDomainName`). Send the customer to `payUrl`; learn the outcome from the webhook and by reading the transaction.
          */
         post: operations["createPayment"];
         delete?: never;
@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Read a transaction
-         * @description Spec §4.3: any transaction of the key’s merchant and mode, by `reference`; or several at once by `references`.
+         * @description Any transaction of the key’s merchant and mode, by `reference`; or several at once by `references`.
          */
         get: operations["readTransaction"];
         put?: never;
@@ -75,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * Vault enrollment
-         * @description Spec §4.2: the customer enters a card at `payUrl` (with 3-D Secure 2); on success the transaction shows `details.vaultAccessToken`.
+         * @description The customer enters a card at `payUrl` (with 3-D Secure 2); on success the transaction shows `details.vaultAccessToken`.
          */
         post: operations["enrolCard"];
         delete?: never;
@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a pending payment
-         * @description Spec §4.5: `POST` the payment’s `cancelUrl` with an empty body. Idempotent: a pending payment becomes failed/cancelled; a final one is answered as it is.
+         * @description `POST` the payment’s `cancelUrl` with an empty body. Idempotent: a pending payment becomes failed/cancelled; a final one is answered as it is.
          */
         post: operations["cancel"];
         delete?: never;
@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Send the wallet token (hybrid flow)
-         * @description Spec §4.4: `POST` the wallet token to the payment’s `cardDataUrl`. 200 means accepted: the payment is still pending; read it for the outcome.
+         * @description `POST` the wallet token to the payment’s `cardDataUrl`. 200 means accepted: the payment is still pending; read it for the outcome.
          */
         post: operations["sendWalletToken"];
         delete?: never;
@@ -228,7 +228,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Spec §4.1 with §2.2–2.9, and the fields existing clients send (DESIGN §2). */
+        /** @description The create-payment request, with the fields existing clients send. */
         PaymentRequest: ({
             /**
              * @description Must be enabled for the merchant (`GET /method`).
@@ -240,7 +240,7 @@ export interface components {
             /** @description Major units, no more decimals than the currency has (`10.50`, `"10.50"`). */
             amount: number | string;
             details?: {
-                /** @description Pays with the stored card this token names (a vault payment, spec §2.2). */
+                /** @description Pays with the stored card this token names (a vault payment). */
                 vaultAccessToken?: string;
                 /**
                  * Format: uri
@@ -491,7 +491,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
-        /** @description Spec §4.2. */
+        /** @description The vault-enrollment request. */
         EnrollmentRequest: ({
             /** @enum {string} */
             dataType: "card";
@@ -757,7 +757,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`), spec §2.1. */
+        /** @description A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`). */
         Payment: {
             /** @description Kassa’s reference of the transaction. */
             reference: string;
@@ -789,12 +789,12 @@ export interface components {
             payUrl?: string;
             /**
              * Format: uri
-             * @description `POST` it to cancel the pending payment (spec §4.5).
+             * @description `POST` it to cancel the pending payment.
              */
             cancelUrl?: string;
             /**
              * Format: uri
-             * @description `POST` the wallet token here (hybrid wallet flow, spec §4.4).
+             * @description `POST` the wallet token here (hybrid wallet flow).
              */
             cardDataUrl?: string;
             merchantOrderReference?: string;
@@ -808,7 +808,7 @@ export interface components {
             brand?: "visa" | "mastercard" | "amex" | "maestro" | "bcmc";
             /** @description The payment a refund or a capture belongs to. */
             parentReference?: string;
-            /** @description Method-specific data (spec §2.2). */
+            /** @description Method-specific data. */
             details: {
                 /** @description Landing pages: how long the payment may stay pending. */
                 expirationDuration?: string;
@@ -851,7 +851,7 @@ export interface components {
             shippingEmail?: string;
             shippingFirstName?: string;
             shippingLastName?: string;
-            /** @description The 3-D Secure 2 fields of the request that did not fit their format (spec §2.4–2.9) and were left out of the data sent to the issuer rather than refused, because `scaReady` was not yes (a region code that is no ISO 3166-2 subdivision also with yes). Each as the 422 would have named it with `scaReady: yes`, with the value as sent; a billing or shipping field is also echoed as sent. Absent when none was left out. */
+            /** @description The 3-D Secure 2 fields of the request that did not fit their format and were left out of the data sent to the issuer rather than refused, because `scaReady` was not yes (a region code that is no ISO 3166-2 subdivision also with yes). Each as the 422 would have named it with `scaReady: yes`, with the value as sent; a billing or shipping field is also echoed as sent. Absent when none was left out. */
             threeDSFieldsLeftOut?: {
                 /**
                  * @description JSON pointer of the field in the request (`/accountInfo/email`).
@@ -903,7 +903,7 @@ export interface components {
              * @description Where this Kassa explains the problem type: `PUBLIC_URL/docs#problem-<slug>`; the slug is the same on every Kassa.
              * @enum {string}
              */
-            type: "https://kassa.test/docs#problem-malformed-json" | "https://kassa.test/docs#problem-json-nested-too-deeply" | "https://kassa.test/docs#problem-malformed-request" | "https://kassa.test/docs#problem-bad-request" | "https://kassa.test/docs#problem-unsupported-content-type" | "https://kassa.test/docs#problem-invalid-idempotency-reference" | "https://kassa.test/docs#problem-unauthorized" | "https://kassa.test/docs#problem-not-found" | "https://kassa.test/docs#problem-request-timeout" | "https://kassa.test/docs#problem-conflict" | "https://kassa.test/docs#problem-request-in-progress" | "https://kassa.test/docs#problem-request-body-too-large" | "https://kassa.test/docs#problem-address-too-long" | "https://kassa.test/docs#problem-validation-failed" | "https://kassa.test/docs#problem-unprocessable-request" | "https://kassa.test/docs#problem-idempotency-reference-reused" | "https://kassa.test/docs#problem-refused-by-the-acquirer" | "https://kassa.test/docs#problem-too-many-requests" | "https://kassa.test/docs#problem-request-headers-too-large" | "https://kassa.test/docs#problem-internal-error" | "https://kassa.test/docs#problem-wallet-merchant-validation-failed" | "https://kassa.test/docs#problem-no-acquirer-configured" | "https://kassa.test/docs#problem-no-answer-from-the-acquirer" | "https://kassa.test/docs#problem-no-directory-server-configured" | "https://kassa.test/docs#problem-authorisation-being-answered" | "https://kassa.test/docs#problem-not-a-notification" | "https://kassa.test/docs#problem-service-stopping" | "https://kassa.test/docs#problem-vault-unavailable" | "https://kassa.test/docs#problem-wallet-not-configured";
+            type: "https://kassa.test/docs#problem-malformed-json" | "https://kassa.test/docs#problem-json-nested-too-deeply" | "https://kassa.test/docs#problem-malformed-request" | "https://kassa.test/docs#problem-bad-request" | "https://kassa.test/docs#problem-unsupported-content-type" | "https://kassa.test/docs#problem-invalid-idempotency-reference" | "https://kassa.test/docs#problem-unauthorized" | "https://kassa.test/docs#problem-not-found" | "https://kassa.test/docs#problem-request-timeout" | "https://kassa.test/docs#problem-conflict" | "https://kassa.test/docs#problem-request-in-progress" | "https://kassa.test/docs#problem-request-body-too-large" | "https://kassa.test/docs#problem-address-too-long" | "https://kassa.test/docs#problem-validation-failed" | "https://kassa.test/docs#problem-unprocessable-request" | "https://kassa.test/docs#problem-idempotency-reference-reused" | "https://kassa.test/docs#problem-refused-by-the-acquirer" | "https://kassa.test/docs#problem-too-many-requests" | "https://kassa.test/docs#problem-request-headers-too-large" | "https://kassa.test/docs#problem-internal-error" | "https://kassa.test/docs#problem-wallet-merchant-validation-failed" | "https://kassa.test/docs#problem-no-acquirer-configured" | "https://kassa.test/docs#problem-no-answer-from-the-acquirer" | "https://kassa.test/docs#problem-database-unavailable" | "https://kassa.test/docs#problem-no-directory-server-configured" | "https://kassa.test/docs#problem-authorisation-being-answered" | "https://kassa.test/docs#problem-not-a-notification" | "https://kassa.test/docs#problem-service-stopping" | "https://kassa.test/docs#problem-vault-unavailable" | "https://kassa.test/docs#problem-wallet-not-configured";
             title: string;
             status: number;
             detail?: string;
@@ -1100,7 +1100,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description No acquirer configured; No answer from the acquirer; No directory server configured; Authorisation being answered; Service stopping; Vault unavailable; Wallet not configured */
+        /** @description No acquirer configured; No answer from the acquirer; Database unavailable; No directory server configured; Authorisation being answered; Service stopping; Vault unavailable; Wallet not configured */
         Problem503: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1212,7 +1212,7 @@ export interface operations {
     readTransaction: {
         parameters: {
             query?: {
-                /** @description The transaction to read (spec §4.3). */
+                /** @description The transaction to read. */
                 reference?: string;
                 /** @description Up to 50 references, comma-separated: the answer is an array in the order asked, unknown ones left out. */
                 references?: string;
