@@ -428,6 +428,7 @@ for (const backend of backends) {
       const open = (
         await api(kassa.app, shop.testApiKey).post('/payment', cardPayment({ currency: 'JPY', amount: '500', merchantOrderReference: 'plain, "quoted"' }))
       ).json().reference;
+      const separated = (await api(kassa.app, shop.testApiKey).post('/payment', cardPayment({ merchantOrderReference: ";=cmd|' /C calc'!A0;" }))).json().reference;
       const foreign = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { merchantOrderReference: 'order-export-foreign' });
       const client = new ConsoleClient(kassa.app);
       await client.signIn('export@kassa.test');
@@ -456,10 +457,15 @@ for (const backend of backends) {
       assert.deepEqual(byReference.get(paid)!.slice(7, 12), ['success', '', '1234.50', 'eur', `'=HYPERLINK("x")`]);
       assert.deepEqual(byReference.get(open)!.slice(7, 12), ['pending', '', '500', 'jpy', 'plain, "quoted"']);
       assert.ok(all.body.includes('"plain, ""quoted"""'), 'RFC 4180 quoting');
+      // Quoted, a cell stays one cell where `;` separates cells too (Dutch and German spreadsheets), so nothing in it starts a formula.
+      const quotedCell = '"(?:[^"]|"")*"';
+      for (const line of all.body.trimEnd().split('\r\n')) assert.match(line, new RegExp(`^${quotedCell}(?:,${quotedCell})*$`), 'every cell quoted, empty ones too');
+      assert.equal(byReference.get(separated)![11], ";=cmd|' /C calc'!A0;");
+      assert.ok(all.body.includes(`,";=cmd|' /C calc'!A0;",`));
       const filtered = csvRows((await client.get('/dashboard/payments.csv?status=pending')).body);
       assert.deepEqual(
         filtered.slice(1).map((row) => row[0]),
-        [open],
+        [separated, open],
       );
       const entry = await kassa.store.read
         .selectFrom('audit_log')
