@@ -223,11 +223,11 @@ for (const backend of backends) {
       assert.equal((await kassa.client.get(`/transaction?reference=${toReverse}`)).json().details.captureStatus, 'reversed');
     });
 
-    test('housekeeping deletes expired sessions and failed sign-ins that no longer count', async () => {
+    test('housekeeping deletes expired sessions and the sign-in counts whose window has ended', async () => {
       await makeAccount(kassa.store, 'purged@kassa.test');
       await new ConsoleClient(kassa.app).signIn('purged@kassa.test');
       await new ConsoleClient(kassa.app).signIn('purged@kassa.test', 'wrong');
-      const count = async (table: 'console_sessions' | 'sign_in_failures') =>
+      const count = async (table: 'console_sessions' | 'sign_in_attempts') =>
         Number(
           (
             await kassa.store.read
@@ -236,11 +236,11 @@ for (const backend of backends) {
               .executeTakeFirstOrThrow()
           ).n,
         );
-      const [sessions, failures] = [await count('console_sessions'), await count('sign_in_failures')];
-      assert.ok(sessions > 0 && failures > 0);
+      const [sessions, windows] = [await count('console_sessions'), await count('sign_in_attempts')];
+      assert.ok(sessions > 0 && windows > 0);
       const purged = await runHousekeeping(kassa.config, kassa.store, Date.now() + SESSION_TTL_MS + FAILURE_WINDOW_MS);
-      assert.deepEqual([purged.consoleSessions, purged.signInFailures], [sessions, failures]);
-      assert.deepEqual([await count('console_sessions'), await count('sign_in_failures')], [0, 0]);
+      assert.deepEqual([purged.consoleSessions, purged.signInWindows], [sessions, windows]);
+      assert.deepEqual([await count('console_sessions'), await count('sign_in_attempts')], [0, 0]);
     });
 
     test('a set-password link sets the password once', async () => {
