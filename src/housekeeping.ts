@@ -1,8 +1,8 @@
 /**
  * Hourly housekeeping (run with the background workers): idempotency records go after
  * their 24 hours (DESIGN §3), finished webhook deliveries — delivered or given up —
- * with their attempts after WEBHOOK_RETENTION, expired console sessions, and failed console
- * sign-ins once they no longer count (operators/sessions.ts). Each purge deletes in batches of one
+ * with their attempts after WEBHOOK_RETENTION, expired console sessions, and the counts of console
+ * sign-in attempts whose window has ended (operators/sessions.ts). Each purge deletes in batches of one
  * unit of work, oldest first, so the writer is never held long however much is due.
  */
 import type { Config } from './config.ts';
@@ -10,7 +10,7 @@ import type { Db, Store } from './store/store.ts';
 import { RETENTION_MS } from './payments/operations/idempotency.ts';
 import { deleteExpiredRecords } from './store/idempotency-records.ts';
 import { deleteFinishedDeliveries } from './store/webhooks.ts';
-import { deleteExpiredSessions, deleteOldSignInFailures } from './store/operators.ts';
+import { deleteEndedSignInWindows, deleteExpiredSessions } from './store/operators.ts';
 import { FAILURE_WINDOW_MS } from './operators/sessions.ts';
 
 export const HOUSEKEEPING_INTERVAL_MS = 3600_000;
@@ -30,6 +30,6 @@ export async function runHousekeeping(config: Config, store: Store, now = Date.n
     idempotencyRecords: await purgeInBatches(store, (db, limit) => deleteExpiredRecords(db, now - RETENTION_MS, limit)),
     webhookDeliveries: await purgeInBatches(store, (db, limit) => deleteFinishedDeliveries(db, now - config.webhooks.retentionMs, limit)),
     consoleSessions: await purgeInBatches(store, (db, limit) => deleteExpiredSessions(db, now, limit)),
-    signInFailures: await purgeInBatches(store, (db, limit) => deleteOldSignInFailures(db, now - FAILURE_WINDOW_MS, limit)),
+    signInWindows: await purgeInBatches(store, (db, limit) => deleteEndedSignInWindows(db, now - FAILURE_WINDOW_MS, limit)),
   };
 }

@@ -2,8 +2,10 @@
  * GET /dashboard/payments.csv: the payments list with its filters and search, as CSV (RFC 4180,
  * csv-stringify), streamed: pages of the list's own query are read one after another by keyset,
  * so an export of any size holds one page in memory. Amounts are decimal strings in the
- * currency's exponent; a cell a spreadsheet would take for a formula is prefixed with `'`
- * (OWASP "CSV injection"). The export is written to the audit log with its filters.
+ * currency's exponent. Against formula injection (OWASP "CSV injection", docs/console.md
+ * "Export"): every cell is quoted, so no separator inside one, a comma or the `;` Dutch and German
+ * spreadsheets split on, starts a new cell; and a cell a spreadsheet would take for a formula is
+ * prefixed with `'`. The export is written to the audit log with its filters.
  */
 import { pipeline, Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -46,9 +48,11 @@ export async function* listedTransactions(db: Db, filter: TransactionFilter, pag
   }
 }
 
-/** A spreadsheet runs a cell starting with one of these as a formula. */
-const FORMULA_START = /^[=+\-@\t\r]/;
-export const spreadsheetSafe = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
+/** A spreadsheet may run a cell starting with one of these as a formula (OWASP's list, with ASVS 1.2.10's NUL and the line feed). */
+const FORMULA_START = /^[=+\-@\t\r\n\0]/;
+/** A plain decimal number (`-10.00`) is read as a number, never run: it stays usable as one. */
+const NUMBER = /^[+-]?\d+(\.\d+)?$/;
+export const spreadsheetSafe = (text: string) => (FORMULA_START.test(text) && !NUMBER.test(text) ? `'${text}` : text);
 
 const record = (row: ListedTransaction): Record<(typeof csvColumns)[number], string> => ({
   reference: row.reference,
@@ -80,7 +84,7 @@ export function exportRoutes(app: FastifyInstance, { store, viewOf, send }: Cons
       detail: Object.fromEntries(Object.entries(parsed.shown).filter(([, value]) => value !== undefined)),
       address: request.ip,
     });
-    const csv = stringify({ header: true, columns: [...csvColumns], record_delimiter: 'windows', cast: { string: spreadsheetSafe } });
+    const csv = stringify({ header: true, columns: [...csvColumns], record_delimiter: 'windows', quoted: true, quoted_empty: true, cast: { string: spreadsheetSafe } });
     // A failed page read destroys the stream, which ends the response early: a cut-off file, never a wrong one.
     pipeline(Readable.from(listedTransactions(store.read, parsed.filter)).map(record), csv, (error) => {
       if (error) request.log.error({ err: error }, 'CSV export failed');

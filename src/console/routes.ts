@@ -5,8 +5,9 @@
  * strict CSP and no scripts. A session is a random id in an HttpOnly, SameSite=Strict cookie
  * (Secure when PUBLIC_URL is https) kept in the database (operators/sessions.ts); every POST
  * carries the session's synchronizer token, and the sign-in and set-password forms, before
- * there is a session, a double-submit token. A merchant's account sees and acts on its own
- * merchant only: anything else is answered as not found.
+ * there is a session, a token the secrets key derives from a random pre-session cookie. A
+ * merchant's account sees and acts on its own merchant only: anything else is answered as not
+ * found.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
@@ -23,13 +24,13 @@ import { merchantOverviews, paymentMerchant } from '../merchants/merchants.ts';
 import { Problem } from '../ground/problem.ts';
 import { databaseUnavailable } from '../store/unavailable.ts';
 import { failureCodes } from '../ground/states.ts';
-import { identifierShaped, randomBase62 } from '../lib/tokens.ts';
+import { formTokenOf, identifierShaped, randomBase62 } from '../lib/tokens.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, type Form } from '../lib/page-security.ts';
 import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { sessionOf, signIn, signOut, SESSION_TTL_MS, type Session } from '../operators/sessions.ts';
 import { setPasswordAccount, setPasswordWithLink } from '../operators/accounts.ts';
-import { passwordProblem, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../operators/passwords.ts';
+import { passwordProblem, BUSY_RETRY_AFTER_SECONDS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../operators/passwords.ts';
 import { audit, auditEntries } from '../operators/audit.ts';
 import { consoleTranslator, type MessageKey } from './i18n.ts';
 import { actionNames, actions, type ActionName } from './actions.ts';
@@ -69,15 +70,26 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
   const send = (reply: FastifyReply, view: ConsoleView, body: { toString(): string }, status = 200) =>
     sendPage(reply, { nonce: view.nonce, frameAncestors: "'none'" }, body, status);
 
-  /** The double-submit token of the forms shown before a session exists (sign-in, set password). */
+  /** The token of the forms shown before a session exists (sign-in, set password), for the pre-session cookie, set here when missing. */
   function formToken(request: FastifyRequest, reply: FastifyReply): string {
-    const existing = request.cookies[FORM_COOKIE];
-    if (existing && identifierShaped(existing)) return existing;
-    const token = randomBase62(32);
-    void reply.setCookie(FORM_COOKIE, token, cookieOptions);
-    return token;
+    let preSession = request.cookies[FORM_COOKIE];
+    if (!preSession || !identifierShaped(preSession)) {
+      preSession = randomBase62(32);
+      void reply.setCookie(FORM_COOKIE, preSession, cookieOptions);
+    }
+    return formTokenOf(store.secrets, preSession);
   }
-  const formTokenValid = (request: FastifyRequest) => !crossSite(request) && csrfValid(request.cookies[FORM_COOKIE] ?? '', field(request.body, 'csrf'));
+  /**
+   * The posted token is the one Kassa derived for the pre-session cookie sent with it. A sibling
+   * subdomain can set cookies for this host (it is the same site), so a form it posts (marked
+   * `same-site` by the browser) is refused too: it could carry a pair it asked Kassa for.
+   */
+  function formTokenValid(request: FastifyRequest): boolean {
+    const preSession = request.cookies[FORM_COOKIE] ?? '';
+    if (crossSite(request) || request.headers['sec-fetch-site'] === 'same-site' || !identifierShaped(preSession)) return false;
+    return csrfValid(formTokenOf(store.secrets, preSession), field(request.body, 'csrf'));
+  }
+  const retryAfter = (reply: FastifyReply, seconds: number) => reply.header('Retry-After', String(seconds));
 
   app.setErrorHandler(async (error: Error, request, reply) => {
     const view = viewOf(request);
@@ -103,13 +115,21 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
     const token = formToken(request, reply);
     if (!formTokenValid(request)) return send(reply, view, signInPage(view, { formToken: token, email, problem: view.t('formExpired') }), 403);
     const result = await signIn(store, { email, password: field(request.body, 'password') ?? '', address: request.ip });
-    if (result.outcome === 'signed-in') {
-      void reply.setCookie(SESSION_COOKIE, result.sessionId, { ...cookieOptions, maxAge: SESSION_TTL_MS / 1000 });
-      return reply.redirect('/dashboard/payments', 303);
+    const again = (problem: string, status: number) => send(reply, view, signInPage(view, { formToken: token, email, problem }), status);
+    switch (result.outcome) {
+      case 'signed-in':
+        void reply.setCookie(SESSION_COOKIE, result.sessionId, { ...cookieOptions, maxAge: SESSION_TTL_MS / 1000 });
+        return reply.redirect('/dashboard/payments', 303);
+      // One message whichever part was wrong: the page never tells whether the account exists.
+      case 'refused':
+        return again(view.t('signInRefused'), 401);
+      case 'throttled':
+        retryAfter(reply, result.retryAfterSeconds);
+        return again(view.t('signInThrottled'), 429);
+      case 'busy':
+        retryAfter(reply, BUSY_RETRY_AFTER_SECONDS);
+        return again(view.t('passwordsBusy'), 429);
     }
-    // One message whichever part was wrong: the page never tells whether the account exists.
-    const problem = result.outcome === 'throttled' ? view.t('signInThrottled') : view.t('signInRefused');
-    return send(reply, view, signInPage(view, { formToken: token, email, problem }), result.outcome === 'throttled' ? 429 : 401);
   });
 
   app.get<{ Params: { token: string } }>('/dashboard/set-password/:token', async (request, reply) => {
@@ -140,7 +160,10 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
             ? view.t('passwordsDiffer')
             : undefined;
     if (problem) return send(reply, view, setPasswordPage(view, { ...state, problem }), 422);
-    await setPasswordWithLink(store, account, password);
+    if ((await setPasswordWithLink(store, account, password)) === 'busy') {
+      retryAfter(reply, BUSY_RETRY_AFTER_SECONDS);
+      return send(reply, view, setPasswordPage(view, { ...state, problem: view.t('passwordsBusy') }), 429);
+    }
     return reply.redirect('/dashboard/sign-in?passwordSet', 303);
   });
 

@@ -1,6 +1,7 @@
 /**
  * Random identifiers and secrets, all from the CSPRNG (none is derived from a counter or a
- * time), and the capability tokens the secrets key derives from a random reference.
+ * time), and the tokens the secrets key derives from a random value: a payment's capability
+ * tokens from its reference, the console's pre-session form token from its cookie.
  */
 import { hash, randomBytes } from 'node:crypto';
 import type { SecretBox } from './secret-box.ts';
@@ -80,11 +81,24 @@ export const newVaultCardId = () => `vc_${timePrefix()}${randomBase62(16)}`;
 export function pageTokenOf(secrets: SecretBox, reference: string): string {
   // The reference is `tr_` + its time prefix + random characters (newTransactionReference).
   const timePrefixOfReference = reference.slice(3, 3 + TIME_PREFIX_LENGTH);
+  return timePrefixOfReference + derivedBase62(secrets, `page-token\u0000${reference}`, PAGE_TOKEN_RANDOM_LENGTH);
+}
+
+/**
+ * The token of the console's forms shown before a session exists (sign-in, set password): 43
+ * base62 characters the secrets key derives from the random value of the pre-session cookie. A
+ * cookie and a token match only when Kassa issued them together, so a cookie someone else set
+ * comes with no token that passes (docs/console.md "Signing in and sessions").
+ */
+export const formTokenOf = (secrets: SecretBox, preSession: string) => derivedBase62(secrets, `form-token\u0000${preSession}`, 43);
+
+/** `length` base62 characters of the HMACs of `input` and a block number, as many blocks as it takes. */
+function derivedBase62(secrets: SecretBox, input: string, length: number): string {
   let derived = '';
-  for (let block = 0; derived.length < PAGE_TOKEN_RANDOM_LENGTH; block++) {
-    for (const byte of secrets.mac(`page-token\u0000${reference}\u0000${block}`)) derived += base62Char(byte);
+  for (let block = 0; derived.length < length; block++) {
+    for (const byte of secrets.mac(`${input}\u0000${block}`)) derived += base62Char(byte);
   }
-  return timePrefixOfReference + derived.slice(0, PAGE_TOKEN_RANDOM_LENGTH);
+  return derived.slice(0, length);
 }
 
 /**

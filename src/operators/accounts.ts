@@ -9,7 +9,7 @@ import { findMerchant } from '../store/merchants.ts';
 import { disableOperator, findOperatorByEmail, findOperatorBySetPasswordHash, insertOperator, listOperators, setOperatorPassword } from '../store/operators.ts';
 import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { AdminError } from '../events/admin.ts';
-import { hashPassword, passwordProblem, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
+import { hashPassword, passwordProblem, withPasswordSlot, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 
 /** How long a set-password link works. */
 export const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -86,11 +86,13 @@ export async function setPasswordAccount(store: Store, token: string, now = Date
   return row && row.disabled_at === null && (row.set_password_expires_at ?? 0) > now ? row : undefined;
 }
 
-/** Sets the password through the link, which is spent by it. */
-export async function setPasswordWithLink(store: Store, operator: OperatorRow, password: string): Promise<void> {
+/** Sets the password through the link, which is spent by it; `'busy'` when every password slot of this process is taken (passwords.ts). */
+export async function setPasswordWithLink(store: Store, operator: OperatorRow, password: string): Promise<'set' | 'busy'> {
   refuseWeak(password);
-  const hash = await hashPassword(password);
+  const hash = await withPasswordSlot(() => hashPassword(password));
+  if (hash === 'busy') return 'busy';
   await store.transact((db) => setOperatorPassword(db, operator.id, hash));
+  return 'set';
 }
 
 function refuseWeak(password: string) {

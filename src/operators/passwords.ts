@@ -4,6 +4,13 @@
  * without breaking earlier hashes. Parameters N = 2^15, r = 8, p = 3: one of the equivalent
  * minimums of OWASP's Password Storage Cheat Sheet (32 MiB, three passes), lighter on memory
  * than N = 2^17, p = 1 when several sign-ins run at once.
+ *
+ * scrypt runs on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), where
+ * the SQLite writer's fdatasync of each group commit runs too (docs/decisions.md "SQLite durability
+ * without blocking the event loop"): a flood of sign-ins queued there held every payment's commit
+ * behind it, for seconds. So a process runs at most PASSWORD_SLOTS password checks and hashes for
+ * the console at once, and refuses more at once instead of queueing them (docs/console.md
+ * "Signing in and sessions").
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
@@ -11,6 +18,23 @@ const COST = { N: 2 ** 15, r: 8, p: 3 };
 const KEY_LENGTH = 32;
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 256;
+/** Leaves the thread pool's other threads to the database's flushes, whatever arrives. */
+export const PASSWORD_SLOTS = 2;
+/** What a busy answer asks the client to wait: a check takes less than that (0.7–0.8 s measured on a 2-core machine at a load of 13). */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+let slotsTaken = 0;
+
+/** Runs `work` holding one of this process's PASSWORD_SLOTS; answers `'busy'` at once, without running it, when every slot is taken. */
+export async function withPasswordSlot<T>(work: () => Promise<T>): Promise<T | 'busy'> {
+  if (slotsTaken >= PASSWORD_SLOTS) return 'busy';
+  slotsTaken++;
+  try {
+    return await work();
+  } finally {
+    slotsTaken--;
+  }
+}
 
 const derive = (password: string, salt: Buffer, cost: { N: number; r: number; p: number }) =>
   new Promise<Buffer>((resolve, reject) => {

@@ -23,6 +23,7 @@ import { acquirerAuthentication } from './migrations/015_acquirer_authentication
 import { acquirerInFlight } from './migrations/016_acquirer_in_flight.ts';
 import { oneParentIndex } from './migrations/017_one_parent_index.ts';
 import { acquirerNotifications } from './migrations/019_acquirer_notifications.ts';
+import { signInAttempts } from './migrations/020_sign_in_attempts.ts';
 import { readinessProbe } from './migrations/021_readiness_probe.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
@@ -44,6 +45,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '016_acquirer_in_flight': acquirerInFlight(),
   '017_one_parent_index': oneParentIndex(),
   '019_acquirer_notifications': acquirerNotifications(),
+  '020_sign_in_attempts': signInAttempts(),
   '021_readiness_probe': readinessProbe(),
 });
 

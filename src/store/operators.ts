@@ -1,4 +1,4 @@
-/** Console queries: operators (accounts), their sessions, failed sign-ins and the audit log (013_console). */
+/** Console queries: operators (accounts), their sessions, sign-in attempts (020_sign_in_attempts) and the audit log (013_console). */
 import type { Db } from './store.ts';
 import type { AuditLogRow, OperatorRow } from './schema.ts';
 
@@ -62,30 +62,57 @@ export async function deleteExpiredSessions(db: Db, now: number, limit: number):
   return Number(result.numDeletedRows);
 }
 
-export async function insertSignInFailures(db: Db, subjects: string[], at: number): Promise<void> {
+export interface SignInWindow {
+  attempts: number;
+  window_started: number;
+}
+
+/**
+ * Counts one sign-in attempt against `subject` and answers its window with the attempt in it; a
+ * window that has ended starts again at `now`. One upsert: on PostgreSQL a concurrent one for the
+ * same subject waits for this unit to end and then counts on top of it, on SQLite units run one
+ * at a time, so no two attempts ever read the same count.
+ */
+export async function countSignInAttempt(db: Db, subject: string, now: number, windowMs: number): Promise<SignInWindow> {
+  return db
+    .insertInto('sign_in_attempts')
+    .values({ subject, window_started: now, attempts: 1 })
+    .onConflict((conflict) =>
+      conflict.column('subject').doUpdateSet((eb) => {
+        const ended = eb('sign_in_attempts.window_started', '<=', now - windowMs);
+        return {
+          attempts: eb
+            .case()
+            .when(ended)
+            .then(1)
+            .else(eb('sign_in_attempts.attempts', '+', 1))
+            .end(),
+          window_started: eb.case().when(ended).then(now).else(eb.ref('sign_in_attempts.window_started')).end(),
+        };
+      }),
+    )
+    .returning(['attempts', 'window_started'])
+    .executeTakeFirstOrThrow();
+}
+
+/** Takes one attempt back from `subject`'s window, if that window is still the one it was counted in. */
+export async function withdrawSignInAttempt(db: Db, subject: string, window: SignInWindow): Promise<void> {
   await db
-    .insertInto('sign_in_failures')
-    .values(subjects.map((subject) => ({ subject, at })))
+    .updateTable('sign_in_attempts')
+    .set((eb) => ({ attempts: eb('attempts', '-', 1) }))
+    .where('subject', '=', subject)
+    .where('window_started', '=', window.window_started)
+    .where('attempts', '>', 0)
     .execute();
 }
 
-export async function countSignInFailures(db: Db, subject: string, since: number): Promise<number> {
-  const row = await db
-    .selectFrom('sign_in_failures')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('subject', '=', subject)
-    .where('at', '>', since)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+export async function clearSignInAttempts(db: Db, subject: string): Promise<void> {
+  await db.deleteFrom('sign_in_attempts').where('subject', '=', subject).execute();
 }
 
-export async function clearSignInFailures(db: Db, subject: string): Promise<void> {
-  await db.deleteFrom('sign_in_failures').where('subject', '=', subject).execute();
-}
-
-export async function deleteOldSignInFailures(db: Db, before: number, limit: number): Promise<number> {
-  const old = db.selectFrom('sign_in_failures').select('id').where('at', '<=', before).limit(limit);
-  const result = await db.deleteFrom('sign_in_failures').where('id', 'in', old).executeTakeFirst();
+export async function deleteEndedSignInWindows(db: Db, startedBefore: number, limit: number): Promise<number> {
+  const ended = db.selectFrom('sign_in_attempts').select('subject').where('window_started', '<=', startedBefore).limit(limit);
+  const result = await db.deleteFrom('sign_in_attempts').where('subject', 'in', ended).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

@@ -290,11 +290,16 @@ export interface ConsoleSessionTable {
   expires_at: number;
 }
 
-/** One failed sign-in, counted per account (`account:<email>`) and per client address (`address:<ip>`). */
-export interface SignInFailureTable {
-  id: Generated<number>;
+/**
+ * The sign-in attempts of one subject, an account (`account:<email>`) or a client address
+ * (`address:<ip>`), in its current window (020_sign_in_attempts; operators/sessions.ts).
+ */
+export interface SignInAttemptTable {
   subject: string;
-  at: number;
+  /** When the window began: its first attempt. It ends FAILURE_WINDOW_MS later. */
+  window_started: number;
+  /** Attempts counted in the window, refused ones included; a successful sign-in takes its own back. */
+  attempts: number;
 }
 
 /** What console accounts did (append-only: database triggers refuse edits). */
@@ -330,7 +335,7 @@ export interface Database {
   acquirer_connections: AcquirerConnectionTable;
   operators: OperatorTable;
   console_sessions: ConsoleSessionTable;
-  sign_in_failures: SignInFailureTable;
+  sign_in_attempts: SignInAttemptTable;
   audit_log: AuditLogTable;
   acquirer_notifications: AcquirerNotificationTable;
   readiness_probe: ReadinessProbeTable;

@@ -200,7 +200,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     });
     const lines = csv.trimEnd().split('\r\n');
     assert.equal(lines.length, 2);
-    assert.match(lines[1], /,order-browser-3,$/);
+    assert.match(lines[1], /,"order-browser-3",""$/);
     assert.deepEqual(cspViolations, []);
     await context.close();
   });

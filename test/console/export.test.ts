@@ -1,4 +1,7 @@
-/** The CSV export's guard against formula injection, as a table: what a spreadsheet would run gets a leading quote. */
+/**
+ * The CSV export's guard against formula injection, as a table: what a spreadsheet would run gets a leading quote; a plain
+ * number stays a number; a cell led by a separator needs none, as every cell is quoted (console.test.ts checks the file).
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spreadsheetSafe } from '../../src/console/export.ts';
@@ -10,6 +13,13 @@ const cases: [string, string][] = [
   ['@SUM(A1)', `'@SUM(A1)`],
   ['\tcmd', `'\tcmd`],
   ['\rcmd', `'\rcmd`],
+  ['\n=1+1', `'\n=1+1`],
+  ['\u0000=1+1', `'\u0000=1+1`],
+  ['-10.00', '-10.00'],
+  ['+10', '+10'],
+  ['-1e5', `'-1e5`],
+  ['-10.00+cmd', `'-10.00+cmd`],
+  [";=cmd|' /C calc'!A0;", ";=cmd|' /C calc'!A0;"],
   ['order-10045', 'order-10045'],
   ['1234.50', '1234.50'],
   ['', ''],
