@@ -1,6 +1,6 @@
 /**
  * Hourly housekeeping (run with the background workers): idempotency records go after
- * their 24 hours (DESIGN §3), finished webhook deliveries — delivered or given up —
+ * their 24 hours (docs/decisions.md#idempotency), finished webhook deliveries — delivered or given up —
  * with their attempts after WEBHOOK_RETENTION, expired console sessions, and the counts of console
  * sign-in attempts whose window has ended (operators/sessions.ts). Each purge deletes in batches of one
  * unit of work, oldest first, so the writer is never held long however much is due.
