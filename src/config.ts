@@ -242,7 +242,8 @@ export const settings = {
   }),
   rateLimitPerSecond: integer(100, {
     name: 'RATE_LIMIT_PER_SECOND',
-    description: 'Requests per second per API key, averaged over a 2 s window (bursts up to twice this); `0` turns the limit off',
+    description:
+      "Requests per second per API key, averaged over a 2 s window (bursts up to twice this): so `RateLimit-Limit` answers the window's allowance, twice this (`200` for `100`), `RateLimit-Remaining` what is left of it and `RateLimit-Reset` the seconds until the window ends; `0` turns the limit off",
   }),
   authFailureLimit: integer(20, {
     name: 'AUTH_FAILURE_LIMIT',

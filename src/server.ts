@@ -1,5 +1,5 @@
 /** Builds the Fastify application from config and an open store. No listening, no workers: see main.ts. */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Store } from './store/store.ts';
 import { KeyResolver } from './merchants/merchants.ts';
@@ -7,7 +7,7 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from 
 import { installJsonBodyParser } from './api/json-body.ts';
 import { answerHeaders, installAnswerHeaders } from './api/answer-headers.ts';
 import { requestIdOf } from './api/request-id.ts';
-import { requestLogger } from './api/request-logger.ts';
+import { OneLinePerRequest, requestLogger } from './api/request-logger.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { Authenticator } from './api/auth.ts';
 import { walletApi } from './api/wallet.ts';
@@ -51,11 +51,11 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     requestIdHeader: false,
     genReqId: requestIdOf,
     childLoggerFactory: requestLogger,
-    logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    logController: new OneLinePerRequest({ disableRequestLogging: !config.logRequests }),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     // Fastify's own answers to these are not problems: errors.ts answers them.
     return503OnClosing: false,
-    frameworkErrors: frameworkErrorHandler(headers, config.publicUrl),
+    frameworkErrors: frameworkErrorHandler(headers, config.publicUrl, config.logRequests),
     clientErrorHandler: clientErrorHandler(headers, config.publicUrl),
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   });

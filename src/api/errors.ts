@@ -86,9 +86,12 @@ function toProblem(error: FastifyError | Problem, request: FastifyRequest): Prob
  * Fastify's `frameworkErrors`: a request refused before routing (an address that does not
  * decode), so before any hook. It gets the answer headers a hook would have set.
  */
-export function frameworkErrorHandler(headers: Record<string, string>, publicUrl: string) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+export function frameworkErrorHandler(headers: Record<string, string>, publicUrl: string, logRequests: boolean) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     void sendProblem(reply.headers(headers).header('X-Request-Id', request.id), toProblem(error, request), publicUrl);
+    // Fastify writes no line for a request it refused before routing: its one line (LOG_REQUESTS, request-logger.ts) is written here.
+    if (logRequests) request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  };
 }
 
 /** Node's refusals of what is not HTTP at all, before any request exists: written to the socket as Node's own would be. */

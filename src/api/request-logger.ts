@@ -5,7 +5,7 @@
  * (docs/decisions.md "Performance per core"), while most requests write no line at all. Lines
  * are the same: the child is pino's own, with the same bindings and options.
  */
-import type { FastifyBaseLogger } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions, LogFn } from 'pino';
 
 const LINE_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -61,3 +61,20 @@ for (const level of LINE_LEVELS) {
 /** Fastify's `childLoggerFactory`. */
 export const requestLogger = (logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger =>
   new RequestLogger(logger, bindings, options);
+
+/**
+ * One log line per request when it is answered (LOG_REQUESTS): method, route pattern, status and
+ * time, with the request id the request's logger is bound to. Fastify's own controller writes two,
+ * `incoming request` and `request completed`, the first of which says nothing the second does not.
+ * Its other lines (a request that errored, a stream error) are Fastify's, unchanged.
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}

@@ -81,8 +81,22 @@ describe('logs', () => {
       assert.ok(res.statusCode < 500, `${method} ${url}: ${res.statusCode}`);
     }
     const log = lines.join('');
-    assert.ok(lines.length >= requests.length, 'the requests were logged');
+    assert.equal(lines.length, requests.length, 'each request was logged on one line');
     for (const secret of [token, query, created.reference]) assert.ok(!log.includes(secret), `the log contains ${secret.slice(0, 6)}…`);
     assert.match(log, /"route":"\/pay\/:token"/, 'a matched route is logged by its pattern');
+  });
+
+  test('LOG_REQUESTS writes one line per request: method, route, status and time, with its request id', async () => {
+    const merchant = await createMerchant(store, 'One Line Shop');
+    lines.length = 0;
+    const res = await app.inject({ method: 'GET', url: '/api/v1/method', headers: { authorization: basic(merchant.testApiKey) } });
+    assert.equal(res.statusCode, 200);
+    const requestLines = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.reqId === res.headers['x-request-id']);
+    assert.equal(requestLines.length, 1, lines.join(''));
+    const [line] = requestLines as [{ msg: string; req: unknown; res: unknown; responseTime: unknown }];
+    assert.equal(line.msg, 'request completed');
+    assert.deepEqual(line.req, { method: 'GET', route: '/api/v1/method', reqId: res.headers['x-request-id'] });
+    assert.deepEqual(line.res, { statusCode: 200 });
+    assert.equal(typeof line.responseTime, 'number');
   });
 });

@@ -48,7 +48,7 @@ describe('request ids', () => {
     assert.equal(res.headers['x-request-id'], requestId);
     assert.equal(res.json().requestId, requestId);
     const own = logLinesOf(requestId);
-    assert.ok(own.length >= 2, 'the request and its answer are logged');
+    assert.ok(own.length >= 1, 'the request is logged');
     assert.equal(own.length, lines.length, 'every log line of the request carries its id');
   });
 
