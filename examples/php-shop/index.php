@@ -5,9 +5,11 @@
 // Standard Webhooks signature (the library has no verifier: a few lines of hash_hmac below), and a
 // refund button. Run with PHP's built-in server, this file as the router:
 //
+//   composer require ccv/php-lib:2.0.0   # once: CCV's library (github.com/CCV/ccvonlinepayments-php-lib) in vendor/
 //   KASSA_API_ROOT=http://localhost:8080/ KASSA_API_KEY=test_… KASSA_WEBHOOK_SECRET=whsec_… \
-//   CCV_PHP_CLIENT=/path/to/ccv-php/autoload.php php -S 127.0.0.1:3001 index.php
+//   php -S 127.0.0.1:3001 index.php
 //
+// CCV_PHP_CLIENT names another copy's autoload.php instead of vendor/autoload.php.
 // SHOP_URL is where Kassa and the customer's browser reach this shop (default http://127.0.0.1:3001);
 // ORDERS_FILE where the orders are kept between requests (default in the system's temporary directory).
 declare(strict_types=1);
