@@ -22,6 +22,7 @@ import { consoleListIndexes } from './migrations/014_console_list_indexes.ts';
 import { acquirerAuthentication } from './migrations/015_acquirer_authentication.ts';
 import { acquirerInFlight } from './migrations/016_acquirer_in_flight.ts';
 import { oneParentIndex } from './migrations/017_one_parent_index.ts';
+import { acquirerClaims } from './migrations/018_acquirer_claims.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -41,6 +42,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '015_acquirer_authentication': acquirerAuthentication(),
   '016_acquirer_in_flight': acquirerInFlight(),
   '017_one_parent_index': oneParentIndex(),
+  '018_acquirer_claims': acquirerClaims(),
 });
 
 /**

@@ -47,6 +47,12 @@ export interface Operation<Caller, Body, Input, State, Plan, Acted, Out, Answer>
   load(input: Input, ctx: Context<Caller>): State | Promise<State>;
   decide(state: State, input: Input, ctx: Context<Caller>): Plan;
   reserve?(tx: Db, plan: Plan, ctx: Context<Caller>): Promise<NoInfer<Plan> | Stop<NoInfer<Answer>>>;
+  /**
+   * The transaction `reserve` made or claimed for `act` (a refund, a capture; a reversal's
+   * authorisation): a held Idempotency-Reference names it, so a retry of a request that never
+   * finished is answered from its row (idempotency.ts).
+   */
+  claimed?(plan: NoInfer<Plan>): string;
   /** When `act` fails after `reserve`: give back what was reserved (in its own unit of work). */
   release?(tx: Db, plan: NoInfer<Plan>, ctx: Context<Caller>): Promise<void>;
   act?(plan: Plan, ctx: Context<Caller>): Promise<Acted>;
