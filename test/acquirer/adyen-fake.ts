@@ -39,9 +39,9 @@ export interface FakeAdyen {
   /**
    * Runs once a modification (`/capture`, `/cancel`, `/refund`) is taken, or its answer found
    * for a repeated Idempotency-Key, and before it is answered: a test delays the answer past
-   * ACQUIRER_TIMEOUT, or kills Kassa, here.
+   * ACQUIRER_TIMEOUT, or kills Kassa, here; an answer it returns is sent instead (a refusal).
    */
-  beforeModification?: (route: string, body: Record<string, unknown>) => void | Promise<void>;
+  beforeModification?: (route: string, body: Record<string, unknown>) => void | Record<string, unknown> | Promise<void | Record<string, unknown>>;
 }
 
 const MODIFICATIONS = ['/capture', '/cancel', '/refund'];
@@ -102,8 +102,8 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     }
     const key = `${route}:${idempotencyKey}`;
     const modified = async (answer: unknown) => {
-      if (MODIFICATIONS.includes(route)) await fake.beforeModification?.(route, body);
-      return answer;
+      const instead = MODIFICATIONS.includes(route) ? await fake.beforeModification?.(route, body) : undefined;
+      return instead ?? answer;
     };
     if (idempotencyKey && answers.has(key)) return modified(answers.get(key));
     const answer = threeDS2.asked(route, body)

@@ -135,6 +135,24 @@ for (const backend of backends) {
       }
     });
 
+    test('a capture Adyen refuses gives the authorisation back: 422, its capture failed, and the next capture is made', async () => {
+      const { reference, psp } = await paid({ transactionType: 'authorise', amount: '40.00' });
+      adyen.beforeModification = () => ({ pspReference: 'REFUSED00000001', response: 'Refused' });
+      let refused;
+      try {
+        refused = await t.client.post('/capture', { reference, amount: '25.00' });
+      } finally {
+        adyen.beforeModification = undefined;
+      }
+      assert.deepEqual([refused.statusCode, refused.json().title], [422, 'Refused by the acquirer'], refused.body);
+      const failedCapture = modificationsOf(psp)[0]!.body.reference as string;
+      assert.deepEqual([(await transaction(failedCapture)).status, (await transaction(reference)).details.captureStatus], ['failed', 'authorised']);
+      const captured = await t.client.post('/capture', { reference, amount: '25.00' });
+      assert.equal(captured.statusCode, 200, captured.body);
+      assert.notEqual(captured.json().reference, failedCapture, 'a capture of its own, with its own key');
+      assert.equal((await transaction(reference)).details.captureReference, captured.json().reference);
+    });
+
     test('a capture with no answer: 503, 409 for its retry and for any other action meanwhile, then finished by the recovery job with the same key and amount', async () => {
       const { reference, psp } = await paid({ transactionType: 'authorise', amount: '40.00' });
       adyen.beforeModification = () => sleep(1500);
