@@ -16,7 +16,7 @@ import type { Db, Dialect } from '../store/store.ts';
 import type { AcquirerClaimRow, TransactionRow } from '../store/schema.ts';
 import { endAcquirerClaim, insertAcquirerClaim } from '../store/acquirer-claims.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
-import { Unfinished } from './operations/idempotency.ts';
+import { UnfinishedProblem } from './operations/idempotency.ts';
 import { endAuthorisationClaim, type ClaimEnd } from './authorisation.ts';
 import { settleRefund } from './refunds.ts';
 import { transition } from './transition.ts';
@@ -80,7 +80,7 @@ export function unlessRefused(result: FollowUpResult, action: 'capture' | 'rever
  * Idempotency-Reference gets 409, then the outcome (idempotency.ts).
  */
 export const noAnswer = (action: 'capture' | 'reversal') =>
-  new Unfinished(
+  new UnfinishedProblem(
     503,
     'No answer from the acquirer',
     `The acquirer did not answer the ${action} in time; Kassa asks it again by itself. Read the payment later, or send the same request with the same Idempotency-Reference.`,

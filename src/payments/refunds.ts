@@ -77,7 +77,10 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
   if (row.status !== 'success') throw refusal('not_paid', `is ${row.status}; only a successful payment can be refunded`);
   const currency = findCurrency(row.currency)!;
   // A captured authorisation arrives here as its capture (loadSale).
-  if (row.type === 'authorise') throw refusal('not_captured', `is an authorisation ${captureStatusOf(row)}, not captured: reverse it instead`);
+  // Its capture may be under way (`capturing`): still not captured, as the merchant sees it.
+  if (row.type === 'authorise') {
+    throw refusal('not_captured', captureStatusOf(row) === 'reversed' ? 'is an authorisation reversed' : 'is an authorisation not captured (yet): capture or reverse it');
+  }
   const window = windows.byBrand[row.brand as CardBrand] ?? windows.default;
   if (now - row.created > window)
     throw refusal('refund_window_passed', `was paid more than ${Math.round(window / 86_400_000)} days ago, past the refund window of its card network`);

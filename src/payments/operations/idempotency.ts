@@ -54,7 +54,7 @@ class RecordProblem extends Problem {}
  * it stays in flight, naming the operation's transaction, so a retry never runs it a second time:
  * it gets 409 while the claim's lease runs, then the transaction as it is (`replayInFlight`).
  */
-export class Unfinished extends Problem {}
+export class UnfinishedProblem extends Problem {}
 
 export async function runIdempotent(
   store: Store,
@@ -150,7 +150,7 @@ export class IdempotencyRecord {
     const kept = problem !== undefined && isStored(problem.status);
     if (this.held) {
       // Left unfinished: the record stays in flight for the retries (`replayInFlight`).
-      if (error instanceof Unfinished) throw error;
+      if (error instanceof UnfinishedProblem) throw error;
       // This request holds the reference: nobody else can have recorded it.
       await store.transact(async (db) => {
         if (problem && kept) await this.record(db, { status: problem.status, body: problem.toBody(this.links.publicUrl) });

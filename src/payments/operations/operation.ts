@@ -8,7 +8,8 @@
  *   load    → state    reads through store/ only
  *   decide  → plan     pure: what should happen, or the Problem saying why not
  *   reserve → plan     optional unit of work taken before acting (a processing lease, an
- *                      attempt): what `act` must hold; may `stop` with the answer
+ *                      attempt, a claim on the acquirer: claims.ts): what `act` must hold; may
+ *                      `stop` with the answer
  *   act     → acted    the outside world (acquirer, 3-D Secure server, wallet), no unit of
  *                      work held across a call (an authorisation's write-ahead record commits in
  *                      its own unit just before it is sent, card-payment.ts `authorise`)
