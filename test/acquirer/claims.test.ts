@@ -253,6 +253,23 @@ for (const backend of backends) {
       assert.deepEqual(errors, []);
     });
 
+    test('a refund left to an operator is settled by Adyen’s REFUND notification when it comes', async () => {
+      const { reference, psp } = await paid({ amount: '40.00' });
+      adyen.beforeModification = () => sleep(1500);
+      let held;
+      try {
+        held = (await t.client.post('/refund', { reference, amount: '12.00' })).json();
+        await recover();
+      } finally {
+        adyen.beforeModification = undefined;
+      }
+      assert.equal((await transaction(held.reference)).status, 'manualintervention');
+      const item = { eventCode: 'REFUND', pspReference: 'REFHELD', originalReference: psp, merchantReference: held.reference, amount: { value: 1200, currency: 'EUR' } };
+      assert.equal((await notify(item)).body, '[accepted]');
+      assert.equal((await transaction(held.reference)).status, 'success');
+      assert.equal((await transaction(reference)).details.refundedAmount, 12);
+    });
+
     test('an idempotency record whose capture is unfinished is not purged; once the capture is settled it is', async () => {
       const { reference, psp } = await paid({ transactionType: 'authorise', amount: '40.00' });
       const idempotencyReference = `purge-${reference}`;

@@ -178,7 +178,8 @@ export class IdempotencyRecord {
     if (!existing) throw otherwise;
     if (existing.fingerprint !== this.fingerprint) throw reused();
     if (existing.status_code === null) return this.replayInFlight(store, existing.transaction_reference);
-    const { status, storedBody } = { status: existing.status_code, storedBody: existing.response_body! };
+    const status = existing.status_code;
+    const storedBody = existing.response_body!;
     if (existing.transaction_reference === null) {
       return { status, body: undefined, json: this.links.secrets.open(storedBody, bindings.idempotencyAnswer(this.key)), replayed: true };
     }

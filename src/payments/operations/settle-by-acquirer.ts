@@ -1,7 +1,7 @@
 /**
  * The acquirer's later word on what it took (docs/acquirers.md "Notifications"): a capture or a
  * refund the acquirer answered `received` stays `pending` until its notification says whether it
- * was done, and a payment whose authorisation had no answer waits in `manualintervention` for
+ * was done (one left to an operator, `manualintervention`, is settled by it too: claims.ts), and a payment whose authorisation had no answer waits in `manualintervention` for
  * it (or `pending`, its authorisation in flight, when Kassa died before committing the answer);
  * this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. A reversal is recorded at once; a word that
@@ -13,10 +13,9 @@ import type { Mode, TransactionRow } from '../../store/schema.ts';
 import type { FailureCode } from '../../ground/states.ts';
 import { captureStatusOf, recordAcquirerOutcome, recordRefusedReversal } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
-import { settleRefund } from '../refunds.ts';
+import { settleFollowUp } from '../claims.ts';
 import { findPaymentPage, settleAuthorisationInFlight } from '../../store/payment-pages.ts';
 import { Problem } from '../../ground/problem.ts';
-import { transition } from '../transition.ts';
 import { systemOperation } from './operation.ts';
 
 export interface AcquirerWord {
@@ -58,7 +57,8 @@ export const settleByAcquirer = systemOperation({
     if ((row?.status === 'manualintervention' || inFlight) && word.event === 'authorisation') return { kind: 'authorisation', row: row!, to, word };
     // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
     if (word.event === 'reversal') return row && !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
-    if (!row || row.status !== 'pending' || row.parent_reference === null) return undefined;
+    // A capture or refund the recovery job left to an operator (claims.ts) is settled by the word too.
+    if (!row || (row.status !== 'pending' && row.status !== 'manualintervention') || row.parent_reference === null) return undefined;
     const kind = row.type === 'credit' ? 'refund' : 'capture';
     return kind === word.event ? { row, kind, to, word } : undefined;
   },
@@ -70,10 +70,9 @@ export const settleByAcquirer = systemOperation({
       await recordRefusedReversal(tx, row, now);
       return findTransaction(tx, row.reference);
     }
-    if (kind === 'refund') return (await settleRefund(tx, ports.store.dialect, row, { to, failureCode: 'rejected', cause, at: now })).row;
-    if (kind === 'capture') {
-      await transition(tx, { reference: row.reference, from: 'pending', to, failureCode: to === 'failed' ? 'processing_error' : null, cause, at: now });
-      return findTransaction(tx, row.reference);
+    if (kind === 'refund' || kind === 'capture') {
+      const from = row.status as 'pending' | 'manualintervention';
+      return settleFollowUp(tx, ports.store.dialect, row, { from, to, failureCode: kind === 'refund' ? 'rejected' : 'processing_error', cause, at: now });
     }
     // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
     if (!(await settleAuthorisationInFlight(tx, row.reference))) return findTransaction(tx, row.reference);
