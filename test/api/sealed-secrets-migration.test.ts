@@ -224,6 +224,7 @@ for (const backend of backends) {
           '015_acquirer_authentication',
           '016_acquirer_in_flight',
           '017_one_parent_index',
+          '018_acquirer_claims',
         ]);
         assert.deepEqual(await store.migrate(), [], 'applied once');
         // Right after the upgrade, before anything reuses the space the old values were freed into.
