@@ -57,8 +57,8 @@ export async function recordClaim(tx: Db, claim: NewClaim, { now, leaseMs }: { n
 }
 
 /** The claim's one ask of the payment's acquirer: the request's, and the recovery job's again, alike. */
-export async function askAcquirer(ports: Ports, claim: AcquirerClaimRow, owner: TransactionRow): Promise<FollowUpResult> {
-  const acquirer = await ports.acquirers.for(ownerOf(owner));
+export async function askAcquirer(ports: Ports, claim: AcquirerClaimRow, payment: TransactionRow): Promise<FollowUpResult> {
+  const acquirer = await ports.acquirers.for(ownerOf(payment));
   const request = { reference: claim.reference, acquirerReference: claim.acquirer_reference, amountMinor: claim.amount_minor, currency: claim.currency };
   return acquirer[claim.action](request, claim.idempotency_key);
 }
@@ -171,13 +171,21 @@ interface ClaimedPlan {
 }
 
 /**
- * The stages a capture and a reversal share after their reservation (operation.ts): the record
- * names the claim's transaction; the acquirer asked under the claim, a refusal giving it back;
- * the claim ended as answered, or with no answer left to the recovery job.
+ * The stages of every operation that acts under a claim (operation.ts): a held
+ * Idempotency-Reference names the claim's transaction; acting that fails gives the claim back.
  */
-export const claimedStages = <Plan extends ClaimedPlan>(action: 'capture' | 'reversal') => ({
+export const underClaim = <Plan extends { claim?: AcquirerClaimRow }>() => ({
   claimed: (plan: Plan) => plan.claim!.reference,
   release: (tx: Db, plan: Plan, { ports, now }: Context) => releaseClaim(tx, ports.store.dialect, plan.claim!, now),
+});
+
+/**
+ * The stages a capture and a reversal share after their reservation: those under a claim; the
+ * acquirer asked, a refusal thrown to give the claim back; the claim ended as answered, or with
+ * no answer left to the recovery job.
+ */
+export const claimedStages = <Plan extends ClaimedPlan>(action: 'capture' | 'reversal') => ({
+  ...underClaim<Plan>(),
   act: async ({ authorisation, claim }: Plan, { ports }: Context) => ({
     claim: claim!,
     result: unlessRefused(await askAcquirer(ports, claim!, authorisation.row), action),

@@ -8,8 +8,8 @@
  * and a refund its request never finished is asked again by the recovery job; the refund's final
  * state is announced by webhook like a payment's.
  */
-import { loadSale, parseRefundRequest, planRefund, reserveRefund } from '../refunds.ts';
-import { askAcquirer, endClaim, recordClaim, releaseClaim } from '../claims.ts';
+import { loadSale, parseRefundRequest, planRefund, reserveRefund, type RefundPlan } from '../refunds.ts';
+import { askAcquirer, endClaim, recordClaim, underClaim } from '../claims.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
 import { findTransaction } from '../../store/transactions.ts';
@@ -37,8 +37,7 @@ export const refund = merchantOperation({
     );
     return { ...reserved, claim };
   },
-  claimed: (plan) => plan.claim!.reference,
-  release: (tx, plan, { ports, now }) => releaseClaim(tx, ports.store.dialect, plan.claim!, now),
+  ...underClaim<RefundPlan>(),
   act: async (plan, { ports }) => ({ claim: plan.claim!, result: await askAcquirer(ports, plan.claim!, plan.refund!) }),
   commit: async (tx, { claim, result }, { ports, now }) => {
     // No answer: the refund stays pending, its amount reserved and its claim kept, until the recovery job asks again.
