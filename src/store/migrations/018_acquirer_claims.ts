@@ -4,6 +4,11 @@
  * keeps what asking again needs — the same idempotency key, the same amount — and until when
  * the request that claimed it may still answer (`due_at`); after that the recovery job finishes
  * it. Deleting the row is what ends the claim.
+ *
+ * A refund left `pending` before this migration (its process killed between its reservation and
+ * its commit, or taken by the acquirer and waiting for its notification) gets its claim, due at
+ * once: the recovery job asks the acquirer again with the key it was sent with (a refund's was
+ * already `<refund reference>:refund`), instead of it staying pending and reserved for ever.
  */
 import { sql, type Kysely } from 'kysely';
 
@@ -23,5 +28,14 @@ export const acquirerClaims = () => ({
       .execute();
     // The recovery job walks only what is due.
     await sql`CREATE INDEX acquirer_claims_due ON acquirer_claims (due_at)`.execute(db);
+    // The acquirer knows a refund's money by the authorisation's reference: its sale's, or for a capture its parent's.
+    await sql`
+      INSERT INTO acquirer_claims (reference, action, payment_reference, acquirer_reference, amount_minor, currency, idempotency_key, due_at, created)
+      SELECT refund.reference, 'refund', refund.parent_reference, COALESCE(page.acquirer_reference, ''), refund.amount_minor, refund.currency,
+             refund.reference || ':refund', 0, refund.created
+      FROM transactions refund
+      JOIN transactions sale ON sale.reference = refund.parent_reference
+      LEFT JOIN payment_pages page ON page.reference = COALESCE(sale.parent_reference, sale.reference)
+      WHERE refund.type = 'credit' AND refund.status = 'pending'`.execute(db);
   },
 });
