@@ -295,11 +295,12 @@ export const settings = {
   acquirerRecoveryAfter: duration('PT5M', {
     name: 'ACQUIRER_RECOVERY_AFTER',
     description:
-      "How long after it was sent an authorisation whose outcome is unknown (no answer in time, or Kassa killed before recording the answer) waits for the acquirer's notification. Then the background job asks the acquirer to cancel it by Kassa's reference (Adyen `/technicalCancel`) and the payment becomes `failed`/`processing_error`; with an acquirer that cannot (the test simulator) the payment is left `manualintervention` for an operator ([docs/acquirers.md](docs/acquirers.md#unknown-outcomes))",
+      "How long after it was sent an authorisation whose outcome is unknown (no answer in time, or Kassa killed before recording the answer) waits for the acquirer's notification. Then the background job asks the acquirer to cancel it by Kassa's reference (Adyen `/technicalCancel`) and the payment becomes `failed`/`processing_error`; with an acquirer that cannot (the test simulator) the payment is left `manualintervention` for an operator ([docs/acquirers.md](docs/acquirers.md#unknown-outcomes)). Also the lease of a capture, reversal or refund asked of the acquirer: past it, one its request never finished is asked again with the same key ([docs/acquirers.md](docs/acquirers.md#claims-and-leases))",
   }),
   acquirerRecoveryInterval: duration('PT30S', {
     name: 'ACQUIRER_RECOVERY_INTERVAL',
-    description: 'How often the background job looks for authorisations past `ACQUIRER_RECOVERY_AFTER`; a technical cancel with no answer is tried again after this',
+    description:
+      'How often the background job looks for authorisations, captures, reversals and refunds past `ACQUIRER_RECOVERY_AFTER`; a technical cancel or a reversal with no answer is tried again after this',
   }),
   cardSealKey: key({
     name: 'CARD_SEAL_KEY',

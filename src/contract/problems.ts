@@ -41,7 +41,8 @@ export const problemTypes: readonly ProblemType[] = [
   {
     title: 'Conflict',
     statuses: [409],
-    meaning: 'The request is well formed but the transaction is not in a state that allows it (for the test helper: it is not pending any more).',
+    meaning:
+      'The request is well formed but the transaction is not in a state that allows it now (for the test helper: it is not pending any more; for a capture or reversal: another one is being made, read the payment again after `Retry-After` seconds).',
   },
   {
     title: 'Request in progress',
@@ -62,7 +63,11 @@ export const problemTypes: readonly ProblemType[] = [
     statuses: [422],
     meaning: 'This `Idempotency-Reference` was used before with another body (on the same route, for the same merchant and mode). Use a new reference for a new request.',
   },
-  { title: 'Refused by the acquirer', statuses: [422], meaning: 'The acquirer refused the capture or reversal; the transaction is unchanged.' },
+  {
+    title: 'Refused by the acquirer',
+    statuses: [422],
+    meaning: 'The acquirer refused the capture or reversal; the authorisation is unchanged, still `authorised` (the capture made for it is `failed`).',
+  },
   {
     title: 'Too many requests',
     statuses: [429],
@@ -91,7 +96,7 @@ export const problemTypes: readonly ProblemType[] = [
     title: 'No answer from the acquirer',
     statuses: [503],
     meaning:
-      'The acquirer did not answer the capture or reversal in time, and nothing was recorded. Send the same request again (`Retry-After`): it carries the same key to the acquirer, which never does it twice.',
+      'The acquirer did not answer the capture or reversal in time. Kassa asks it again by itself, with the same key, once its claim on the authorisation has run out (`ACQUIRER_RECOVERY_AFTER`); meanwhile no other capture or reversal of it is made (409). Read the payment later, or send the same request with the same `Idempotency-Reference`: 409 while Kassa is still finishing it, then its outcome.',
   },
   {
     title: 'Database unavailable',

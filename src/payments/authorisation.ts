@@ -3,30 +3,32 @@
  * capture and reversal operations: an authorised payment is `success` with
  * `details.captureStatus: "authorised"`; a capture makes it `captured` (money taken), a
  * reversal `reversed` (hold released; `authorised` again if the acquirer later says it could not
- * release it). The status stays `success` — final states never change — and each completion is
+ * release it). Before the acquirer is asked, the one capture or reversal claims it (`capturing`,
+ * `reversing`: claims.ts). The status stays `success` — final states never change — and each completion is
  * an event row. A capture is also a transaction of its own (follow-up.ts), named in the
  * authorisation's `details.captureReference`: what the merchant refunds, as with the real API.
  */
 import { Problem } from '../ground/problem.ts';
 import type { Db } from '../store/store.ts';
 import type { Mode, TransactionRow } from '../store/schema.ts';
-import { findOwnTransaction, findTransaction, insertTransaction, type StatusChange } from '../store/transactions.ts';
+import { findOwnTransaction, findTransaction, type StatusChange } from '../store/transactions.ts';
 import { ensurePaymentPage, findPaymentPage, setPageFields } from '../store/payment-pages.ts';
 import { recordAuthorisationChange } from '../store/authorisations.ts';
-import type { FollowUpResult } from '../acquirer/connector.ts';
-import { amountNumber, findCurrency } from '../ground/amount.ts';
-import type { SecretBox } from '../lib/secret-box.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import type { Status } from '../ground/states.ts';
-import { followUpRow } from './follow-up.ts';
 import { transition } from './transition.ts';
 import { enqueueWebhook } from '../events/outbox.ts';
 
 export type CaptureStatus = 'authorised' | 'captured' | 'reversed';
+/**
+ * An authorisation claimed by the capture or reversal being asked of its acquirer (claims.ts):
+ * still `authorised` to the merchant (serialize.ts), as nothing is completed until the answer.
+ */
+export type ClaimedStatus = 'capturing' | 'reversing';
 
 /** What an authorisation's `details` tell of its completion. */
 interface CompletionDetails {
-  captureStatus?: CaptureStatus;
+  captureStatus?: CaptureStatus | ClaimedStatus;
   /** The capture's own transaction. */
   captureReference?: string;
 }
@@ -81,49 +83,56 @@ export async function recordAcquirerOutcome(tx: Db, change: StatusChange & { fro
   return moved;
 }
 
-/** Whether the acquirer is still to be asked: a replay finds the authorisation completed and skips the call. */
-export function stillAuthorised(authorisation: Authorisation): boolean {
-  if (captureStatusOf(authorisation.row) !== 'authorised') return false;
-  if (!authorisation.acquirerReference) throw new Problem(500, 'Internal error', 'The authorisation has no acquirer reference.');
-  return true;
-}
-
-export interface Completion {
-  reference: string;
-  kind: 'capture' | 'reversal';
-  /** What the payment becomes. */
-  to: Exclude<CaptureStatus, 'authorised'>;
-  /** The acquirer's answer; undefined when it was not asked (completed already). */
-  result: FollowUpResult | undefined;
-  /** Merged into details when recorded. */
-  extra: Record<string, unknown>;
-}
-
-/** Records the completion (compare-and-set on the details read); throws the Problem a merchant should see when it cannot. */
-export async function recordCompletion(tx: Db, completion: Completion, at: number): Promise<TransactionRow> {
-  const { reference, result } = completion;
-  const row = (await findTransaction(tx, reference))!;
-  const status = captureStatusOf(row);
-  if (status !== 'authorised' || !result) {
+/**
+ * The authorisation, if it can be captured or reversed now (pure): not completed, and not
+ * claimed by a capture or reversal being asked of the acquirer — that one is answered first.
+ */
+export function completable(authorisation: Authorisation): Authorisation {
+  const status = captureStatusOf(authorisation.row);
+  if (status === 'capturing' || status === 'reversing') {
+    throw Problem.conflict(`A ${status === 'capturing' ? 'capture' : 'reversal'} of this authorisation is being made; read it again shortly.`, { 'Retry-After': '5' });
+  }
+  if (status !== 'authorised') {
     throw Problem.validation([{ field: '/reference', code: `already_${status}`, message: `the authorisation is already ${status}` }]);
   }
-  if (result.outcome === 'refused') throw new Problem(422, 'Refused by the acquirer', `The acquirer refused the ${completion.kind}: ${result.reason}.`);
-  if (result.outcome === 'unknown') {
-    // Nothing recorded: the same request again carries the same key to the acquirer, which never does it twice.
-    throw new Problem(503, 'No answer from the acquirer', `The acquirer did not answer the ${completion.kind} in time; send the same request again.`, undefined, {
-      'Retry-After': '5',
-    });
-  }
+  if (!authorisation.acquirerReference) throw new Problem(500, 'Internal error', 'The authorisation has no acquirer reference.');
+  return authorisation;
+}
+
+/**
+ * Claims the authorisation for one capture or reversal (docs/acquirers.md "Claims and leases"):
+ * the compare-and-set from `authorised` as read to `capturing` or `reversing`, before the
+ * acquirer is asked, so that of two requests at once exactly one asks. The other gets what the
+ * authorisation is now: 409 while it is claimed, 422 once completed.
+ */
+export async function claimAuthorisation(tx: Db, authorisation: Authorisation, action: 'capture' | 'reversal', at: number): Promise<void> {
+  const { row } = authorisation;
   const details = JSON.parse(row.details) as Record<string, unknown>;
-  const applied = await recordAuthorisationChange(tx, {
-    reference,
-    fromDetails: row.details,
-    toDetails: JSON.stringify({ ...details, captureStatus: completion.to, ...completion.extra }),
-    cause: completion.kind,
-    at,
-  });
-  if (!applied) throw Problem.conflict('The payment changed at the same time; read it again.', { 'Retry-After': '1' });
-  return (await findTransaction(tx, reference))!;
+  const claimed: ClaimedStatus = action === 'capture' ? 'capturing' : 'reversing';
+  const toDetails = JSON.stringify({ ...details, captureStatus: claimed });
+  if (await recordAuthorisationChange(tx, { reference: row.reference, fromDetails: row.details, toDetails, cause: null, at })) return;
+  const current = (await findTransaction(tx, row.reference))!;
+  completable({ ...authorisation, row: current });
+  throw Problem.conflict('The payment changed at the same time; read it again.', { 'Retry-After': '1' });
+}
+
+/** What a claimed authorisation ends as: completed, with what its details then tell, or `authorised` again (nothing was done). */
+export type ClaimEnd = { to: 'captured'; capturedAmount: number; captureReference: string } | { to: 'reversed' } | { to: 'authorised' };
+
+/**
+ * Ends the claim on the authorisation (compare-and-set on its details as read here): completed,
+ * an event of the timeline, or given back without one. Nothing changes when it is not claimed.
+ */
+export async function endAuthorisationClaim(tx: Db, reference: string, end: ClaimEnd, at: number): Promise<void> {
+  const row = (await findTransaction(tx, reference))!;
+  const status = captureStatusOf(row);
+  if (status !== 'capturing' && status !== 'reversing') return;
+  const { to, ...extra } = end;
+  const details = { ...(JSON.parse(row.details) as Record<string, unknown>), captureStatus: to, ...extra };
+  const cause = to === 'captured' ? 'capture' : to === 'reversed' ? 'reversal' : null;
+  if (!(await recordAuthorisationChange(tx, { reference, fromDetails: row.details, toDetails: JSON.stringify(details), cause, at }))) {
+    throw Problem.conflict('The payment changed at the same time; read it again.', { 'Retry-After': '1' });
+  }
 }
 
 /**
@@ -142,35 +151,4 @@ export async function recordRefusedReversal(tx: Db, row: TransactionRow, at: num
     at,
   });
   if (applied) await enqueueWebhook(tx, { reference: row.reference, to: row.status, at });
-}
-
-export interface CaptureOutcome {
-  /** The capture's own reference, as the acquirer was told it. */
-  reference: string;
-  authorisation: TransactionRow;
-  amountMinor: number;
-  orderLines?: unknown[];
-  /** The acquirer's answer; undefined when it was not asked (captured already). */
-  result: FollowUpResult | undefined;
-}
-
-/**
- * Records a capture in one unit of work: the authorisation completed as `captured` (what it
- * was captured for, and by which transaction), and the capture's own transaction: `success`
- * as the acquirer answered, announced by webhook as any final state is, or `pending` until
- * the acquirer's notification when it only took the capture.
- */
-export async function recordCapture(tx: Db, capture: CaptureOutcome, at: { secrets: SecretBox; now: number }): Promise<TransactionRow> {
-  const { authorisation, amountMinor, result } = capture;
-  const row = followUpRow(authorisation, { reference: capture.reference, type: 'sale', amountMinor, orderLines: capture.orderLines }, at);
-  const capturedAmount = amountNumber(amountMinor, findCurrency(authorisation.currency)!);
-  await recordCompletion(
-    tx,
-    { reference: authorisation.reference, kind: 'capture', to: 'captured', result, extra: { capturedAmount, captureReference: row.reference } },
-    at.now,
-  );
-  await insertTransaction(tx, row, 'created');
-  // An acquirer that only took the capture (`received`) says later whether it was done (acquirer-notification.ts).
-  if (result?.outcome === 'done') await transition(tx, { reference: row.reference, from: 'pending', to: 'success', cause: 'acquirer_captured', at: at.now });
-  return (await findTransaction(tx, row.reference))!;
 }

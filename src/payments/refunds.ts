@@ -3,7 +3,7 @@
  * transaction of its own (follow-up.ts): `type: "credit"`, `parentReference` the sale;
  * `pending` → `success` | `failed` through the acquirer. Only a `success` sale or a captured
  * authorisation (that is, its capture) has money to give back, within the refund window of
- * its card network. The sale's pending and successful refunds never exceed what was paid
+ * its card network. The sale's pending, successful and held (`manualintervention`) refunds never exceed what was paid
  * (captured): the check and the new refund's row are one unit of work that holds the sale.
  */
 import { Problem, type FieldError } from '../ground/problem.ts';
@@ -11,7 +11,7 @@ import { amountNumber, findCurrency, parseAmount, type Currency } from '../groun
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { FailureCode } from '../ground/states.ts';
 import type { Db, Dialect } from '../store/store.ts';
-import type { Mode, TransactionRow } from '../store/schema.ts';
+import type { AcquirerClaimRow, Mode, TransactionRow } from '../store/schema.ts';
 import { findOwnTransaction, findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails } from '../store/transactions.ts';
 import { findPaymentPage } from '../store/payment-pages.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
@@ -66,8 +66,9 @@ export interface RefundPlan {
   /** Undefined: whatever remains when the refund is reserved. */
   amountMinor: number | undefined;
   request: RefundRequest;
-  /** Set by the reservation: the refund's own row. */
+  /** Set by the reservation: the refund's own row, and its claim on the acquirer (claims.ts). */
   refund?: TransactionRow;
+  claim?: AcquirerClaimRow;
 }
 
 const refusal = (code: string, message: string): Problem => Problem.validation([{ field: '/reference', code, message }]);
@@ -81,7 +82,10 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
   if (row.status !== 'success') throw refusal('not_paid', `is ${row.status}; only a successful payment can be refunded`);
   const currency = findCurrency(row.currency)!;
   // A captured authorisation arrives here as its capture (loadSale).
-  if (row.type === 'authorise') throw refusal('not_captured', `is an authorisation ${captureStatusOf(row)}, not captured: reverse it instead`);
+  // Its capture may be under way (`capturing`): still not captured, as the merchant sees it.
+  if (row.type === 'authorise') {
+    throw refusal('not_captured', captureStatusOf(row) === 'reversed' ? 'is an authorisation reversed' : 'is an authorisation not captured (yet): capture or reverse it');
+  }
   const window = windows.byBrand[row.brand as CardBrand] ?? windows.default;
   if (now - row.created > window)
     throw refusal('refund_window_passed', `was paid more than ${Math.round(window / 86_400_000)} days ago, past the refund window of its card network`);
@@ -122,18 +126,18 @@ export async function reserveRefund(tx: Db, plan: RefundPlan, at: { dialect: Dia
 }
 
 /**
- * A refund's one state change, with the sale's `details.refundedAmount` (what its successful
+ * A refund's one state change (from `pending`, or from `manualintervention` by an operator), with the sale's `details.refundedAmount` (what its successful
  * refunds add up to) in the same unit of work: the acquirer's answer, the test helper, alike.
  */
 export async function settleRefund(
   tx: Db,
   dialect: Dialect,
   refund: TransactionRow,
-  outcome: { to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: string; at: number },
+  outcome: { from?: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: string; at: number },
 ): Promise<{ moved: boolean; row: TransactionRow }> {
   const moved = await transition(tx, {
     reference: refund.reference,
-    from: 'pending',
+    from: outcome.from ?? 'pending',
     to: outcome.to,
     failureCode: outcome.to === 'failed' ? (outcome.failureCode ?? 'rejected') : null,
     cause: outcome.cause,

@@ -71,6 +71,19 @@ export const changingColumnsOf = ({ status, failure_code, last_update, brand, de
   details,
 });
 
+/**
+ * An authorisation claimed by a capture or reversal being asked of the acquirer
+ * (authorisation.ts `ClaimedStatus`) is shown `authorised`, the spec's word for it until the
+ * answer completes it (docs/acquirers.md "Claims and leases").
+ */
+const shownCaptureStatus: Record<string, string> = { capturing: 'authorised', reversing: 'authorised' };
+
+function shownDetails(stored: string): Record<string, unknown> {
+  const details = JSON.parse(stored) as Record<string, unknown>;
+  const shown = shownCaptureStatus[details.captureStatus as string];
+  return shown === undefined ? details : { ...details, captureStatus: shown };
+}
+
 /** `pageToken`: the row's capability token when the caller has it already (a create derived it for the row). */
 export function serializePayment(row: SerializableRow, { publicUrl, secrets }: PaymentLinks, pageToken = pageTokenOfPayment(row, secrets)): Record<string, unknown> {
   const currency = findCurrency(row.currency)!;
@@ -98,6 +111,6 @@ export function serializePayment(row: SerializableRow, { publicUrl, secrets }: P
   payment.entryMode = 'ecom';
   if (row.brand) payment.brand = row.brand;
   if (row.parent_reference) payment.parentReference = row.parent_reference;
-  payment.details = JSON.parse(row.details);
+  payment.details = shownDetails(row.details);
   return row.echo === '{}' ? payment : Object.assign(payment, JSON.parse(row.echo));
 }

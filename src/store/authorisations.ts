@@ -3,23 +3,27 @@ import type { Db } from './store.ts';
 
 /**
  * Compare-and-set on `details`: applies only if the payment still has the details it was
- * read with, so two concurrent captures cannot both record. Written with its event row.
+ * read with, so two concurrent captures cannot both claim it. Written with its event row; a
+ * change with no cause (an acquirer claim taken or given back, which the merchant does not
+ * see) has none and leaves `last_update` as it was.
  */
 export async function recordAuthorisationChange(
   db: Db,
-  change: { reference: string; fromDetails: string; toDetails: string; cause: 'capture' | 'reversal' | 'reversal_refused_by_acquirer'; at: number },
+  change: { reference: string; fromDetails: string; toDetails: string; cause: 'capture' | 'reversal' | 'reversal_refused_by_acquirer' | null; at: number },
 ): Promise<boolean> {
+  const { cause } = change;
   const result = await db
     .updateTable('transactions')
-    .set((eb) => ({ details: change.toDetails, last_update: change.at, version: eb('version', '+', 1) }))
+    .set((eb) => ({ details: change.toDetails, ...(cause === null ? {} : { last_update: change.at }), version: eb('version', '+', 1) }))
     .where('reference', '=', change.reference)
     .where('status', '=', 'success')
     .where('details', '=', change.fromDetails)
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) return false;
+  if (cause === null) return true;
   await db
     .insertInto('transaction_events')
-    .values({ reference: change.reference, from_status: 'success', to_status: 'success', failure_code: null, cause: change.cause, at: change.at })
+    .values({ reference: change.reference, from_status: 'success', to_status: 'success', failure_code: null, cause, at: change.at })
     .execute();
   return true;
 }

@@ -63,11 +63,23 @@ export async function holdIdempotencyRecord(db: Db, r: IdempotencyKey & { finger
     .execute();
 }
 
-/** Records the outcome of a request whose record was held in flight. */
+/** The transaction a record held in flight is for, whose row answers a retry if its request never finishes. */
+export async function nameIdempotencyRecord(db: Db, key: IdempotencyKey, transactionReference: string): Promise<void> {
+  await db
+    .updateTable('idempotency_records')
+    .set({ transaction_reference: transactionReference })
+    .where('merchant_id', '=', key.merchantId)
+    .where('mode', '=', key.mode)
+    .where('route', '=', key.route)
+    .where('idempotency_reference', '=', key.idempotencyReference)
+    .execute();
+}
+
+/** Records the outcome of a request whose record was held in flight: its sealed answer replaces the transaction it named. */
 export async function completeIdempotencyRecord(db: Db, key: IdempotencyKey, outcome: { status: number; body: string }): Promise<void> {
   await db
     .updateTable('idempotency_records')
-    .set({ status_code: outcome.status, response_body: outcome.body })
+    .set({ status_code: outcome.status, response_body: outcome.body, transaction_reference: null })
     .where('merchant_id', '=', key.merchantId)
     .where('mode', '=', key.mode)
     .where('route', '=', key.route)
@@ -92,12 +104,34 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
-/** Deletes up to `limit` records created before `before`, oldest first; returns how many (see housekeeping.ts). */
+/**
+ * Deletes up to `limit` records created before `before`, oldest first; returns how many (see
+ * housekeeping.ts). A record still in flight whose transaction is unfinished — its acquirer claim
+ * open, or it pending or held for an operator — is kept: forgotten, a retry with its
+ * Idempotency-Reference would run the operation a second time.
+ */
 export async function deleteExpiredRecords(db: Db, before: number, limit: number): Promise<number> {
   const oldest = db
     .selectFrom('idempotency_records')
     .select(['merchant_id', 'mode', 'route', 'idempotency_reference'])
     .where('created', '<', before)
+    .where(({ or, and, eb, not, exists, selectFrom }) =>
+      or([
+        eb('status_code', 'is not', null),
+        eb('transaction_reference', 'is', null),
+        and([
+          not(exists(selectFrom('acquirer_claims').select('reference').whereRef('acquirer_claims.reference', '=', 'idempotency_records.transaction_reference'))),
+          not(
+            exists(
+              selectFrom('transactions')
+                .select('reference')
+                .whereRef('transactions.reference', '=', 'idempotency_records.transaction_reference')
+                .where('transactions.status', 'in', ['pending', 'manualintervention']),
+            ),
+          ),
+        ]),
+      ]),
+    )
     .orderBy('created')
     .limit(limit);
   const result = await db

@@ -22,6 +22,7 @@ import { consoleListIndexes } from './migrations/014_console_list_indexes.ts';
 import { acquirerAuthentication } from './migrations/015_acquirer_authentication.ts';
 import { acquirerInFlight } from './migrations/016_acquirer_in_flight.ts';
 import { oneParentIndex } from './migrations/017_one_parent_index.ts';
+import { acquirerClaims } from './migrations/018_acquirer_claims.ts';
 import { acquirerNotifications } from './migrations/019_acquirer_notifications.ts';
 import { signInAttempts } from './migrations/020_sign_in_attempts.ts';
 import { readinessProbe } from './migrations/021_readiness_probe.ts';
@@ -44,6 +45,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '015_acquirer_authentication': acquirerAuthentication(),
   '016_acquirer_in_flight': acquirerInFlight(),
   '017_one_parent_index': oneParentIndex(),
+  '018_acquirer_claims': acquirerClaims(),
   '019_acquirer_notifications': acquirerNotifications(),
   '020_sign_in_attempts': signInAttempts(),
   '021_readiness_probe': readinessProbe(),

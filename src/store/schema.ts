@@ -339,6 +339,7 @@ export interface Database {
   audit_log: AuditLogTable;
   acquirer_notifications: AcquirerNotificationTable;
   readiness_probe: ReadinessProbeTable;
+  acquirer_claims: AcquirerClaimTable;
 }
 
 /** A signed acquirer notification item, as applied (019_acquirer_notifications): the key is the acquirer's own name of the event. */
@@ -358,6 +359,28 @@ export interface AcquirerNotificationTable {
   success: number;
   received: number;
 }
+
+/**
+ * A capture, reversal or refund being asked of the acquirer (018_acquirer_claims): what asking it
+ * again needs, and until when its request may still answer it.
+ */
+export interface AcquirerClaimTable {
+  /** The action's own reference: its capture's or refund's transaction; a reversal's authorisation. */
+  reference: string;
+  action: 'capture' | 'reversal' | 'refund';
+  /** What it is done to: the authorisation captured or reversed, the sale refunded. */
+  payment_reference: string;
+  /** The acquirer's reference of the money (the authorisation's). */
+  acquirer_reference: string;
+  amount_minor: number;
+  currency: string;
+  idempotency_key: string;
+  /** The lease: until then the request that claimed it answers it; from then on the recovery job may ask again. */
+  due_at: number;
+  created: number;
+}
+
+export type AcquirerClaimRow = Selectable<AcquirerClaimTable>;
 
 /** A merchant's acquirer for one mode (012_acquirer_connections): which connector, where, and its sealed credentials. */
 export interface AcquirerConnectionTable {

@@ -166,18 +166,22 @@ export async function lockTransaction(db: Db, dialect: Dialect, reference: strin
   return query.executeTakeFirst();
 }
 
-/** What a sale's refunds hold: `reserved` counts pending and successful ones (DESIGN §3 "Refunds"), `refunded` the successful. */
+/**
+ * What a sale's refunds hold: `reserved` counts pending and successful ones (DESIGN §3 "Refunds")
+ * and those held for an operator, whose money may be gone (docs/acquirers.md "Claims and leases");
+ * `refunded` the successful.
+ */
 export async function refundTotals(db: Db, saleReference: string): Promise<{ reserved: number; refunded: number }> {
   const rows = await db
     .selectFrom('transactions')
     .select(['status', (eb) => eb.fn.sum<number | string>('amount_minor').as('total')])
     .where('parent_reference', '=', saleReference)
     .where('type', '=', 'credit')
-    .where('status', 'in', ['pending', 'success'])
+    .where('status', 'in', ['pending', 'success', 'manualintervention'])
     .groupBy('status')
     .execute();
   const total = (status: string) => Number(rows.find((row) => row.status === status)?.total ?? 0);
-  return { reserved: total('pending') + total('success'), refunded: total('success') };
+  return { reserved: total('pending') + total('success') + total('manualintervention'), refunded: total('success') };
 }
 
 /**

@@ -36,7 +36,15 @@ export interface FakeAdyen {
   authorisations: Map<string, HeldAuthorisation>;
   /** Runs once an authorisation is made at "Adyen" and before it is answered (a test kills Kassa here). */
   beforeAnswer?: (body: Record<string, unknown>) => void | Promise<void>;
+  /**
+   * Runs once a modification (`/capture`, `/cancel`, `/refund`) is taken, or its answer found
+   * for a repeated Idempotency-Key, and before it is answered: a test delays the answer past
+   * ACQUIRER_TIMEOUT, or kills Kassa, here; an answer it returns is sent instead (a refusal).
+   */
+  beforeModification?: (route: string, body: Record<string, unknown>) => void | Record<string, unknown> | Promise<void | Record<string, unknown>>;
 }
+
+const MODIFICATIONS = ['/capture', '/cancel', '/refund'];
 
 /** A validator per Payment API path, compiled from the document's request body schemas. */
 function contractValidators() {
@@ -93,7 +101,11 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
       return reply.code(422).send({ status: 422, errorCode: '702', message: 'Structure of the request is invalid', errorType: 'validation' });
     }
     const key = `${route}:${idempotencyKey}`;
-    if (idempotencyKey && answers.has(key)) return answers.get(key);
+    const modified = async (answer: unknown) => {
+      const instead = MODIFICATIONS.includes(route) ? await fake.beforeModification?.(route, body) : undefined;
+      return instead ?? answer;
+    };
+    if (idempotencyKey && answers.has(key)) return modified(answers.get(key));
     const answer = threeDS2.asked(route, body)
       ? await threeDS2.answer(route, body)
       : route === '/authorise'
@@ -103,7 +115,7 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     if ((answer as { resultCode?: string }).resultCode === 'Authorised') await made(fake, body, (answer as { pspReference: string }).pspReference);
     if (idempotencyKey) answers.set(key, answer);
     if (route === '/technicalCancel') technicalCancel(fake, body);
-    return answer;
+    return modified(answer);
   });
   async function authorise(body: Record<string, unknown>) {
     const cents = (body.amount as { value: number }).value % 100;

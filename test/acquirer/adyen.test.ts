@@ -173,7 +173,7 @@ for (const backend of backends) {
         reference: capture.reference,
         modificationAmount: { value: 3000, currency: 'EUR' },
       });
-      assert.equal(sent.idempotencyKey, `${reference}:capture`);
+      assert.equal(sent.idempotencyKey, `${capture.reference}:capture`, "the capture's own reference: one key, one amount");
 
       const item = { eventCode: 'CAPTURE', pspReference: 'CAP1', originalReference: psp, merchantReference: capture.reference, amount: { value: 3000, currency: 'EUR' } };
       const accepted = await notify([item]);

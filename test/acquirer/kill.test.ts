@@ -7,7 +7,10 @@
  * with SIGKILL before it answers. Restarted, Kassa never takes the card again; then either Adyen's
  * AUTHORISATION notification comes (→ success), or none does and the recovery job cancels the
  * authorisation by Kassa's reference (→ failed). Each way: one charge at most, one final state, one
- * merchant webhook of it.
+ * merchant webhook of it. Likewise a capture and a refund that Adyen took before Kassa died
+ * (docs/acquirers.md "Claims and leases"): a retry with the same Idempotency-Reference waits (409)
+ * while the claim's lease runs, without reaching Adyen; then the recovery job asks again with the
+ * same key and amount, and the retry gets the outcome.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -124,6 +127,44 @@ for (const backend of backends) {
       assert.equal(status, 'pending', 'nor is it cancelled while its authorisation may have taken the money');
     }
 
+    const merchantApi = (kassa: KassaProcess, path: string, body: unknown, idempotencyReference: string) =>
+      fetch(`${kassa.baseUrl}/api/v1${path}`, {
+        method: 'POST',
+        headers: { authorization: basic(key), 'content-type': 'application/json', 'idempotency-reference': idempotencyReference },
+        body: JSON.stringify(body),
+      });
+
+    /** Sends the request to a Kassa that Adyen kills once it has taken the modification; returns the restarted Kassa. */
+    async function killedWhileModifying(kassa: KassaProcess, env: Record<string, string>, path: string, body: unknown, idempotencyReference: string) {
+      adyen.beforeModification = async () => {
+        kassa.child.kill('SIGKILL');
+        await waitForExit(kassa.child);
+      };
+      const cut = await merchantApi(kassa, path, body, idempotencyReference).catch((error: Error) => error);
+      adyen.beforeModification = undefined;
+      assert.ok(cut instanceof Error, 'the merchant never got an answer: Kassa died');
+      return startKassaProcess(env);
+    }
+
+    /** The dead process's claim (its lease, ACQUIRER_RECOVERY_AFTER) runs out: that time is let pass here. */
+    async function claimRunsOut(reference: string) {
+      const store = await openStore(loadConfig(db.env));
+      try {
+        await store.transact((tx) => tx.updateTable('acquirer_claims').set({ due_at: 0 }).where('reference', '=', reference).execute());
+      } finally {
+        await store.close();
+      }
+    }
+
+    async function claimOpen(reference: string) {
+      const store = await openStore(loadConfig(db.env));
+      try {
+        return !!(await store.read.selectFrom('acquirer_claims').select('reference').where('reference', '=', reference).executeTakeFirst());
+      } finally {
+        await store.close();
+      }
+    }
+
     const statusIn = async (kassa: KassaProcess, reference: string) =>
       ((await (await fetch(`${kassa.baseUrl}/api/v1/transaction?reference=${reference}`, { headers: { authorization: basic(key) } })).json()) as { status: string })
         .status;
@@ -187,6 +228,86 @@ for (const backend of backends) {
       assert.equal(authorisesOf(reference), 1);
       assert.equal(adyen.requests.filter((r) => r.path === '/technicalCancel' && r.body.originalMerchantReference === reference).length, 1);
       assert.equal(adyen.authorisations.get(reference)!.state, 'cancelled', 'no money stays taken');
+      assert.deepEqual(adyen.violations, []);
+    });
+
+    test('kill -9 after Adyen took a capture, then a refund: the retry waits during the lease, then gets the outcome of the same key asked again', async () => {
+      const env = { HTTP_PROCESSES: '1', ACQUIRER_RECOVERY_AFTER: 'PT1H', ACQUIRER_RECOVERY_INTERVAL: 'PT1S', ...db.env };
+      let kassa = await startKassaProcess(env);
+      try {
+        const created = await fetch(`${kassa.baseUrl}/api/v1/payment`, {
+          method: 'POST',
+          headers: { authorization: basic(key), 'content-type': 'application/json' },
+          body: JSON.stringify(cardPayment({ transactionType: 'authorise', amount: '30.00' })),
+        });
+        const { reference, payUrl } = (await created.json()) as { reference: string; payUrl: string };
+        const pagePath = new URL(payUrl).pathname;
+        const form = await (await fetch(`${kassa.baseUrl}${pagePath}`)).text();
+        const paid = await fetch(`${kassa.baseUrl}${pagePath}/card`, {
+          method: 'POST',
+          headers: FORM,
+          body: new URLSearchParams({ csrf: csrfOf(form), ...card() }).toString(),
+          redirect: 'manual',
+        });
+        assert.equal(paid.status, 303);
+        const psp = adyen.authorisations.get(reference)!.pspReference;
+        const sent = (path: string) => adyen.requests.filter((r) => r.path === path && r.body.originalReference === psp);
+
+        for (const step of [
+          { path: '/capture', body: { reference, amount: '25.00' }, idempotencyReference: `kill-capture-${reference}` },
+          { path: '/refund', body: { reference, amount: '10.00' }, idempotencyReference: `kill-refund-${reference}` },
+        ]) {
+          kassa = await killedWhileModifying(kassa, env, step.path, step.body, step.idempotencyReference);
+          const [taken] = sent(step.path);
+          assert.ok(taken, 'Adyen took it before Kassa died');
+          const own = taken.body.reference as string;
+          const waiting = await merchantApi(kassa, step.path, step.body, step.idempotencyReference);
+          assert.deepEqual([waiting.status, ((await waiting.json()) as { title: string }).title], [409, 'Request in progress']);
+          assert.equal(sent(step.path).length, 1, 'the retry during the lease never reaches Adyen');
+
+          await claimRunsOut(own);
+          await waitFor('the recovery job', async () => (sent(step.path).length === 2 && !(await claimOpen(own)) ? true : undefined), 30_000, 200);
+          const retried = await merchantApi(kassa, step.path, step.body, step.idempotencyReference);
+          assert.equal(retried.status, 200);
+          assert.equal(retried.headers.get('idempotent-replayed'), 'true');
+          const answer = (await retried.json()) as { reference: string; status: string; amount: number };
+          // Adyen answers the same key with its first answer, `[…-received]`: the notification is to say the rest.
+          assert.deepEqual([answer.reference, answer.status, answer.amount], [own, 'pending', step.body.amount === '25.00' ? 25 : 10]);
+          const asked = sent(step.path);
+          assert.equal(asked.length, 2, 'asked again once');
+          assert.deepEqual([asked[1].idempotencyKey, asked[1].body], [asked[0].idempotencyKey, asked[0].body], 'with the same key and amount');
+          if (step.path === '/capture') {
+            const item = {
+              eventCode: 'CAPTURE',
+              pspReference: 'CAPKILLED0000001',
+              originalReference: psp,
+              merchantReference: own,
+              merchantAccountCode: 'ShopNL',
+              amount: { value: 2500, currency: 'EUR' },
+              eventDate: new Date().toISOString(),
+              success: 'true',
+            } as unknown as Parameters<typeof notificationSignature>[0];
+            const notified = await fetch(`${kassa.baseUrl}/acquirer/adyen/notifications`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({
+                live: 'false',
+                notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
+              }),
+            });
+            assert.equal(await notified.text(), '[accepted]');
+          }
+        }
+      } finally {
+        kassa.child.kill('SIGTERM');
+        await waitForExit(kassa.child);
+      }
+      const store = await openStore(loadConfig(db.env));
+      try {
+        assert.deepEqual(await store.read.selectFrom('acquirer_claims').select('reference').execute(), [], 'no claim is left');
+      } finally {
+        await store.close();
+      }
       assert.deepEqual(adyen.violations, []);
     });
   });

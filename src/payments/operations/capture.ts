@@ -2,29 +2,40 @@
  * Capture an authorisation (`POST {base_url}/capture`, DESIGN §2): `{reference, amount?,
  * orderLines?}`; omit amount to capture all of it, or capture less (the rest is released).
  * One capture per authorisation; it is a transaction of its own, which the answer is and
- * which the merchant refunds (authorisation.ts). The acquirer call carries a key of this
- * operation, so a retried request never captures twice.
+ * which the merchant refunds (authorisation.ts). Before the acquirer is asked, the capture
+ * claims the authorisation and makes its own pending transaction (claims.ts): a second capture
+ * or a reversal meanwhile is refused without reaching the acquirer, and every ask of this one
+ * carries the capture's own reference as its key, with its one amount.
  */
 import { Problem } from '../../ground/problem.ts';
 import { findCurrency, parseAmount } from '../../ground/amount.ts';
-import { authorised, loadAuthorisation, recordCapture, stillAuthorised } from '../authorisation.ts';
+import type { AcquirerClaimRow } from '../../store/schema.ts';
+import { authorised, claimAuthorisation, completable, loadAuthorisation, type Authorisation } from '../authorisation.ts';
+import { claimedStages, recordClaim } from '../claims.ts';
 import { compileTable } from '../common-fields.ts';
-import { followUpFields, parseFollowUp } from '../follow-up.ts';
+import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from '../follow-up.ts';
 import { serializePayment } from '../serialize.ts';
 import { requestRules } from './fields.ts';
 import { merchantOperation } from './operation.ts';
-import { ownerOf } from '../../store/transactions.ts';
-import { newTransactionReference } from '../../lib/tokens.ts';
+import { insertTransaction } from '../../store/transactions.ts';
 
 /** The body the official client sends (`CaptureRequest.php`); the amount is checked against the authorisation's currency once it is read (decide). */
 export const captureTable = compileTable(followUpFields);
+
+interface Plan {
+  authorisation: Authorisation;
+  amountMinor: number;
+  request: FollowUpRequest;
+  /** Set by the reservation: the claim, named by the capture's own transaction. */
+  claim?: AcquirerClaimRow;
+}
 
 export const capture = merchantOperation({
   name: 'capture',
   parse: (body: Record<string, unknown>, { caller, ports }) => parseFollowUp(captureTable, body, requestRules(caller.mode, ports.config)),
   load: (request, { ports, caller }) => loadAuthorisation(ports.store.read, caller, request.reference),
-  decide: (found, request) => {
-    const authorisation = authorised(found, request.reference);
+  decide: (found, request): Plan => {
+    const authorisation = completable(authorised(found, request.reference));
     const { row } = authorisation;
     if (request.amount === undefined) return { authorisation, amountMinor: row.amount_minor, request };
     const parsed = parseAmount(request.amount, findCurrency(row.currency)!);
@@ -33,14 +44,26 @@ export const capture = merchantOperation({
     if (parsed.minor > row.amount_minor) throw Problem.validation([{ field: '/amount', code: 'range', message: 'must not be more than the authorised amount' }]);
     return { authorisation, amountMinor: parsed.minor, request };
   },
-  act: async ({ authorisation, amountMinor, request }, { ports }) => {
-    const { row, acquirerReference } = authorisation;
-    // The capture's own reference, which the acquirer's notification of it names.
-    const reference = newTransactionReference();
-    const followUp = { reference, acquirerReference: acquirerReference!, amountMinor, currency: row.currency };
-    const result = stillAuthorised(authorisation) ? await (await ports.acquirers.for(ownerOf(row))).capture(followUp, `${row.reference}:capture`) : undefined;
-    return { reference, authorisation: row, amountMinor, orderLines: request.orderLines, result };
+  reserve: async (tx, plan, { ports, now }) => {
+    const { authorisation, amountMinor, request } = plan;
+    const { row } = authorisation;
+    await claimAuthorisation(tx, authorisation, 'capture', now);
+    const captureRow = followUpRow(row, { type: 'sale', amountMinor, orderLines: request.orderLines }, { secrets: ports.links.secrets, now });
+    await insertTransaction(tx, captureRow, 'created');
+    const claim = await recordClaim(
+      tx,
+      {
+        action: 'capture',
+        reference: captureRow.reference,
+        paymentReference: row.reference,
+        acquirerReference: authorisation.acquirerReference!,
+        amountMinor,
+        currency: row.currency,
+      },
+      { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
+    );
+    return { ...plan, claim };
   },
-  commit: (tx, captured, { ports, now }) => recordCapture(tx, captured, { secrets: ports.links.secrets, now }),
+  ...claimedStages<Plan>('capture'),
   answer: (row, { ports }) => serializePayment(row, ports.links),
 });

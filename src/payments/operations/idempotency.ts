@@ -16,9 +16,11 @@ import {
   findIdempotencyRecord,
   holdIdempotencyRecord,
   insertIdempotencyRecord,
+  nameIdempotencyRecord,
   isUniqueViolation,
   type IdempotencyKey,
 } from '../../store/idempotency-records.ts';
+import { findAcquirerClaim } from '../../store/acquirer-claims.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
 import { bindings } from '../../store/secrets.ts';
 import { findOwnPayment } from '../../store/transactions.ts';
@@ -45,6 +47,14 @@ const MAX_REFERENCE_LENGTH = 255;
 
 /** Problems about the idempotency record itself: never stored as the outcome. */
 class RecordProblem extends Problem {}
+
+/**
+ * The answer of an operation left unfinished (a capture with no answer from the acquirer: its
+ * claim stays for the recovery job, docs/acquirers.md "Claims and leases"). A record held for
+ * it stays in flight, naming the operation's transaction, so a retry never runs it a second time:
+ * it gets 409 while the claim's lease runs, then the transaction as it is (`replayInFlight`).
+ */
+export class UnfinishedProblem extends Problem {}
 
 export async function runIdempotent(
   store: Store,
@@ -90,11 +100,18 @@ export class IdempotencyRecord {
     return new IdempotencyRecord({ ...scope, idempotencyReference }, sha256Hex(sortedJson(body ?? null) ?? ''), links);
   }
 
-  /** Runs the reservation's unit of work with the record in it, in flight. A duplicate fails here on the unique key. */
-  async hold<T>(store: Store, reserve: (db: Db) => Promise<T>): Promise<T> {
+  /**
+   * Runs the reservation's unit of work with the record in it, in flight. A duplicate fails here
+   * on the unique key. The record names the transaction the reservation is for (`names`), whose
+   * row answers a retry if the request never finishes (`replayInFlight`).
+   */
+  async hold<T>(store: Store, reserve: (db: Db) => Promise<T>, names: (reserved: T) => string | undefined): Promise<T> {
     const reserved = await store.transact(async (db) => {
       await holdIdempotencyRecord(db, { ...this.key, fingerprint: this.fingerprint, created: Date.now() });
-      return reserve(db);
+      const done = await reserve(db);
+      const transactionReference = names(done);
+      if (transactionReference !== undefined) await nameIdempotencyRecord(db, this.key, transactionReference);
+      return done;
     });
     this.held = true;
     return reserved;
@@ -132,6 +149,8 @@ export class IdempotencyRecord {
     const problem = error instanceof Problem && !(error instanceof RecordProblem) ? error : undefined;
     const kept = problem !== undefined && isStored(problem.status);
     if (this.held) {
+      // Left unfinished: the record stays in flight for the retries (`replayInFlight`).
+      if (error instanceof UnfinishedProblem) throw error;
       // This request holds the reference: nobody else can have recorded it.
       await store.transact(async (db) => {
         if (problem && kept) await this.record(db, { status: problem.status, body: problem.toBody(this.links.publicUrl) });
@@ -157,7 +176,10 @@ export class IdempotencyRecord {
   private async replayStored(store: Store, otherwise: unknown): Promise<Outcome> {
     const existing = await findIdempotencyRecord(store.read, this.key);
     if (!existing) throw otherwise;
-    const { status, storedBody } = replay(existing, this.fingerprint);
+    if (existing.fingerprint !== this.fingerprint) throw reused();
+    if (existing.status_code === null) return this.replayInFlight(store, existing.transaction_reference);
+    const status = existing.status_code;
+    const storedBody = existing.response_body!;
     if (existing.transaction_reference === null) {
       return { status, body: undefined, json: this.links.secrets.open(storedBody, bindings.idempotencyAnswer(this.key)), replayed: true };
     }
@@ -167,18 +189,23 @@ export class IdempotencyRecord {
     const asCreated = { ...row, ...(JSON.parse(storedBody) as ChangingColumns) };
     return { status, body: undefined, json: JSON.stringify(serializePayment(asCreated, this.links)), replayed: true };
   }
+
+  /**
+   * A request held in flight and not answered: 409 while its acquirer claim's lease runs (its
+   * request may still answer; never a second ask); after it, or once the claim ended, the
+   * transaction the record names as it is now — final, or still pending for the recovery job or
+   * the acquirer's notification — instead of 409 for ever.
+   */
+  private async replayInFlight(store: Store, reference: string | null): Promise<Outcome> {
+    const claim = reference === null ? undefined : await findAcquirerClaim(store.read, reference);
+    const row = reference === null || (claim && claim.due_at > Date.now()) ? undefined : await findOwnPayment(store.read, this.key, reference);
+    if (!row)
+      throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });
+    return { status: 200, body: undefined, json: JSON.stringify(serializePayment(row, this.links)), replayed: true };
+  }
 }
 
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
 const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);
 
-/** The recorded answer (sealed, or a create's changing columns), once checked to be this request's and complete. */
-function replay(record: { fingerprint: string; status_code: number | null; response_body: string | null }, fingerprint: string) {
-  if (record.fingerprint !== fingerprint) {
-    throw new RecordProblem(422, 'Idempotency-Reference reused', 'This Idempotency-Reference was already used with a different request body.');
-  }
-  if (record.status_code === null) {
-    throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });
-  }
-  return { status: record.status_code, storedBody: record.response_body! };
-}
+const reused = () => new RecordProblem(422, 'Idempotency-Reference reused', 'This Idempotency-Reference was already used with a different request body.');

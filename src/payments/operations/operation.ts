@@ -8,7 +8,8 @@
  *   load    → state    reads through store/ only
  *   decide  → plan     pure: what should happen, or the Problem saying why not
  *   reserve → plan     optional unit of work taken before acting (a processing lease, an
- *                      attempt): what `act` must hold; may `stop` with the answer
+ *                      attempt, a claim on the acquirer: claims.ts): what `act` must hold; may
+ *                      `stop` with the answer
  *   act     → acted    the outside world (acquirer, 3-D Secure server, wallet), no unit of
  *                      work held across a call (an authorisation's write-ahead record commits in
  *                      its own unit just before it is sent, card-payment.ts `authorise`)
@@ -47,6 +48,12 @@ export interface Operation<Caller, Body, Input, State, Plan, Acted, Out, Answer>
   load(input: Input, ctx: Context<Caller>): State | Promise<State>;
   decide(state: State, input: Input, ctx: Context<Caller>): Plan;
   reserve?(tx: Db, plan: Plan, ctx: Context<Caller>): Promise<NoInfer<Plan> | Stop<NoInfer<Answer>>>;
+  /**
+   * The transaction `reserve` made or claimed for `act` (a refund, a capture; a reversal's
+   * authorisation): a held Idempotency-Reference names it, so a retry of a request that never
+   * finished is answered from its row (idempotency.ts).
+   */
+  claimed?(plan: NoInfer<Plan>): string;
   /** When `act` fails after `reserve`: give back what was reserved (in its own unit of work). */
   release?(tx: Db, plan: NoInfer<Plan>, ctx: Context<Caller>): Promise<void>;
   act?(plan: Plan, ctx: Context<Caller>): Promise<Acted>;

@@ -1,13 +1,15 @@
 /**
  * Resolve a payment held for review (DESIGN §3 "States": `manualintervention` → `success` |
  * `failed`), once the operator learned the acquirer's real outcome: `kassa payment resolve`.
- * The same `transition()` as every other change, so the merchant gets the same webhook.
+ * The same `transition()` as every other change, so the merchant gets the same webhook; a
+ * capture or refund resolved changes what its parent shows with it (claims.ts `settleFollowUp`).
  */
 import { Problem } from '../../ground/problem.ts';
 import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findTransaction } from '../../store/transactions.ts';
 import { transition } from '../transition.ts';
 import { settleAuthorisationInFlight } from '../../store/payment-pages.ts';
+import { settleFollowUp } from '../claims.ts';
 import { systemOperation } from './operation.ts';
 
 export interface Resolution {
@@ -33,7 +35,14 @@ export const resolve = systemOperation({
       throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a payment in manualintervention can be resolved.`);
     return resolution;
   },
-  commit: async (tx, { reference, outcome, failureCode }, { now }) => {
+  commit: async (tx, { reference, outcome, failureCode }, { ports, now }) => {
+    const row = (await findTransaction(tx, reference))!;
+    if (row.parent_reference !== null) {
+      // A capture or refund the acquirer never answered (claims.ts): its parent shows the outcome too.
+      const settled = await settleFollowUp(tx, ports.store.dialect, row, { from: 'manualintervention', to: outcome, failureCode, cause: 'operator_resolved', at: now });
+      if (settled.status === 'manualintervention') throw Problem.conflict(`Transaction ${reference} changed at the same time; read it again.`);
+      return settled;
+    }
     if (!(await settleAuthorisationInFlight(tx, reference))) {
       throw Problem.conflict(`Transaction ${reference} is being cancelled at the acquirer (technical cancel sent); it ends failed by itself.`);
     }

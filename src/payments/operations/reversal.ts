@@ -1,26 +1,46 @@
 /**
  * Reverse an authorisation (`POST {base_url}/reversal`, DESIGN §2): `{reference}` releases
- * the whole held amount of an authorisation not captured yet. The acquirer call carries
- * a key of this operation, so a retried request never reverses twice.
+ * the whole held amount of an authorisation not captured yet. Before the acquirer is asked, the
+ * reversal claims the authorisation (claims.ts): a capture or a second reversal meanwhile is
+ * refused without reaching the acquirer, and the acquirer call carries a key of this reversal,
+ * so a retry never reverses twice.
  */
-import { authorised, loadAuthorisation, recordCompletion, stillAuthorised } from '../authorisation.ts';
+import type { AcquirerClaimRow } from '../../store/schema.ts';
+import { authorised, claimAuthorisation, completable, loadAuthorisation, type Authorisation } from '../authorisation.ts';
+import { claimedStages, recordClaim } from '../claims.ts';
 import { serializePayment } from '../serialize.ts';
 import { parseReference } from './fields.ts';
 import { merchantOperation } from './operation.ts';
-import { ownerOf } from '../../store/transactions.ts';
+
+interface Plan {
+  authorisation: Authorisation;
+  /** Set by the reservation; a reversal's claim is named by its authorisation. */
+  claim?: AcquirerClaimRow;
+}
 
 export const reversal = merchantOperation({
   name: 'reversal',
   // The body the official client sends (`ReversalRequest.php`).
   parse: (body: Record<string, unknown>) => ({ reference: parseReference(body) }),
   load: (input, { ports, caller }) => loadAuthorisation(ports.store.read, caller, input.reference),
-  decide: (found, input) => authorised(found, input.reference),
-  act: async (authorisation, { ports }) => {
-    const { row, acquirerReference } = authorisation;
-    const request = { reference: row.reference, acquirerReference: acquirerReference!, amountMinor: row.amount_minor, currency: row.currency };
-    const result = stillAuthorised(authorisation) ? await (await ports.acquirers.for(ownerOf(row))).reversal(request, `${row.reference}:reversal`) : undefined;
-    return { reference: row.reference, kind: 'reversal', to: 'reversed', result, extra: {} } as const;
+  decide: (found, input): Plan => ({ authorisation: completable(authorised(found, input.reference)) }),
+  reserve: async (tx, plan, { ports, now }) => {
+    const { row, acquirerReference } = plan.authorisation;
+    await claimAuthorisation(tx, plan.authorisation, 'reversal', now);
+    const claim = await recordClaim(
+      tx,
+      {
+        action: 'reversal',
+        reference: row.reference,
+        paymentReference: row.reference,
+        acquirerReference: acquirerReference!,
+        amountMinor: row.amount_minor,
+        currency: row.currency,
+      },
+      { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
+    );
+    return { ...plan, claim };
   },
-  commit: (tx, completion, { now }) => recordCompletion(tx, completion, now),
+  ...claimedStages<Plan>('reversal'),
   answer: (row, { ports }) => serializePayment(row, ports.links),
 });

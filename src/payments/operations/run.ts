@@ -76,16 +76,21 @@ export async function runForMerchant<Caller extends Merchant, Body>(
 }
 
 /**
- * An operation that reserves before acting (a refund's amount), under an Idempotency-Reference:
- * the record is held in flight from the reservation's unit on, so a second request with the
- * reference gets 409 (then the answer) and never reserves a second time.
+ * An operation that reserves before acting (a refund's amount, a capture's claim), under an
+ * Idempotency-Reference: the record is held in flight from the reservation's unit on, naming the
+ * transaction reserved, so a second request with the reference gets 409 (then the answer, or
+ * once the claim's lease ran out the transaction as it is) and never reserves a second time.
  */
 async function runHeld<Caller, Body>(op: AnyOperation<Caller, Body>, body: Body, ctx: Context<Caller>, record: IdempotencyRecord): Promise<Outcome> {
   const { store } = ctx.ports;
   try {
     const input = op.parse(body, ctx);
     const plan = op.decide(await op.load(input, ctx), input, ctx);
-    const reserved = await record.hold(store, (tx) => op.reserve!(tx, plan, ctx));
+    const reserved = await record.hold(
+      store,
+      (tx) => op.reserve!(tx, plan, ctx),
+      (done) => (done instanceof Stop ? undefined : op.claimed?.(done)),
+    );
     if (reserved instanceof Stop) return await store.transact((tx) => record.record(tx, { status: 200, body: reserved.answer }));
     const acted = await actOrRelease(op, reserved, ctx);
     let out: unknown;

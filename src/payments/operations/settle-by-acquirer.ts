@@ -1,7 +1,7 @@
 /**
  * The acquirer's later word on what it took (docs/acquirers.md "Notifications"): a capture or a
  * refund the acquirer answered `received` stays `pending` until its notification says whether it
- * was done, and a payment whose authorisation had no answer waits in `manualintervention` for
+ * was done (one left to an operator, `manualintervention`, is settled by it too: claims.ts), and a payment whose authorisation had no answer waits in `manualintervention` for
  * it (or `pending`, its authorisation in flight, when Kassa died before committing the answer);
  * this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. A reversal is recorded at once; a word that
@@ -16,11 +16,10 @@ import type { Db, Dialect } from '../../store/store.ts';
 import type { FailureCode } from '../../ground/states.ts';
 import { captureStatusOf, recordAcquirerOutcome, recordRefusedReversal } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
-import { settleRefund } from '../refunds.ts';
+import { settleFollowUp } from '../claims.ts';
 import { findPaymentPage, settleAuthorisationInFlight } from '../../store/payment-pages.ts';
 import { recordAcquirerNotification } from '../../store/acquirer-notifications.ts';
 import { Problem } from '../../ground/problem.ts';
-import { transition } from '../transition.ts';
 import { systemOperation } from './operation.ts';
 
 export interface AcquirerWord {
@@ -88,7 +87,8 @@ function settlementOf(
   if ((row?.status === 'manualintervention' || inFlight) && word.event === 'authorisation') return { kind: 'authorisation', row: row!, to, word };
   // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
   if (word.event === 'reversal') return row && !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
-  if (!row || row.status !== 'pending' || row.parent_reference === null) return undefined;
+  // A capture or refund the recovery job left to an operator (claims.ts) is settled by the word too.
+  if (!row || (row.status !== 'pending' && row.status !== 'manualintervention') || row.parent_reference === null) return undefined;
   const kind = row.type === 'credit' ? 'refund' : 'capture';
   return kind === word.event ? { row, kind, to, word } : undefined;
 }
@@ -99,10 +99,9 @@ async function settle(tx: Db, { row, kind, to, word }: Settlement, { dialect, no
     await recordRefusedReversal(tx, row, now);
     return findTransaction(tx, row.reference);
   }
-  if (kind === 'refund') return (await settleRefund(tx, dialect, row, { to, failureCode: 'rejected', cause, at: now })).row;
-  if (kind === 'capture') {
-    await transition(tx, { reference: row.reference, from: 'pending', to, failureCode: to === 'failed' ? 'processing_error' : null, cause, at: now });
-    return findTransaction(tx, row.reference);
+  if (kind === 'refund' || kind === 'capture') {
+    const from = row.status as 'pending' | 'manualintervention';
+    return settleFollowUp(tx, dialect, row, { from, to, failureCode: kind === 'refund' ? 'rejected' : 'processing_error', cause, at: now });
   }
   // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
   if (!(await settleAuthorisationInFlight(tx, row.reference))) return findTransaction(tx, row.reference);

@@ -1,0 +1,198 @@
+/**
+ * Acquirer claims (docs/acquirers.md "Claims and leases"): a capture, a reversal or a refund is
+ * asked of the acquirer only under a claim, written before the call in the unit of work that
+ * reserves it (the authorisation's compare-and-set from `authorised`, authorisation.ts; the
+ * refund's amount, refunds.ts), so two requests never both ask. The claim keeps what every ask
+ * of it carries — one idempotency key naming the action's own reference, one amount — and its
+ * lease: until it runs out the request that claimed it answers, after it the recovery job
+ * (acquirer-recovery.ts) asks again with the same key. It ends, by the one delete of its row, in
+ * the unit that records the acquirer's answer, so of a request and the job exactly one records it.
+ */
+import { Problem } from '../ground/problem.ts';
+import { amountNumber, findCurrency } from '../ground/amount.ts';
+import type { FailureCode } from '../ground/states.ts';
+import type { FollowUpResult } from '../acquirer/connector.ts';
+import type { Db, Dialect } from '../store/store.ts';
+import type { AcquirerClaimRow, TransactionRow } from '../store/schema.ts';
+import { endAcquirerClaim, insertAcquirerClaim } from '../store/acquirer-claims.ts';
+import { findTransaction, ownerOf } from '../store/transactions.ts';
+import { UnfinishedProblem } from './operations/idempotency.ts';
+import { endAuthorisationClaim, type ClaimEnd } from './authorisation.ts';
+import { settleRefund } from './refunds.ts';
+import { transition } from './transition.ts';
+import type { Ports } from './ports.ts';
+import type { Context } from './operations/operation.ts';
+
+export type ClaimAction = AcquirerClaimRow['action'];
+
+export interface NewClaim {
+  action: ClaimAction;
+  /** The action's own reference: its capture's or refund's transaction; a reversal's authorisation. */
+  reference: string;
+  /** The authorisation captured or reversed, the sale refunded. */
+  paymentReference: string;
+  acquirerReference: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/** The acquirer's idempotency key of a claim: its own reference and action, one amount, so a retry never does a second thing. */
+export const claimKey = (reference: string, action: ClaimAction) => `${reference}:${action}`;
+
+/** Writes the claim in the reserving unit; its lease is ACQUIRER_RECOVERY_AFTER, longer than any one ask (ACQUIRER_TIMEOUT). */
+export async function recordClaim(tx: Db, claim: NewClaim, { now, leaseMs }: { now: number; leaseMs: number }): Promise<AcquirerClaimRow> {
+  const row: AcquirerClaimRow = {
+    reference: claim.reference,
+    action: claim.action,
+    payment_reference: claim.paymentReference,
+    acquirer_reference: claim.acquirerReference,
+    amount_minor: claim.amountMinor,
+    currency: claim.currency,
+    idempotency_key: claimKey(claim.reference, claim.action),
+    due_at: now + leaseMs,
+    created: now,
+  };
+  await insertAcquirerClaim(tx, row);
+  return row;
+}
+
+/** The claim's one ask of the payment's acquirer: the request's, and the recovery job's again, alike. */
+export async function askAcquirer(ports: Ports, claim: AcquirerClaimRow, payment: TransactionRow): Promise<FollowUpResult> {
+  const acquirer = await ports.acquirers.for(ownerOf(payment));
+  const request = { reference: claim.reference, acquirerReference: claim.acquirer_reference, amountMinor: claim.amount_minor, currency: claim.currency };
+  return acquirer[claim.action](request, claim.idempotency_key);
+}
+
+export type Answered = Exclude<FollowUpResult, { outcome: 'unknown' }>;
+
+/**
+ * A capture or reversal asked by a request: the acquirer's refusal thrown, so that the runner
+ * gives the claim back (`releaseClaim`) and the merchant gets 422.
+ */
+export function unlessRefused(result: FollowUpResult, action: 'capture' | 'reversal'): Exclude<FollowUpResult, { outcome: 'refused' }> {
+  if (result.outcome === 'refused') throw new Problem(422, 'Refused by the acquirer', `The acquirer refused the ${action}: ${result.reason}.`);
+  return result;
+}
+
+/**
+ * A capture or reversal with no answer in time: nothing is recorded, the claim stays until its
+ * lease runs out and the recovery job asks again with the same key; a retry with the same
+ * Idempotency-Reference gets 409, then the outcome (idempotency.ts).
+ */
+export const noAnswer = (action: 'capture' | 'reversal') =>
+  new UnfinishedProblem(
+    503,
+    'No answer from the acquirer',
+    `The acquirer did not answer the ${action} in time; Kassa asks it again by itself. Read the payment later, or send the same request with the same Idempotency-Reference.`,
+    undefined,
+    { 'Retry-After': '5' },
+  );
+
+/** What a capture's or reversal's authorisation ends as once the acquirer did it. */
+function completed(claim: Pick<AcquirerClaimRow, 'action' | 'reference' | 'amount_minor' | 'currency'>): ClaimEnd {
+  if (claim.action === 'reversal') return { to: 'reversed' };
+  return { to: 'captured', capturedAmount: amountNumber(claim.amount_minor, findCurrency(claim.currency)!), captureReference: claim.reference };
+}
+
+/**
+ * Ends the claim as the acquirer answered, in one unit: done → the capture or refund `success`
+ * (the refund counted in its sale's `refundedAmount`), the authorisation `captured` or `reversed`;
+ * taken (`received`) → the capture or refund stays `pending` for the acquirer's notification, its
+ * authorisation completed from now on; refused → `failed`, the authorisation `authorised` again.
+ * False when the claim had ended already (the other of a request and the recovery job recorded it).
+ */
+export async function endClaim(tx: Db, dialect: Dialect, claim: AcquirerClaimRow, result: Answered, at: number): Promise<boolean> {
+  if (!(await endAcquirerClaim(tx, claim.reference))) return false;
+  if (result.outcome === 'received') {
+    if (claim.action !== 'refund') await endAuthorisationClaim(tx, claim.payment_reference, completed(claim), at);
+    return true;
+  }
+  const done = result.outcome === 'done';
+  if (claim.action === 'reversal') await endAuthorisationClaim(tx, claim.payment_reference, done ? completed(claim) : { to: 'authorised' }, at);
+  else {
+    const row = (await findTransaction(tx, claim.reference))!;
+    const cause = !done ? 'acquirer_refused' : claim.action === 'refund' ? 'acquirer_refunded' : 'acquirer_captured';
+    await settleFollowUp(tx, dialect, row, { from: 'pending', to: done ? 'success' : 'failed', cause, at });
+  }
+  return true;
+}
+
+/** Acting failed before an answer (the acquirer refused, or could not be asked): the claim ends as refused. */
+export const releaseClaim = (tx: Db, dialect: Dialect, claim: AcquirerClaimRow, at: number) =>
+  endClaim(tx, dialect, claim, { outcome: 'refused', reason: 'not done' }, at).then(() => undefined);
+
+/**
+ * A capture's or refund's one state change with what its parent shows, in one unit: a refund's
+ * sale its `refundedAmount` (refunds.ts), a capture's authorisation `captured`, or `authorised`
+ * again when it failed. The acquirer's answer, the recovery job and an operator's `resolve` alike.
+ */
+export async function settleFollowUp(
+  tx: Db,
+  dialect: Dialect,
+  row: TransactionRow,
+  outcome: { from: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: string; at: number },
+): Promise<TransactionRow> {
+  if (row.type === 'credit') return (await settleRefund(tx, dialect, row, outcome)).row;
+  const failureCode = outcome.to === 'failed' ? (outcome.failureCode ?? 'rejected') : null;
+  if (await transition(tx, { reference: row.reference, from: outcome.from, to: outcome.to, failureCode, cause: outcome.cause, at: outcome.at })) {
+    const end =
+      outcome.to === 'success'
+        ? completed({ action: 'capture', reference: row.reference, amount_minor: row.amount_minor, currency: row.currency })
+        : { to: 'authorised' as const };
+    await endAuthorisationClaim(tx, row.parent_reference!, end, outcome.at);
+  }
+  return (await findTransaction(tx, row.reference))!;
+}
+
+/**
+ * The recovery job asked again and still has no answer: a capture or refund is left to an
+ * operator (`manualintervention`, merchant webhook; its refund amount stays reserved, its
+ * authorisation claimed, until `resolve`), its claim ended. A reversal, which has no transaction
+ * of its own to hold, keeps its claim: it is asked again, with the same key, every interval.
+ */
+export async function leaveClaimToOperator(tx: Db, claim: AcquirerClaimRow, at: number): Promise<void> {
+  if (claim.action === 'reversal' || !(await endAcquirerClaim(tx, claim.reference))) return;
+  await transition(tx, { reference: claim.reference, from: 'pending', to: 'manualintervention', cause: 'acquirer_outcome_unknown', at });
+}
+
+/**
+ * The capture or refund was settled meanwhile by the acquirer's notification (final already):
+ * its claim ends as that outcome, with nothing asked.
+ */
+export async function endSettledClaim(tx: Db, claim: AcquirerClaimRow, row: TransactionRow, at: number): Promise<void> {
+  if (!(await endAcquirerClaim(tx, claim.reference)) || claim.action !== 'capture') return;
+  await endAuthorisationClaim(tx, claim.payment_reference, row.status === 'success' ? completed(claim) : { to: 'authorised' }, at);
+}
+
+/** A capture's or reversal's plan once reserved: the authorisation it claimed, and the claim. */
+interface ClaimedPlan {
+  authorisation: { row: TransactionRow };
+  claim?: AcquirerClaimRow;
+}
+
+/**
+ * The stages of every operation that acts under a claim (operation.ts): a held
+ * Idempotency-Reference names the claim's transaction; acting that fails gives the claim back.
+ */
+export const underClaim = <Plan extends { claim?: AcquirerClaimRow }>() => ({
+  claimed: (plan: Plan) => plan.claim!.reference,
+  release: (tx: Db, plan: Plan, { ports, now }: Context) => releaseClaim(tx, ports.store.dialect, plan.claim!, now),
+});
+
+/**
+ * The stages a capture and a reversal share after their reservation: those under a claim; the
+ * acquirer asked, a refusal thrown to give the claim back; the claim ended as answered, or with
+ * no answer left to the recovery job.
+ */
+export const claimedStages = <Plan extends ClaimedPlan>(action: 'capture' | 'reversal') => ({
+  ...underClaim<Plan>(),
+  act: async ({ authorisation, claim }: Plan, { ports }: Context) => ({
+    claim: claim!,
+    result: unlessRefused(await askAcquirer(ports, claim!, authorisation.row), action),
+  }),
+  commit: async (tx: Db, { claim, result }: { claim: AcquirerClaimRow; result: Exclude<FollowUpResult, { outcome: 'refused' }> }, { ports, now }: Context) => {
+    if (result.outcome === 'unknown') throw noAnswer(action);
+    await endClaim(tx, ports.store.dialect, claim, result, now);
+    return (await findTransaction(tx, claim.reference))!;
+  },
+});
