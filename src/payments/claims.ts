@@ -34,6 +34,12 @@ export interface NewClaim {
   acquirerReference: string;
   amountMinor: number;
   currency: string;
+  /**
+   * What tells this claim's ask apart from every other ask of the same reference: a reversal's
+   * reference is its authorisation's, which may be reversed again after the acquirer said it could
+   * not (docs/acquirers.md "Notifications"), and a key used before gets the earlier answer back.
+   */
+  attempt?: string;
 }
 
 /** The acquirer's idempotency key of a claim: its own reference and action, one amount, so a retry never does a second thing. */
@@ -48,7 +54,7 @@ export async function recordClaim(tx: Db, claim: NewClaim, { now, leaseMs }: { n
     acquirer_reference: claim.acquirerReference,
     amount_minor: claim.amountMinor,
     currency: claim.currency,
-    idempotency_key: claimKey(claim.reference, claim.action),
+    idempotency_key: claim.attempt === undefined ? claimKey(claim.reference, claim.action) : `${claimKey(claim.reference, claim.action)}-${claim.attempt}`,
     due_at: now + leaseMs,
     created: now,
   };

@@ -272,8 +272,13 @@ for (const backend of backends) {
       assert.equal((await notify([refusal])).body, '[accepted]');
       assert.equal((await live.get(`/transaction?reference=${reference}`)).json().details.captureStatus, 'authorised');
       assert.equal((await deliveriesFor(t.store, reference)).length, 1);
-      // Reversed again (a new cancel at Adyen); the first refusal, retried by Adyen, does not re-open it.
+      // Reversed again: a new cancel at Adyen, under a key of its own (the first's would get the first answer back).
       assert.equal((await live.post('/reversal', { reference })).json().details.captureStatus, 'reversed');
+      const cancels = adyen.requests.filter((r) => r.path === '/cancel' && r.body.originalReference === psp).map((r) => r.idempotencyKey);
+      assert.equal(cancels.length, 2);
+      assert.notEqual(cancels[0], cancels[1]);
+      assert.match(cancels[1]!, new RegExp(`^${reference}:reversal-`));
+      // The first refusal, retried by Adyen, does not re-open it.
       assert.equal((await notify([refusal])).body, '[accepted]');
       assert.equal((await live.get(`/transaction?reference=${reference}`)).json().details.captureStatus, 'reversed');
       assert.equal((await deliveriesFor(t.store, reference)).length, 1, 'no webhook for an item applied before');

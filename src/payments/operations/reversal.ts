@@ -36,6 +36,8 @@ export const reversal = merchantOperation({
         acquirerReference: acquirerReference!,
         amountMinor: row.amount_minor,
         currency: row.currency,
+        // One claim of an authorisation at a time (its compare-and-set): its time names it apart.
+        attempt: now.toString(36),
       },
       { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
     );
