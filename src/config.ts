@@ -40,7 +40,7 @@ export interface Config {
   /** Default time a pending payment may stay pending before it expires (ISO 8601 duration). */
   paymentExpiry: string;
   paymentExpiryMs: number;
-  /** How long after a payment it can be refunded, per card network (DESIGN §3 "Refunds"): REFUND_WINDOW, REFUND_WINDOWS. */
+  /** How long after a payment it can be refunded, per card network (docs/decisions.md#refunds): REFUND_WINDOW, REFUND_WINDOWS. */
   refundWindows: RefundWindows;
   /** How often the background sweeper looks for expired payments. */
   expirySweepIntervalMs: number;
@@ -290,7 +290,7 @@ export const settings = {
   acquirerTimeout: duration('PT30S', {
     name: 'ACQUIRER_TIMEOUT',
     description:
-      "How long an acquirer's answer may take; past it the outcome is unknown (`manualintervention` for an authorisation). Which acquirer a merchant uses is set per merchant and mode with `kassa acquirer set` ([docs/acquirers.md](docs/acquirers.md)); without a connection test keys use the built-in simulator and live payments are still validated and created (spec §5), but their page says card payments are unavailable (503, no card form)",
+      "How long an acquirer's answer may take; past it the outcome is unknown (`manualintervention` for an authorisation). Which acquirer a merchant uses is set per merchant and mode with `kassa acquirer set` ([docs/acquirers.md](docs/acquirers.md)); without a connection test keys use the built-in simulator and live payments are still validated and created (docs/api.md#authentication), but their page says card payments are unavailable (503, no card form)",
   }),
   acquirerRecoveryAfter: duration('PT5M', {
     name: 'ACQUIRER_RECOVERY_AFTER',

@@ -1,5 +1,5 @@
 /**
- * The one error handler: every failure leaves as RFC 9457 problem details (DESIGN §3
+ * The one error handler: every failure leaves as RFC 9457 problem details (docs/decisions.md#decisions-where-the-api-contract-is-silent
  * "Errors"). Services throw `Problem` (so does the JSON body parser, json-body.ts); Fastify's
  * own refusals (wrong content type, body too large, a malformed address, schema validation,
  * malformed HTTP) are told here in Kassa's words, never in Fastify's or Node's, which can

@@ -1,5 +1,5 @@
 /**
- * The problem types the merchant API answers (RFC 9457; DESIGN §3 "Errors"): one section each in
+ * The problem types the merchant API answers (RFC 9457; docs/decisions.md#errors): one section each in
  * the API reference, at `PUBLIC_URL/docs#problem-<slug>`, which is also the problem's `type`
  * (ground/problem.ts; the slug is its title's); every title a
  * `Problem` is built with has an entry here (checked by test/unit/contract.test.ts).

@@ -1,5 +1,5 @@
 /**
- * Completing a `transactionType: "authorise"` card payment (DESIGN §2), shared by the
+ * Completing a `transactionType: "authorise"` card payment (docs/api.md#existing-clients), shared by the
  * capture and reversal operations: an authorised payment is `success` with
  * `details.captureStatus: "authorised"`; a capture makes it `captured` (money taken), a
  * reversal `reversed` (hold released; `authorised` again if the acquirer later says it could not

@@ -1,5 +1,5 @@
 /**
- * Refunds (spec §1: sale and refund; §3 rule 1; DESIGN §3 "Refunds"). A refund is a
+ * Refunds (docs/api.md#the-service: sale and refund; docs/api.md#states; docs/decisions.md#refunds). A refund is a
  * transaction of its own (follow-up.ts): `type: "credit"`, `parentReference` the sale;
  * `pending` → `success` | `failed` through the acquirer. Only a `success` sale or a captured
  * authorisation (that is, its capture) has money to give back, within the refund window of

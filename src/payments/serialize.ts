@@ -1,4 +1,4 @@
-/** The payment object of spec §2.1, exactly: built from a stored transaction row. */
+/** The payment object of docs/api.md#the-payment-object, exactly: built from a stored transaction row. */
 import type { TransactionRow } from '../store/schema.ts';
 import { amountNumber, findCurrency } from '../ground/amount.ts';
 import type { CardBrand } from '../ground/card-brand.ts';

@@ -87,7 +87,7 @@ export async function completeIdempotencyRecord(db: Db, key: IdempotencyKey, out
     .execute();
 }
 
-/** Forgets a record held in flight whose request ended in an outcome that is not kept (DESIGN §3: 5xx, 409, …). */
+/** Forgets a record held in flight whose request ended in an outcome that is not kept (docs/decisions.md#decisions-where-the-api-contract-is-silent: 5xx, 409, …). */
 export async function deleteIdempotencyRecord(db: Db, key: IdempotencyKey): Promise<void> {
   await db
     .deleteFrom('idempotency_records')

@@ -53,7 +53,7 @@ export interface TransactionTable {
   page_token_hash: string;
   /** How the customer pays (payments/flows.ts): decides the request's rules, the answer's addresses and the pages. */
   flow: string;
-  /** JSON: billing/shipping fields echoed in the payment object (spec §2.1). */
+  /** JSON: billing/shipping fields echoed in the payment object (docs/api.md#the-payment-object). */
   echo: string;
   /** JSON: the validated request data that is not a column (3-D Secure 2 data, orderLines, …). */
   request: string;
@@ -105,7 +105,7 @@ export interface IdempotencyRecordTable {
   transaction_reference: string | null;
 }
 
-/** The merchant's webhook endpoint (DESIGN §3); one for both modes. */
+/** The merchant's webhook endpoint (docs/decisions.md#decisions-where-the-api-contract-is-silent); one for both modes. */
 export interface MerchantWebhookTable {
   merchant_id: string;
   /** null: no merchant-level URL (a payment's own `webhookUrl` still applies). */

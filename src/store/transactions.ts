@@ -167,7 +167,7 @@ export async function lockTransaction(db: Db, dialect: Dialect, reference: strin
 }
 
 /**
- * What a sale's refunds hold: `reserved` counts pending and successful ones (DESIGN §3 "Refunds")
+ * What a sale's refunds hold: `reserved` counts pending and successful ones (docs/decisions.md#refunds)
  * and those held for an operator, whose money may be gone (docs/acquirers.md "Claims and leases");
  * `refunded` the successful.
  */

@@ -1,5 +1,5 @@
 /**
- * Crash safety (DESIGN §4), the outside attack run's `kill -9` kept in the suite: Kassa (a
+ * Crash safety (docs/architecture.md#quality-bars), the outside attack run's `kill -9` kept in the suite: Kassa (a
  * primary and its HTTP processes) is killed with SIGKILL under create load KASSA_CRASH_KILLS
  * times (2 in `npm test`, 50 with `npm run crash`), each time at a random moment, and restarted.
  * Refunds and captures of payments paid before the load run under it too. After each restart

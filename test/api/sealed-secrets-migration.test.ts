@@ -160,7 +160,7 @@ async function earlierDatabase(backend: Backend, database: TestDatabase) {
 
   const acsTransId = 'acs-earlier';
   const notificationUrl = `${PUBLIC_URL}/pay/${pageToken}/3ds/notify`;
-  // The simulator answers only for a test-mode payment's 3-D Secure session (DESIGN §3).
+  // The simulator answers only for a test-mode payment's 3-D Secure session (docs/decisions.md#decisions-where-the-api-contract-is-silent).
   await db
     .insertInto('threeds_sessions')
     .values({

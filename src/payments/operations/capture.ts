@@ -1,5 +1,5 @@
 /**
- * Capture an authorisation (`POST {base_url}/capture`, DESIGN §2): `{reference, amount?,
+ * Capture an authorisation (`POST {base_url}/capture`, docs/api.md#existing-clients): `{reference, amount?,
  * orderLines?}`; omit amount to capture all of it, or capture less (the rest is released).
  * One capture per authorisation; it is a transaction of its own, which the answer is and
  * which the merchant refunds (authorisation.ts). Before the acquirer is asked, the capture

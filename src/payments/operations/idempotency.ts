@@ -1,5 +1,5 @@
 /**
- * Idempotency-Reference (DESIGN §3). Scope: merchant + mode + route. The record is
+ * Idempotency-Reference (docs/decisions.md#decisions-where-the-api-contract-is-silent). Scope: merchant + mode + route. The record is
  * written in the same unit of work as the operation, so a payment and its record
  * commit together or not at all. A duplicate, concurrent or not, fails on the record's
  * unique key (on PostgreSQL its insert first waits for the first one's commit; on

@@ -1,5 +1,5 @@
 /**
- * The one shape of everything that can happen to a payment (DESIGN §1, docs/architecture.md
+ * The one shape of everything that can happen to a payment (docs/architecture.md#ports-and-adapters, docs/architecture.md
  * "Operations"). Each operation is one file in this folder exporting one `Operation`, run
  * by `run.ts`; routes, pages, workers and the command line call operations and never
  * repeat their checks.
@@ -42,7 +42,7 @@ export interface Context<Caller = unknown> {
 export interface Operation<Caller, Body, Input, State, Plan, Acted, Out, Answer> {
   /** What happens, in the payment domain's words. */
   name: string;
-  /** The idempotency scope of DESIGN §3 ("merchant + mode + route"): the route's own name, kept stable for stored records. */
+  /** The idempotency scope of docs/decisions.md#decisions-where-the-api-contract-is-silent ("merchant + mode + route"): the route's own name, kept stable for stored records. */
   scope?: string;
   parse(body: Body, ctx: Context<Caller>): Input;
   load(input: Input, ctx: Context<Caller>): State | Promise<State>;

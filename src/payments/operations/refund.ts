@@ -1,5 +1,5 @@
 /**
- * Refund (`POST {base_url}/refund`, DESIGN §3 "Refunds"): `{reference, amount?, description?,
+ * Refund (`POST {base_url}/refund`, docs/decisions.md#refunds): `{reference, amount?, description?,
  * orderLines?, webhookUrl?}`; without an amount, whatever is not refunded yet. A captured
  * authorisation is refunded from its capture, whichever of the two is named. The amount is
  * reserved atomically before the acquirer is asked (payments/refunds.ts), so simultaneous

@@ -1,5 +1,5 @@
 /**
- * Resolve a payment held for review (DESIGN §3 "States": `manualintervention` → `success` |
+ * Resolve a payment held for review (docs/decisions.md#states: `manualintervention` → `success` |
  * `failed`), once the operator learned the acquirer's real outcome: `kassa payment resolve`.
  * The same `transition()` as every other change, so the merchant gets the same webhook; a
  * capture or refund resolved changes what its parent shows with it (claims.ts `settleFollowUp`).

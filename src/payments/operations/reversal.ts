@@ -1,5 +1,5 @@
 /**
- * Reverse an authorisation (`POST {base_url}/reversal`, DESIGN §2): `{reference}` releases
+ * Reverse an authorisation (`POST {base_url}/reversal`, docs/api.md#existing-clients): `{reference}` releases
  * the whole held amount of an authorisation not captured yet. Before the acquirer is asked, the
  * reversal claims the authorisation (claims.ts): a capture or a second reversal meanwhile is
  * refused without reaching the acquirer, and the acquirer call carries a key of this reversal,

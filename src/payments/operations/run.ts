@@ -1,7 +1,7 @@
 /**
  * The one runner of operations (operation.ts): it owns the order of the stages, the unit
  * of work around `commit`, the release of a reservation when acting fails, and for the
- * merchant API the Idempotency-Reference (DESIGN §3, idempotency.ts).
+ * merchant API the Idempotency-Reference (docs/decisions.md#decisions-where-the-api-contract-is-silent, idempotency.ts).
  */
 import { IdempotencyRecord, runIdempotent, type Outcome } from './idempotency.ts';
 import { Stop, type AnyOperation, type Context } from './operation.ts';
@@ -23,7 +23,7 @@ const later = new Set<Promise<unknown>>();
 
 /**
  * Runs an operation after the caller's answer (the wallet token paid after the `pending`
- * payment was answered, spec §4.1, §4.4). Its failure is logged: nobody waits for it.
+ * payment was answered, docs/api.md#create-a-payment, docs/api.md#post-a-wallet-token). Its failure is logged: nobody waits for it.
  */
 export function runLater<Caller, Body>(op: AnyOperation<Caller, Body>, body: Body, ctx: Context<Caller>, reference: string): void {
   const running = run(op, body, ctx).catch((error) => ctx.log.error({ err: error, reference }, `${op.name} failed`));

@@ -42,7 +42,7 @@ export type Applied = { item: 'first'; row: TransactionRow | undefined } | { ite
 
 interface Settlement {
   /**
-   * authorisation: a payment whose authorisation had no answer (manualintervention, DESIGN §2), or
+   * authorisation: a payment whose authorisation had no answer (manualintervention, docs/api.md#existing-clients), or
    * whose process died before committing the answer (pending, its authorisation in flight), learns its outcome.
    */
   kind: 'authorisation' | 'capture' | 'refund' | 'refused reversal';
