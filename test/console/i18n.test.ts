@@ -1,0 +1,74 @@
+/**
+ * Every status, transaction type, failure code and event cause Kassa can produce has a text in
+ * every language of the console (src/console/i18n.ts): the causes are read from the code that
+ * writes them, so a new one without a text fails here.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { consoleTerms, consoleTranslations, term, type TermKind } from '../../src/console/i18n.ts';
+import { failureCodes, statuses } from '../../src/ground/states.ts';
+import { flows } from '../../src/payments/flows.ts';
+import { filterChoices } from '../../src/console/views.ts';
+
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+
+/**
+ * The causes the code writes into transaction_events: every literal after `cause` on a line
+ * (`cause: 'expired'`, `const cause = caller ? 'merchant_cancel' : 'customer_cancel'`, a
+ * `cause: 'capture' | 'reversal'` type), the cause argument of `insertTransaction(…, 'created')`
+ * and `failNow(…, code, 'cause', at)`, and the kinds of a Completion, which are its cause.
+ */
+function causesInCode(): Set<string> {
+  const causes = new Set<string>();
+  const literals = (text: string) => [...text.matchAll(/'([a-z][a-z0-9_]*)'/g)].map((m) => m[1]);
+  for (const file of sourceFiles('src').filter((f) => !f.startsWith(join('src', 'console')))) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const at = line.search(/\bcause\b/);
+      if (at >= 0 && !line.trimStart().startsWith('*') && !line.trimStart().startsWith('//')) literals(line.slice(at)).forEach((c) => causes.add(c));
+      if (/insertTransaction\(\w+, \w+, '/.test(line))
+        literals(line)
+          .slice(-1)
+          .forEach((c) => causes.add(c));
+      const failNow = /failNow\([^)]*'(\w+)', (\w+)\)/.exec(line);
+      if (failNow) causes.add(failNow[1]);
+      if (/^\s*kind: '[a-z]+'( \| '[a-z]+')*;/.test(line) && file.endsWith(join('payments', 'authorisation.ts'))) literals(line).forEach((c) => causes.add(c));
+    }
+  }
+  return causes;
+}
+
+const transactionTypes = new Set([...Object.values(flows).flatMap((flow) => flow.transactionTypes), 'credit', ...filterChoices.type]);
+
+const produced: Record<TermKind, string[]> = {
+  status: [...statuses],
+  type: [...transactionTypes],
+  failureCode: [...failureCodes],
+  cause: [...causesInCode()],
+};
+
+test('the causes read from the code include the known ones, so the scan itself works', () => {
+  for (const cause of ['created', 'acquirer_authorised', 'merchant_cancel', 'customer_cancel', 'capture', 'reversal', 'card_attempts_exceeded', 'operator_resolved']) {
+    assert.ok(produced.cause.includes(cause), cause);
+  }
+});
+
+for (const [kind, values] of Object.entries(produced) as [TermKind, string[]][]) {
+  test(`every ${kind} Kassa can produce has a text in every console language`, () => {
+    for (const language of Object.keys(consoleTranslations) as (keyof typeof consoleTranslations)[]) {
+      const missing = values.filter((value) => !(consoleTerms[kind][language]?.[value] ?? '').trim());
+      assert.deepEqual(missing, [], `${kind} without a ${language} text`);
+    }
+  });
+}
+
+test('a term is shown in the page language, and one Kassa does not know as it is', () => {
+  const t = (lang: string) => ((key: string) => (key === 'htmlLang' ? lang : key)) as Parameters<typeof term>[0];
+  assert.equal(term(t('nl'), 'status', 'manualintervention'), 'In controle');
+  assert.equal(term(t('en'), 'cause', 'merchant_cancel'), 'Cancelled by the merchant');
+  assert.equal(term(t('en'), 'cause', 'something_new'), 'something_new');
+});
