@@ -18,25 +18,24 @@ const sourceFiles = (dir: string): string[] =>
   );
 
 /**
- * The causes the code writes into transaction_events: every literal after `cause` on a line
- * (`cause: 'expired'`, `const cause = caller ? 'merchant_cancel' : 'customer_cancel'`, a
- * `cause: 'capture' | 'reversal'` type), the cause argument of `insertTransaction(…, 'created')`
- * and `failNow(…, code, 'cause', at)`, and the kinds of a Completion, which are its cause.
+ * The causes the code writes into transaction_events: `cause: 'expired'` (and a type
+ * `cause: 'capture' | 'reversal'`), `const cause = caller ? 'merchant_cancel' : 'customer_cancel'`,
+ * the cause argument of `insertTransaction(…, 'created')` and `failNow(…, code, 'cause', at)`,
+ * and the kinds of an authorisation's Completion, which are its cause.
  */
 function causesInCode(): Set<string> {
   const causes = new Set<string>();
   const literals = (text: string) => [...text.matchAll(/'([a-z][a-z0-9_]*)'/g)].map((m) => m[1]);
   for (const file of sourceFiles('src').filter((f) => !f.startsWith(join('src', 'console')))) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
-      const at = line.search(/\bcause\b/);
-      if (at >= 0 && !line.trimStart().startsWith('*') && !line.trimStart().startsWith('//')) literals(line.slice(at)).forEach((c) => causes.add(c));
-      if (/insertTransaction\(\w+, \w+, '/.test(line))
-        literals(line)
-          .slice(-1)
-          .forEach((c) => causes.add(c));
-      const failNow = /failNow\([^)]*'(\w+)', (\w+)\)/.exec(line);
-      if (failNow) causes.add(failNow[1]);
-      if (/^\s*kind: '[a-z]+'( \| '[a-z]+')*;/.test(line) && file.endsWith(join('payments', 'authorisation.ts'))) literals(line).forEach((c) => causes.add(c));
+      for (const m of line.matchAll(/\bcause: ('[a-z0-9_]+'(?: \| '[a-z0-9_]+')*)/g)) literals(m[1]).forEach((c) => causes.add(c));
+      const assigned = /\bconst cause = ([^;]+);/.exec(line);
+      if (assigned) literals(assigned[1]).forEach((c) => causes.add(c));
+      const inserted = /insertTransaction\(\w+, \w+, '([a-z_]+)'\)/.exec(line);
+      if (inserted) causes.add(inserted[1]);
+      const failed = /failNow\([^)]*'(\w+)', (\w+)\)/.exec(line);
+      if (failed) causes.add(failed[1]);
+      if (file.endsWith(join('payments', 'authorisation.ts')) && /^\s*kind: '[a-z]+'( \| '[a-z]+')*;/.test(line)) literals(line).forEach((c) => causes.add(c));
     }
   }
   return causes;
@@ -52,7 +51,17 @@ const produced: Record<TermKind, string[]> = {
 };
 
 test('the causes read from the code include the known ones, so the scan itself works', () => {
-  for (const cause of ['created', 'acquirer_authorised', 'merchant_cancel', 'customer_cancel', 'capture', 'reversal', 'card_attempts_exceeded', 'operator_resolved']) {
+  for (const cause of [
+    'created',
+    'acquirer_authorised',
+    'acquirer_refused',
+    'merchant_cancel',
+    'customer_cancel',
+    'capture',
+    'reversal',
+    'card_attempts_exceeded',
+    'operator_resolved',
+  ]) {
     assert.ok(produced.cause.includes(cause), cause);
   }
 });
