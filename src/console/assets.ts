@@ -10,6 +10,7 @@ header.bar .brand{font-weight:800;margin-right:auto}
 header.bar nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 header.bar .who{color:var(--muted);font-size:.9rem}
 main{max-width:72rem;margin:1rem auto;padding:0 1rem}
+main.wide{max-width:80rem}
 main.narrow{max-width:26rem;margin:3rem auto;background:#fff;border:1px solid var(--line);border-radius:.75rem;padding:1.5rem}
 h1{font-size:1.4rem;margin:.5rem 0 1rem}
 h2{font-size:1.1rem;margin:1.5rem 0 .5rem}

@@ -141,7 +141,7 @@ export function paymentsPage(
   return layout(
     view,
     t('paymentsTitle'),
-    html`<main id="content">
+    html`<main id="content" class="wide">
 <h1>${t('paymentsTitle')}</h1>
 ${notices(state)}
 <section class="card" aria-labelledby="filters-title">
