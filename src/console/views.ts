@@ -12,7 +12,7 @@ import type { DeliveryView } from '../events/admin.ts';
 import type { Operator } from '../operators/sessions.ts';
 import { LEFT_OUT_FIELD, type LeftOutField } from '../threeds/validate.ts';
 import { consoleStylesheet } from './assets.ts';
-import { term, type MessageKey, type Translate } from './i18n.ts';
+import { term, type MessageKey, type TermKind, type Translate } from './i18n.ts';
 import type { ActionName } from './actions.ts';
 import { findCurrency, formatAmount } from '../ground/amount.ts';
 
@@ -208,14 +208,17 @@ export interface PaymentPageState {
   problem?: string;
 }
 
+/** The payment object's fields whose values are Kassa's terms, shown in the page's language with the value itself. */
+const termFields: Partial<Record<string, TermKind>> = { status: 'status', type: 'type', failureCode: 'failureCode' };
+
 /** The payment object's times are milliseconds since 1970 (docs/api.md#the-payment-object): shown as UTC dates, the number itself in the raw object. */
 const showField = (t: Translate, key: string, value: unknown): SafeHtml | string =>
   (key === 'created' || key === 'lastUpdate') && typeof value === 'number'
     ? time(value)
     : typeof value === 'object' && value !== null
       ? raw(t, value)
-      : key === 'status' || key === 'failureCode' || key === 'transactionType'
-        ? `${term(t, key === 'transactionType' ? 'type' : key, String(value))} (${String(value)})`
+      : termFields[key]
+        ? `${term(t, termFields[key], String(value))} (${String(value)})`
         : String(value);
 
 /** The 3-D Secure fields the issuer did not get, each with why, named as in the payment object (docs/threeds.md). */
