@@ -19,9 +19,8 @@ const sourceFiles = (dir: string): string[] =>
 
 /**
  * The causes the code writes into transaction_events: `cause: 'expired'` (and a type
- * `cause: 'capture' | 'reversal'`), `const cause = caller ? 'merchant_cancel' : 'customer_cancel'`,
- * the cause argument of `insertTransaction(…, 'created')` and `failNow(…, code, 'cause', at)`,
- * and the kinds of an authorisation's Completion, which are its cause.
+ * `cause: 'capture' | 'reversal'`), the answers of `const cause = caller ? 'merchant_cancel' : 'customer_cancel'`,
+ * and the cause argument of `insertTransaction(…, 'created')` and `failNow(…, code, 'cause', at)`.
  */
 function causesInCode(): Set<string> {
   const causes = new Set<string>();
@@ -29,13 +28,13 @@ function causesInCode(): Set<string> {
   for (const file of sourceFiles('src').filter((f) => !f.startsWith(join('src', 'console')))) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       for (const m of line.matchAll(/\bcause: ('[a-z0-9_]+'(?: \| '[a-z0-9_]+')*)/g)) literals(m[1]).forEach((c) => causes.add(c));
+      // A chosen cause: the literals an expression answers (after `?` or `:`), not the ones it compares with.
       const assigned = /\bconst cause = ([^;]+);/.exec(line);
-      if (assigned) literals(assigned[1]).forEach((c) => causes.add(c));
+      if (assigned) for (const m of ` : ${assigned[1]}`.matchAll(/[?:] '([a-z][a-z0-9_]*)'/g)) causes.add(m[1]);
       const inserted = /insertTransaction\(\w+, \w+, '([a-z_]+)'\)/.exec(line);
       if (inserted) causes.add(inserted[1]);
       const failed = /failNow\([^)]*'(\w+)', (\w+)\)/.exec(line);
       if (failed) causes.add(failed[1]);
-      if (file.endsWith(join('payments', 'authorisation.ts')) && /^\s*kind: '[a-z]+'( \| '[a-z]+')*;/.test(line)) literals(line).forEach((c) => causes.add(c));
     }
   }
   return causes;
