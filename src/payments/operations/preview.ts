@@ -6,6 +6,7 @@
  * is the operation's own Problem, so the console never repeats a rule.
  */
 import { Problem } from '../../ground/problem.ts';
+import { amountNumber } from '../../ground/amount.ts';
 import type { TransactionRow } from '../../store/schema.ts';
 import { refundTotals } from '../../store/transactions.ts';
 import { authorisationInFlight } from '../../store/payment-pages.ts';
@@ -29,12 +30,14 @@ const moneyOf = (row: Pick<TransactionRow, 'currency'>, amountMinor: number): Pr
 export async function previewRefund(body: { reference: string; amount?: string }, ctx: Context<Caller>): Promise<Preview> {
   const input = refund.parse(body, ctx);
   const plan = refund.decide(await refund.load(input, ctx), input, ctx);
-  // What the refund's reservation counts (payments/refunds.ts reserveRefund): refunds pending or made.
+  // The check the refund's reservation makes (payments/refunds.ts reserveRefund), with its words: refunds pending or made count.
   const { reserved } = await refundTotals(ctx.ports.store.read, plan.sale.row.reference);
   const remaining = plan.refundable - reserved;
   if (remaining <= 0) throw Problem.validation([{ field: '/reference', code: 'fully_refunded', message: 'has been refunded in full (counting refunds still pending)' }]);
   if (plan.amountMinor !== undefined && plan.amountMinor > remaining) {
-    throw Problem.validation([{ field: '/amount', code: 'exceeds_refundable', message: 'must not be more than what is not yet refunded' }]);
+    throw Problem.validation([
+      { field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(remaining, plan.currency)} not yet refunded` },
+    ]);
   }
   return moneyOf(plan.sale.row, plan.amountMinor ?? remaining);
 }
