@@ -1,10 +1,11 @@
 /**
  * What the console can do to a transaction, as data: each action runs the same operation as the
  * merchant API or the command line (payments/operations/), for the transaction's own merchant
- * and mode, so it gets the same checks, events and webhooks. The console decides only which
- * buttons to show; the operation decides whether the action is allowed.
+ * and mode, so it gets the same checks, events and webhooks. Whether a button is shown, and the
+ * amount a confirmation names, come from the operation's own preview (payments/operations/preview.ts).
  */
 import { Problem } from '../ground/problem.ts';
+import { findCurrency, formatAmount } from '../ground/amount.ts';
 import type { TransactionRow } from '../store/schema.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import type { Ports } from '../payments/ports.ts';
@@ -16,6 +17,7 @@ import { capture } from '../payments/operations/capture.ts';
 import { reversal } from '../payments/operations/reversal.ts';
 import { cancel } from '../payments/operations/cancel.ts';
 import { resolve, type Resolution } from '../payments/operations/resolve.ts';
+import { previewCancel, previewCapture, previewRefund, previewResolve, previewReversal, type Preview } from '../payments/operations/preview.ts';
 import type { Form } from '../lib/page-security.ts';
 import { field } from '../lib/page-security.ts';
 
@@ -39,49 +41,101 @@ const optionalAmount = (form: Form): ActionInput => {
 };
 
 interface Action {
-  /** Whether its button is shown for the transaction as it is now. */
-  offered(row: TransactionRow, details: Record<string, unknown>): boolean;
+  /** The form values its offer is previewed with: what an untouched form sends. */
+  probe: ActionInput;
   input(form: Form): ActionInput;
+  /** What the operation would do now, or its Problem: the button is shown where this passes. */
+  preview(row: TransactionRow, input: ActionInput, ctx: ActionContext): Promise<Preview>;
+  /** Moves money: the first POST answers a confirmation naming the previewed amount (docs/console.md "Actions"). */
+  confirmed: boolean;
+  /** The values the confirmed POST sends: an amount left empty becomes the amount confirmed, so no more moves than was shown. */
+  carried(input: ActionInput, preview: Preview): ActionInput;
   /** Runs the operation; answers the transaction it made or changed. */
   perform(row: TransactionRow, input: ActionInput, ctx: ActionContext): Promise<{ reference: string; status: string }>;
 }
 
+const asInput = (input: ActionInput) => input;
+const withAmount = (input: ActionInput, preview: Preview): ActionInput => ({ ...input, amount: formatAmount(preview.amountMinor, findCurrency(preview.currency)!) });
+
 const resultOf = (answer: Record<string, unknown>) => ({ reference: String(answer.reference), status: String(answer.status) });
+
+/** The merchant's own cancel (cause merchant_cancel), through the payment's cancel address as the API has it. */
+const cancelling = (row: TransactionRow, ctx: ActionContext) => ({
+  body: { pageToken: pageTokenOfPayment(row, ctx.ports.links.secrets) },
+  ctx: { ...ctx, caller: { merchantId: ctx.caller.merchantId } },
+});
+
+/** As `kassa payment resolve` takes it, with the reason the audit log keeps. */
+function resolution(row: TransactionRow, input: ActionInput): Resolution {
+  if (!input.reason) throw Problem.validation([{ field: '/reason', code: 'required', message: 'give the reason' }]);
+  return { reference: row.reference, outcome: input.outcome, ...(input.failureCode ? { failureCode: input.failureCode } : {}) } as Resolution;
+}
 
 export const actions: Record<ActionName, Action> = {
   refund: {
-    offered: (row, details) => row.status === 'success' && (row.type === 'sale' || (row.type === 'authorise' && details.captureReference !== undefined)),
+    probe: {},
     input: optionalAmount,
+    preview: (row, input, ctx) => previewRefund({ reference: row.reference, ...input }, ctx),
+    confirmed: true,
+    carried: withAmount,
     perform: async (row, input, ctx) => resultOf(await run(refund, { reference: row.reference, ...input }, ctx)),
   },
   capture: {
-    offered: (row, details) => row.type === 'authorise' && row.status === 'success' && details.captureStatus === 'authorised',
+    probe: {},
     input: optionalAmount,
+    preview: (row, input, ctx) => previewCapture({ reference: row.reference, ...input }, ctx),
+    confirmed: true,
+    carried: withAmount,
     perform: async (row, input, ctx) => resultOf(await run(capture, { reference: row.reference, ...input }, ctx)),
   },
   reversal: {
-    offered: (row, details) => row.type === 'authorise' && row.status === 'success' && details.captureStatus === 'authorised',
+    probe: {},
     input: () => ({}),
+    preview: (row, _input, ctx) => previewReversal({ reference: row.reference }, ctx),
+    confirmed: true,
+    carried: asInput,
     perform: async (row, _input, ctx) => resultOf(await run(reversal, { reference: row.reference }, ctx)),
   },
   cancel: {
-    offered: (row) => row.status === 'pending' && row.type !== 'credit',
+    probe: {},
     input: () => ({}),
-    // The merchant's own cancel (cause merchant_cancel), through the payment's cancel address as the API has it.
+    preview: (row, _input, ctx) => {
+      const { body, ctx: as } = cancelling(row, ctx);
+      return previewCancel(body, as);
+    },
+    confirmed: false,
+    carried: asInput,
     perform: async (row, _input, ctx) => {
-      const pageToken = pageTokenOfPayment(row, ctx.ports.links.secrets);
-      const done = await run(cancel, { pageToken }, { ...ctx, caller: { merchantId: ctx.caller.merchantId } });
+      const { body, ctx: as } = cancelling(row, ctx);
+      const done = await run(cancel, body, as);
       return { reference: done.reference, status: done.status };
     },
   },
   resolve: {
-    offered: (row) => row.status === 'manualintervention',
+    probe: { outcome: 'success', reason: '-' },
     input: (form) => ({ outcome: field(form, 'outcome') ?? '', failureCode: field(form, 'failureCode') ?? '', reason: (field(form, 'reason') ?? '').trim() }),
+    preview: (row, input, ctx) => previewResolve(resolution(row, input), { ...ctx, caller: undefined }),
+    confirmed: true,
+    carried: asInput,
     perform: async (row, input, ctx) => {
-      if (!input.reason) throw Problem.validation([{ field: '/reason', code: 'required', message: 'give the reason' }]);
-      const resolution = { reference: row.reference, outcome: input.outcome, ...(input.failureCode ? { failureCode: input.failureCode } : {}) } as Resolution;
-      const done = await run(resolve, resolution, { ...ctx, caller: undefined });
+      const done = await run(resolve, resolution(row, input), { ...ctx, caller: undefined });
       return { reference: done.reference, status: done.status };
     },
   },
 };
+
+/** The actions the operations would accept on the transaction as it is now. */
+export async function offeredActions(row: TransactionRow, ctx: ActionContext): Promise<Record<ActionName, boolean>> {
+  const offered = await Promise.all(
+    actionNames.map((name) =>
+      actions[name].preview(row, actions[name].probe, ctx).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof Problem) return false;
+          throw error;
+        },
+      ),
+    ),
+  );
+  return Object.fromEntries(actionNames.map((name, i) => [name, offered[i]])) as Record<ActionName, boolean>;
+}

@@ -10,6 +10,7 @@ header.bar .brand{font-weight:800;margin-right:auto}
 header.bar nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 header.bar .who{color:var(--muted);font-size:.9rem}
 main{max-width:72rem;margin:1rem auto;padding:0 1rem}
+main.wide{max-width:80rem}
 main.narrow{max-width:26rem;margin:3rem auto;background:#fff;border:1px solid var(--line);border-radius:.75rem;padding:1.5rem}
 h1{font-size:1.4rem;margin:.5rem 0 1rem}
 h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
@@ -33,6 +34,9 @@ table{border-collapse:collapse;width:100%;background:#fff}
 caption{text-align:left;font-weight:600;padding:.4rem 0}
 th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;white-space:nowrap}
 td.wrap{white-space:normal;word-break:break-word}
+table.list td.amount,table.list th.amount{text-align:right}
+details.raw summary{margin:0;font-size:.85rem}
+.confirm form{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
 dl{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.2rem 1rem;margin:0}
 dt{font-weight:600}dd{margin:0;word-break:break-word}
 pre{margin:0;white-space:pre-wrap;word-break:break-word;font-size:.85rem}
@@ -59,5 +63,5 @@ svg.chart .rate{fill:none;stroke:var(--ok);stroke-width:2}svg.chart .rate-dot{fi
 .legend span{display:inline-block;width:.9rem;height:.6rem;vertical-align:middle}
 .key-bar{background:#7ea6e6}.key-rate{border-top:2px solid var(--ok);height:0!important}
 details summary{cursor:pointer;color:var(--accent);margin:.5rem 0}
-@media (max-width:40rem){dl{grid-template-columns:1fr}dt{margin-top:.4rem}main{padding:0 .5rem}}
+@media (max-width:40rem){dl{grid-template-columns:1fr}dt{margin-top:.4rem}main{padding:0 .5rem}table.list .more{display:none}}
 `;

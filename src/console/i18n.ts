@@ -3,6 +3,7 @@
  * reference and the type of `nld` makes a missing key a compile error. The browser's
  * Accept-Language picks the table; anything but Dutch gets English.
  */
+import type { FailureCode, Status } from '../ground/states.ts';
 const eng = {
   htmlLang: 'en',
   console: 'Kassa console',
@@ -185,6 +186,18 @@ const eng = {
   notFound: 'There is no such transaction or merchant, or it is not yours to see.',
   errorTitle: 'Something went wrong',
   errorDetail: 'The request could not be handled. Try again.',
+  // Confirmations, raw values and amounts
+  confirmTitle: 'Confirm: {action}',
+  confirm_refund: 'Refund {amount} of payment {reference}?',
+  confirm_capture: 'Capture {amount} of authorisation {reference}?',
+  confirm_reversal: 'Reverse authorisation {reference} and release {amount}?',
+  confirm_resolve: 'Resolve payment {reference} of {amount} as {outcome}?',
+  confirmReason: 'Reason: {reason}',
+  confirmBack: 'No, back to the transaction',
+  raw: 'Raw, as the API answers',
+  amountsPaid: 'Amount paid',
+  amountsHint: 'The sum of the successful payments, per currency.',
+  noAmounts: 'None',
 };
 
 export type MessageKey = keyof typeof eng;
@@ -368,6 +381,17 @@ const nld: Messages = {
   notFound: 'Deze transactie of merchant bestaat niet, of u mag haar niet zien.',
   errorTitle: 'Er ging iets mis',
   errorDetail: 'Het verzoek kon niet worden verwerkt. Probeer het opnieuw.',
+  confirmTitle: 'Bevestigen: {action}',
+  confirm_refund: '{amount} van betaling {reference} terugbetalen?',
+  confirm_capture: '{amount} van autorisatie {reference} capturen?',
+  confirm_reversal: 'Autorisatie {reference} terugdraaien en {amount} vrijgeven?',
+  confirm_resolve: 'Betaling {reference} van {amount} afronden als {outcome}?',
+  confirmReason: 'Reden: {reason}',
+  confirmBack: 'Nee, terug naar de transactie',
+  raw: 'Ruw, zoals de API antwoordt',
+  amountsPaid: 'Betaald bedrag',
+  amountsHint: 'De som van de geslaagde betalingen, per valuta.',
+  noAmounts: 'Geen',
 };
 
 export const consoleTranslations: Record<string, Messages> = { eng, nld };
@@ -382,4 +406,104 @@ export function consoleTranslator(acceptLanguage: string | undefined): Translate
     .find((tag) => tag.startsWith('nl') || tag.startsWith('en'));
   const messages = first?.startsWith('nl') ? nld : eng;
   return (key, values = {}) => messages[key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+}
+
+type Language = keyof typeof consoleTranslations;
+
+/** The words of Kassa's own states and events, one table per kind and language; the test holds them complete for everything Kassa can produce. */
+const statusTexts = {
+  eng: { pending: 'Pending', success: 'Successful', failed: 'Failed', manualintervention: 'Held for review' },
+  nld: { pending: 'In behandeling', success: 'Geslaagd', failed: 'Mislukt', manualintervention: 'In controle' },
+} satisfies Record<Language, Record<Status, string>>;
+
+const typeTexts = {
+  eng: { sale: 'Sale', authorise: 'Authorisation', credit: 'Refund', token: 'Card enrollment' },
+  nld: { sale: 'Verkoop', authorise: 'Autorisatie', credit: 'Terugbetaling', token: 'Kaartregistratie' },
+} satisfies Record<Language, Record<string, string>>;
+
+const failureCodeTexts = {
+  eng: {
+    expired: 'Expired',
+    cancelled: 'Cancelled',
+    unsufficient_balance: 'Insufficient balance',
+    fraud_detected: 'Fraud detected',
+    rejected: 'Rejected',
+    card_refused: 'Card refused',
+    insufficient_funds: 'Insufficient funds',
+    processing_error: 'Processing error',
+  },
+  nld: {
+    expired: 'Verlopen',
+    cancelled: 'Geannuleerd',
+    unsufficient_balance: 'Onvoldoende saldo',
+    fraud_detected: 'Fraude vermoed',
+    rejected: 'Geweigerd',
+    card_refused: 'Kaart geweigerd',
+    insufficient_funds: 'Onvoldoende tegoed',
+    processing_error: 'Verwerkingsfout',
+  },
+} satisfies Record<Language, Record<FailureCode, string>>;
+
+const causeTexts = {
+  eng: {
+    created: 'Created',
+    acquirer_authorised: 'The acquirer authorised it',
+    acquirer_captured: 'The acquirer captured it',
+    acquirer_declined: 'The acquirer declined it',
+    acquirer_notification: 'A notification from the acquirer',
+    acquirer_outcome_unknown: 'No outcome from the acquirer',
+    acquirer_refunded: 'The acquirer refunded it',
+    acquirer_refused: 'The acquirer refused it',
+    acquirer_technical_cancel: 'Cancelled at the acquirer (technical cancel)',
+    acquirer_timeout: 'The acquirer did not answer in time',
+    authentication_failed: '3-D Secure authentication failed',
+    capture: 'Captured',
+    reversal: 'Authorisation reversed',
+    reversal_refused_by_acquirer: 'The acquirer refused the reversal',
+    card_enrolled: 'Card enrolled',
+    card_attempts_exceeded: 'Too many card attempts',
+    expired: 'Expired',
+    operator_resolved: 'Resolved by an operator',
+    test_helper: 'Set by the test helper',
+    merchant_cancel: 'Cancelled by the merchant',
+    customer_cancel: 'Cancelled by the customer',
+  },
+  nld: {
+    created: 'Aangemaakt',
+    acquirer_authorised: 'De acquirer heeft geautoriseerd',
+    acquirer_captured: 'De acquirer heeft gecaptured',
+    acquirer_declined: 'De acquirer heeft geweigerd',
+    acquirer_notification: 'Een melding van de acquirer',
+    acquirer_outcome_unknown: 'Geen uitkomst van de acquirer',
+    acquirer_refunded: 'De acquirer heeft terugbetaald',
+    acquirer_refused: 'De acquirer heeft het geweigerd',
+    acquirer_technical_cancel: 'Bij de acquirer geannuleerd (technische annulering)',
+    acquirer_timeout: 'De acquirer antwoordde niet op tijd',
+    authentication_failed: '3-D Secure-authenticatie mislukt',
+    capture: 'Gecaptured',
+    reversal: 'Autorisatie teruggedraaid',
+    reversal_refused_by_acquirer: 'De acquirer weigerde het terugdraaien',
+    card_enrolled: 'Kaart geregistreerd',
+    card_attempts_exceeded: 'Te veel kaartpogingen',
+    expired: 'Verlopen',
+    operator_resolved: 'Afgerond door een operator',
+    test_helper: 'Gezet door de testhulp',
+    merchant_cancel: 'Geannuleerd door de merchant',
+    customer_cancel: 'Geannuleerd door de klant',
+  },
+} satisfies Record<Language, Record<string, string>>;
+
+export const consoleTerms: Record<'status' | 'type' | 'failureCode' | 'cause', Record<Language, Record<string, string>>> = {
+  status: statusTexts,
+  type: typeTexts,
+  failureCode: failureCodeTexts,
+  cause: causeTexts,
+};
+
+export type TermKind = keyof typeof consoleTerms;
+
+/** One of Kassa's terms in the page's language (`t('htmlLang')`); a term without a text yet is shown as Kassa names it. */
+export function term(t: Translate, kind: TermKind, value: string): string {
+  const language = (Object.keys(consoleTranslations) as Language[]).find((name) => consoleTranslations[name].htmlLang === t('htmlLang')) ?? 'eng';
+  return consoleTerms[kind][language][value] ?? value;
 }

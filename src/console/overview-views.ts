@@ -1,10 +1,12 @@
 /**
  * The overview page: per method, payments per day and the success rate as an SVG chart drawn on
  * the server (no scripts under the console's CSP; docs/decisions.md), with the same numbers as a
- * table for screen readers and keyboards, and the period's totals by method.
+ * table for screen readers and keyboards, and the period's totals by method; beside each count the
+ * money its successful payments took, per currency (amounts in different currencies are never added).
  */
 import { html, type SafeHtml } from '../lib/html.ts';
-import type { DailyMethodCount } from '../store/payment-stats.ts';
+import type { DailyAmount, DailyMethodCount } from '../store/payment-stats.ts';
+import { amountText } from '../ground/amount.ts';
 import { DAY_MS } from '../store/payment-stats.ts';
 import { layout, type ConsoleView } from './views.ts';
 
@@ -21,6 +23,8 @@ export interface OverviewState {
   /** The period's days, epoch days, oldest first; empty when the filters are not valid. */
   days: number[];
   counts: DailyMethodCount[];
+  /** What the successful payments took, per day, method and currency. */
+  paid: DailyAmount[];
   problem?: string;
 }
 
@@ -33,6 +37,14 @@ interface Totals {
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 const add = (a: Totals, b: Totals): Totals => ({ payments: a.payments + b.payments, successful: a.successful + b.successful, failed: a.failed + b.failed });
 const none: Totals = { payments: 0, successful: 0, failed: 0 };
+/** Each currency's sum over `paid`, in the page's language; one line per currency. */
+function amountsText(paid: DailyAmount[], htmlLang: string, none: string): SafeHtml | string {
+  const byCurrency = new Map<string, number>();
+  for (const p of paid) byCurrency.set(p.currency, (byCurrency.get(p.currency) ?? 0) + p.amountMinor);
+  if (byCurrency.size === 0) return none;
+  return html`${[...byCurrency].sort(([a], [b]) => a.localeCompare(b)).map(([currency, minor], i) => html`${i > 0 ? html`<br>` : ''}${amountText({ amount_minor: minor, currency }, htmlLang)}`)}`;
+}
+
 /** Successful ÷ finished (successful + failed); undefined while none finished. */
 const rateOf = (t: Totals) => (t.successful + t.failed === 0 ? undefined : t.successful / (t.successful + t.failed));
 
@@ -47,10 +59,11 @@ export function overviewPage(view: ConsoleView, state: OverviewState): SafeHtml 
   const methods = [...new Set(state.counts.map((c) => c.method))];
   const byMethod = methods.map((method) => ({ method, totals: state.counts.filter((c) => c.method === method).reduce(add, none) }));
   const total = byMethod.map((m) => m.totals).reduce(add, none);
-  const totalsRow = (label: string, totals: Totals, header = false) =>
-    html`<tr>${header ? html`<th scope="row">${label}</th>` : html`<td>${label}</td>`}<td>${totals.payments}</td><td>${totals.successful}</td><td>${totals.failed}</td><td>${rateText(totals)}</td></tr>`;
+  const paidText = (paid: DailyAmount[]) => amountsText(paid, t('htmlLang'), t('noAmounts'));
+  const totalsRow = (label: string, totals: Totals, paid: DailyAmount[]) =>
+    html`<tr><th scope="row">${label}</th><td>${totals.payments}</td><td>${totals.successful}</td><td>${totals.failed}</td><td>${rateText(totals)}</td><td class="amount">${paidText(paid)}</td></tr>`;
   const headRow = (first: string) =>
-    html`<thead><tr><th scope="col">${first}</th><th scope="col">${t('totalPayments')}</th><th scope="col">${t('successful')}</th><th scope="col">${t('failed')}</th><th scope="col">${t('successRate')}</th></tr></thead>`;
+    html`<thead><tr><th scope="col">${first}</th><th scope="col">${t('totalPayments')}</th><th scope="col">${t('successful')}</th><th scope="col">${t('failed')}</th><th scope="col">${t('successRate')}</th><th scope="col">${t('amountsPaid')}</th></tr></thead>`;
   const option = (value: string, label: string, chosen: string | undefined) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`;
 
   return layout(
@@ -82,8 +95,15 @@ ${
       : html`<section class="card" aria-labelledby="methods-title">
 <h2 id="methods-title">${t('byMethod')}</h2>
 <div class="table-wrap" tabindex="0" role="region" aria-label="${t('byMethod')}"><table>${headRow(t('method'))}<tbody>
-${byMethod.map((m) => totalsRow(m.method, m.totals, true))}
-</tbody><tfoot>${totalsRow(t('total'), total, true)}</tfoot></table></div>
+${byMethod.map((m) =>
+  totalsRow(
+    m.method,
+    m.totals,
+    state.paid.filter((p) => p.method === m.method),
+  ),
+)}
+</tbody><tfoot>${totalsRow(t('total'), total, state.paid)}</tfoot></table></div>
+<p class="hint">${t('amountsHint')}</p>
 </section>
 ${methods.map((method) =>
   methodChart(
@@ -91,7 +111,7 @@ ${methods.map((method) =>
     state.days,
     method,
     state.counts.filter((c) => c.method === method),
-    { headRow, rateText },
+    { headRow, rateText, paidOn: (day) => paidText(state.paid.filter((p) => p.method === method && p.day === day)) },
   ),
 )}`
 }
@@ -109,7 +129,7 @@ function methodChart(
   days: number[],
   method: string,
   counts: DailyMethodCount[],
-  parts: { headRow: (first: string) => SafeHtml; rateText: (t: Totals) => string },
+  parts: { headRow: (first: string) => SafeHtml; rateText: (t: Totals) => string; paidOn: (day: number) => SafeHtml | string },
 ): SafeHtml {
   const { t } = view;
   const perDay = new Map(counts.map((c) => [c.day, c]));
@@ -166,7 +186,7 @@ ${dots}
 <p class="legend" aria-hidden="true"><span class="key-bar"></span> ${t('totalPayments')} <span class="key-rate"></span> ${t('successRate')}</p>
 <details><summary>${t('chartData', { method })}</summary>
 <div class="table-wrap" tabindex="0" role="region" aria-label="${t('chartData', { method })}"><table>${parts.headRow(t('day'))}<tbody>
-${counts.map((c) => html`<tr><th scope="row">${isoDay(c.day)}</th><td>${c.payments}</td><td>${c.successful}</td><td>${c.failed}</td><td>${parts.rateText(c)}</td></tr>`)}
+${counts.map((c) => html`<tr><th scope="row">${isoDay(c.day)}</th><td>${c.payments}</td><td>${c.successful}</td><td>${c.failed}</td><td>${parts.rateText(c)}</td><td class="amount">${parts.paidOn(c.day)}</td></tr>`)}
 </tbody></table></div>
 </details>
 </section>`;

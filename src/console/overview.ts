@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Mode } from '../store/schema.ts';
-import { DAY_MS, paymentsPerDay } from '../store/payment-stats.ts';
+import { amountsPaidPerDay, DAY_MS, paymentsPerDay } from '../store/payment-stats.ts';
 import { merchantOverviews } from '../merchants/merchants.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import type { ConsoleContext, Query } from './context.ts';
@@ -57,16 +57,17 @@ export function overviewRoutes(app: FastifyInstance, { store, viewOf, send }: Co
     const period = parsePeriod(request.query, merchantId, Date.now());
     if ('invalid' in period) {
       const problem = view.t('invalidPeriod', { fields: [...new Set(period.invalid)].join(', ') });
-      return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days: [], counts: [], problem }), 400);
+      return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days: [], counts: [], paid: [], problem }), 400);
     }
     const scope = merchantId ?? period.filters.merchant;
-    const counts = await paymentsPerDay(store.read, {
+    const filter = {
       ...(scope !== undefined ? { merchantId: scope } : {}),
       ...(period.filters.mode ? { mode: period.filters.mode as Mode } : {}),
       from: period.firstDay * DAY_MS,
       to: (period.lastDay + 1) * DAY_MS,
-    });
+    };
+    const [counts, paid] = await Promise.all([paymentsPerDay(store.read, filter), amountsPaidPerDay(store.read, filter)]);
     const days = Array.from({ length: period.lastDay - period.firstDay + 1 }, (_, i) => period.firstDay + i);
-    return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days, counts }));
+    return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days, counts, paid }));
   });
 }

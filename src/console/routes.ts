@@ -33,13 +33,14 @@ import { setPasswordAccount, setPasswordWithLink } from '../operators/accounts.t
 import { passwordProblem, BUSY_RETRY_AFTER_SECONDS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../operators/passwords.ts';
 import { audit, auditEntries } from '../operators/audit.ts';
 import { consoleTranslator, type MessageKey } from './i18n.ts';
-import { actionNames, actions, type ActionName } from './actions.ts';
+import { actionNames, actions, offeredActions, type ActionContext, type ActionName } from './actions.ts';
+import type { Preview } from '../payments/operations/preview.ts';
 import { settingsRoutes } from './settings.ts';
 import { exportRoutes } from './export.ts';
 import { pageQuery, parseFilters } from './filters.ts';
 import type { Query } from './context.ts';
 import { overviewRoutes } from './overview.ts';
-import { auditPage, messagePage, paymentPage, paymentsPage, setPasswordPage, signInPage, type ConsoleView } from './views.ts';
+import { auditPage, confirmPage, messagePage, paymentPage, paymentsPage, setPasswordPage, signInPage, type ConsoleView } from './views.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -223,8 +224,9 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
         const session = request.consoleSession;
         const row = await visibleTransaction(session, request.params.reference);
         const outcome = await perform(name, row, request);
-        if (outcome.problem === undefined) return reply.redirect(`/dashboard/payments/${row.reference}?done=${name}`, 303);
         const view = viewOf(request, session);
+        if (outcome.confirm) return send(reply, view, confirmPage(view, { row, action: name, ...outcome.confirm }));
+        if (outcome.problem === undefined) return reply.redirect(`/dashboard/payments/${row.reference}?done=${name}`, 303);
         const fresh = (await findTransaction(store.read, row.reference))!;
         return send(reply, view, await paymentView(view, fresh, { problem: view.t('actionRefused', { detail: problemText(outcome.problem) }) }), outcome.problem.status);
       });
@@ -275,15 +277,31 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
     return row;
   }
 
-  /** Runs the action through its operation and writes the audit log entry, done or refused. */
-  async function perform(name: ActionName, row: TransactionRow, request: FastifyRequest<{ Body: Form }>): Promise<{ problem?: Problem }> {
+  /** The context an action's operation runs in: the transaction's merchant and mode, as the merchant API's caller. */
+  async function actionContext(row: TransactionRow, log: ActionContext['log']): Promise<ActionContext> {
+    const merchant = await paymentMerchant(store.read, row.merchant_id);
+    return { ports, caller: { merchantId: merchant.id, merchantName: merchant.name, mode: row.mode, settings: merchant.settings }, now: Date.now(), log };
+  }
+
+  /**
+   * Runs the action through its operation and writes the audit log entry, done or refused; an action
+   * that moves money, not confirmed yet, answers what it would move instead (docs/console.md "Actions").
+   */
+  async function perform(
+    name: ActionName,
+    row: TransactionRow,
+    request: FastifyRequest<{ Body: Form }>,
+  ): Promise<{ problem?: Problem; confirm?: { preview: Preview; carried: Record<string, string> } }> {
     const action = actions[name];
     const input = action.input(request.body);
-    const merchant = await paymentMerchant(store.read, row.merchant_id);
-    const caller = { merchantId: merchant.id, merchantName: merchant.name, mode: row.mode, settings: merchant.settings };
+    const ctx = await actionContext(row, request.log);
     const entry = { action: name, merchantId: row.merchant_id, reference: row.reference, address: request.ip };
     try {
-      const result = await action.perform(row, input, { ports, caller, now: Date.now(), log: request.log });
+      if (action.confirmed && field(request.body, 'confirmed') !== 'yes') {
+        const preview = await action.preview(row, input, ctx);
+        return { confirm: { preview, carried: action.carried(input, preview) } };
+      }
+      const result = await action.perform(row, input, ctx);
       await audit(store, request.consoleSession.operator, { ...entry, detail: { ...input, result } });
       return {};
     } catch (error) {
@@ -294,7 +312,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
   }
 
   async function paymentView(view: ConsoleView, row: TransactionRow, messages: { notice?: string; problem?: string }) {
-    const details = JSON.parse(row.details) as Record<string, unknown>;
+    const ctx = await actionContext(row, app.log);
     const children = await childrenOf(store.read, row.reference);
     // An authorisation's refunds are booked on its capture: show them here too.
     const grandchildren = await Promise.all(children.filter((c) => c.type === 'sale').map((c) => childrenOf(store.read, c.reference)));
@@ -313,7 +331,8 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
       deliveries,
       related: [...children, ...grandchildren.flat()],
       audit: entries,
-      actions: Object.fromEntries(actionNames.map((name) => [name, actions[name].offered(row, details)])) as Record<ActionName, boolean>,
+      merchantName: ctx.caller.merchantName,
+      actions: await offeredActions(row, ctx),
       failureCodes,
       ...messages,
     });

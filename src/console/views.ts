@@ -12,7 +12,9 @@ import type { DeliveryView } from '../events/admin.ts';
 import type { Operator } from '../operators/sessions.ts';
 import { LEFT_OUT_FIELD, type LeftOutField } from '../threeds/validate.ts';
 import { consoleStylesheet } from './assets.ts';
-import type { MessageKey, Translate } from './i18n.ts';
+import { term, type MessageKey, type TermKind, type Translate } from './i18n.ts';
+import type { ActionName } from './actions.ts';
+import { findCurrency, formatAmount } from '../ground/amount.ts';
 
 export interface ConsoleView {
   t: Translate;
@@ -21,7 +23,8 @@ export interface ConsoleView {
   session?: { operator: Operator; csrfToken: string };
 }
 
-const time = (ms: number | null | undefined) => (ms === null || ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
+/** A time as a UTC date people read (`2026-11-26 12:04:05 UTC`); the API's epoch milliseconds only behind a raw toggle. */
+export const time = (ms: number | null | undefined) => (ms === null || ms === undefined ? '' : `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`);
 
 export const csrfField = (view: ConsoleView) => html`<input type="hidden" name="csrf" value="${view.session?.csrfToken ?? ''}">`;
 
@@ -110,6 +113,8 @@ export const filterChoices = {
   type: ['sale', 'authorise', 'credit', 'token'],
 } as const;
 
+const terms = (t: Translate, kind: 'status' | 'type', values: readonly string[]) => values.map((value) => ({ value, label: term(t, kind, value) }));
+
 function select(view: ConsoleView, name: string, label: string, options: readonly (string | { value: string; label: string })[], chosen: string | undefined): SafeHtml {
   return html`<div class="field"><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">${view.t('any')}</option>${options.map(
     (o) => {
@@ -119,8 +124,11 @@ function select(view: ConsoleView, name: string, label: string, options: readonl
   )}</select></div>`;
 }
 
-const statusText = (row: { status: string; failure_code: string | null }) =>
-  html`<span class="status-${row.status}">${row.status}${row.failure_code ? ` / ${row.failure_code}` : ''}</span>`;
+const statusText = (t: Translate, row: { status: string; failure_code: string | null }) =>
+  html`<span class="status-${row.status}">${term(t, 'status', row.status)}${row.failure_code ? ` / ${term(t, 'failureCode', row.failure_code)}` : ''}</span>`;
+
+/** Raw values (JSON as the API answers it) behind a toggle that needs no script. */
+const raw = (t: Translate, value: unknown) => html`<details class="raw"><summary>${t('raw')}</summary><pre>${JSON.stringify(value, null, 2)}</pre></details>`;
 
 export function paymentsPage(
   view: ConsoleView,
@@ -129,10 +137,11 @@ export function paymentsPage(
   const { t } = view;
   const { filters } = state;
   const platform = state.merchants !== undefined;
+  const merchantNames = new Map(state.merchants?.map((m) => [m.id, m.name]));
   return layout(
     view,
     t('paymentsTitle'),
-    html`<main id="content">
+    html`<main id="content" class="wide">
 <h1>${t('paymentsTitle')}</h1>
 ${notices(state)}
 <section class="card" aria-labelledby="filters-title">
@@ -151,9 +160,9 @@ ${
     : ''
 }
 ${select(view, 'mode', t('mode'), filterChoices.mode, filters.mode)}
-${select(view, 'status', t('status'), filterChoices.status, filters.status)}
+${select(view, 'status', t('status'), terms(t, 'status', filterChoices.status), filters.status)}
 ${select(view, 'method', t('method'), filterChoices.method, filters.method)}
-${select(view, 'type', t('type'), filterChoices.type, filters.type)}
+${select(view, 'type', t('type'), terms(t, 'type', filterChoices.type), filters.type)}
 <div class="field"><label for="f-from">${t('createdFrom')}</label><input type="date" id="f-from" name="from" value="${filters.from ?? ''}"></div>
 <div class="field"><label for="f-to">${t('createdTo')}</label><input type="date" id="f-to" name="to" value="${filters.to ?? ''}"></div>
 <div class="field"><button type="submit">${t('apply')}</button> <a href="/dashboard/payments">${t('reset')}</a></div>
@@ -163,13 +172,13 @@ ${select(view, 'type', t('type'), filterChoices.type, filters.type)}
 ${
   state.rows.length === 0
     ? html`<p>${t('noPayments')}</p>`
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('listCaption')}"><table>
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('listCaption')}"><table class="list">
 <caption>${t('listCaption')}</caption>
-<thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th>${platform ? html`<th scope="col">${t('merchant')}</th>` : ''}<th scope="col">${t('mode')}</th><th scope="col">${t('type')}</th><th scope="col">${t('method')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th><th scope="col">${t('orderReference')}</th></tr></thead>
+<thead><tr><th scope="col" class="amount">${t('amount')}</th><th scope="col">${t('status')}</th><th scope="col">${t('reference')}</th><th scope="col" class="more">${t('created')}</th>${platform ? html`<th scope="col" class="more">${t('merchant')}</th>` : ''}<th scope="col" class="more">${t('type')}</th><th scope="col" class="more">${t('method')}</th><th scope="col" class="more">${t('mode')}</th><th scope="col" class="more">${t('orderReference')}</th></tr></thead>
 <tbody>
 ${state.rows.map(
   (row) =>
-    html`<tr><td><a href="/dashboard/payments/${row.reference}">${row.reference}</a></td><td>${time(row.created)}</td>${platform ? html`<td>${row.merchant_id}</td>` : ''}<td>${row.mode}</td><td>${row.type}</td><td>${row.method}${row.brand ? ` (${row.brand})` : ''}</td><td>${statusText(row)}</td><td>${amountText(row, t('htmlLang'))}</td><td class="wrap">${row.merchant_order_reference ?? ''}</td></tr>`,
+    html`<tr><td class="amount">${amountText(row, t('htmlLang'))}</td><td>${statusText(t, row)}</td><td><a href="/dashboard/payments/${row.reference}">${row.reference}</a></td><td class="more">${time(row.created)}</td>${platform ? html`<td class="more wrap">${merchantNames.get(row.merchant_id) ?? row.merchant_id}</td>` : ''}<td class="more">${term(t, 'type', row.type)}</td><td class="more">${row.method}${row.brand ? ` (${row.brand})` : ''}</td><td class="more">${row.mode}</td><td class="more wrap">${row.merchant_order_reference ?? ''}</td></tr>`,
 )}
 </tbody></table></div>`
 }
@@ -185,6 +194,7 @@ const firstPageQuery = (filters: ListFilters) => new URLSearchParams(Object.entr
 
 export interface PaymentPageState {
   row: ListedTransaction;
+  merchantName: string;
   payment: Record<string, unknown>;
   authentication: { protocolVersion?: string; transStatus?: string; eci?: string; transStatusReason?: string } | null;
   acquirerReference: string | null;
@@ -198,10 +208,18 @@ export interface PaymentPageState {
   problem?: string;
 }
 
-const show = (value: unknown): SafeHtml | string => (typeof value === 'object' && value !== null ? html`<pre>${JSON.stringify(value, null, 2)}</pre>` : String(value));
-/** The payment object's times are milliseconds since 1970 (docs/api.md#the-payment-object): shown as the API answers them, and as a UTC time. */
-const showField = (key: string, value: unknown) =>
-  (key === 'created' || key === 'lastUpdate') && typeof value === 'number' ? `${value} (${time(value)} UTC)` : show(value);
+/** The payment object's fields whose values are Kassa's terms, shown in the page's language with the value itself. */
+const termFields: Partial<Record<string, TermKind>> = { status: 'status', type: 'type', failureCode: 'failureCode' };
+
+/** The payment object's times are milliseconds since 1970 (docs/api.md#the-payment-object): shown as UTC dates, the number itself in the raw object. */
+const showField = (t: Translate, key: string, value: unknown): SafeHtml | string =>
+  (key === 'created' || key === 'lastUpdate') && typeof value === 'number'
+    ? time(value)
+    : typeof value === 'object' && value !== null
+      ? raw(t, value)
+      : termFields[key]
+        ? `${term(t, termFields[key], String(value))} (${String(value)})`
+        : String(value);
 
 /** The 3-D Secure fields the issuer did not get, each with why, named as in the payment object (docs/threeds.md). */
 function leftOutFields(payment: Record<string, unknown>): SafeHtml | string {
@@ -227,7 +245,7 @@ export function paymentPage(view: ConsoleView, state: PaymentPageState): SafeHtm
 ${notices(state)}
 <section class="card" aria-labelledby="summary-title">
 <h2 id="summary-title" class="visually-hidden">${t('amount')}</h2>
-<p><strong>${amountText(row, t('htmlLang'))}</strong> · ${statusText(row)} · ${row.type} · ${row.method} · ${row.mode} · ${row.merchant_id}</p>
+<p><strong>${amountText(row, t('htmlLang'))}</strong> · ${statusText(t, row)} · ${term(t, 'type', row.type)} · ${row.method} · ${row.mode} · ${state.merchantName} (${row.merchant_id})</p>
 </section>
 <section class="card" aria-labelledby="actions-title">
 <h2 id="actions-title">${t('actions')}</h2>
@@ -243,8 +261,8 @@ ${
     ? action(
         'resolve',
         'resolve',
-        html`<div class="field"><label for="resolve-outcome">${t('outcome')}</label><select id="resolve-outcome" name="outcome"><option value="success">success</option><option value="failed">failed</option></select></div>
-<div class="field"><label for="resolve-code">${t('failureCode')}</label><select id="resolve-code" name="failureCode"><option value=""></option>${state.failureCodes.map((code) => html`<option value="${code}">${code}</option>`)}</select></div>
+        html`<div class="field"><label for="resolve-outcome">${t('outcome')}</label><select id="resolve-outcome" name="outcome">${(['success', 'failed'] as const).map((outcome) => html`<option value="${outcome}">${term(t, 'status', outcome)}</option>`)}</select></div>
+<div class="field"><label for="resolve-code">${t('failureCode')}</label><select id="resolve-code" name="failureCode"><option value=""></option>${state.failureCodes.map((code) => html`<option value="${code}">${term(t, 'failureCode', code)}</option>`)}</select></div>
 <div class="field"><label for="resolve-reason">${t('reason')}</label><span class="hint" id="resolve-reason-hint">${t('reasonHint')}</span><input type="text" id="resolve-reason" name="reason" required maxlength="500" aria-describedby="resolve-reason-hint"></div>`,
       )
     : ''
@@ -255,7 +273,8 @@ ${
 </section>
 <section class="card" aria-labelledby="object-title">
 <h2 id="object-title">${t('paymentObject')}</h2>
-<dl>${Object.entries(state.payment).map(([key, value]) => html`<dt>${key}</dt><dd>${showField(key, value)}</dd>`)}</dl>
+<dl>${Object.entries(state.payment).map(([key, value]) => html`<dt>${key}</dt><dd>${showField(t, key, value)}</dd>`)}</dl>
+${raw(t, state.payment)}
 </section>
 <section class="card" aria-labelledby="threeds-title">
 <h2 id="threeds-title">${t('threeDS')}</h2>
@@ -271,7 +290,10 @@ ${state.acquirerReference ? html`<dl><dt>${t('acquirerReference')}</dt><dd>${sta
 <section class="card" aria-labelledby="events-title">
 <h2 id="events-title">${t('timeline')}</h2>
 <div class="table-wrap" tabindex="0" role="region" aria-label="${t('timeline')}"><table><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('change')}</th><th scope="col">${t('cause')}</th></tr></thead><tbody>
-${state.events.map((e) => html`<tr><td>${time(e.at)}</td><td>${e.from_status ?? '–'} → ${e.to_status}${e.failure_code ? ` / ${e.failure_code}` : ''}</td><td>${e.cause}</td></tr>`)}
+${state.events.map(
+  (e) =>
+    html`<tr><td>${time(e.at)}</td><td>${e.from_status ? term(t, 'status', e.from_status) : '–'} → ${term(t, 'status', e.to_status)}${e.failure_code ? ` / ${term(t, 'failureCode', e.failure_code)}` : ''}</td><td>${term(t, 'cause', e.cause)}</td></tr>`,
+)}
 </tbody></table></div>
 </section>
 <section class="card" aria-labelledby="related-title">
@@ -280,7 +302,7 @@ ${
   state.related.length === 0
     ? html`<p>${t('noRelated')}</p>`
     : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('related')}"><table><thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th><th scope="col">${t('type')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th></tr></thead><tbody>
-${state.related.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${r.type}</td><td>${statusText(r)}</td><td>${amountText(r, t('htmlLang'))}</td></tr>`)}
+${state.related.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${term(t, 'type', r.type)}</td><td>${statusText(t, r)}</td><td>${amountText(r, t('htmlLang'))}</td></tr>`)}
 </tbody></table></div>`
 }
 </section>
@@ -318,7 +340,7 @@ function auditTable(view: ConsoleView, entries: AuditLogRow[]): SafeHtml {
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('auditCaption')}"><table><caption>${t('auditCaption')}</caption><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('who')}</th><th scope="col">${t('what')}</th><th scope="col">${t('reference')}</th><th scope="col">${t('from')}</th><th scope="col">${t('details')}</th></tr></thead><tbody>
 ${entries.map(
   (e) =>
-    html`<tr><td>${time(e.at)}</td><td>${e.operator_email}</td><td>${e.action}</td><td>${e.reference ? html`<a href="/dashboard/payments/${e.reference}">${e.reference}</a>` : ''}</td><td>${e.address}</td><td class="wrap">${e.detail}</td></tr>`,
+    html`<tr><td>${time(e.at)}</td><td>${e.operator_email}</td><td>${e.action}</td><td>${e.reference ? html`<a href="/dashboard/payments/${e.reference}">${e.reference}</a>` : ''}</td><td>${e.address}</td><td class="wrap">${raw(t, JSON.parse(e.detail))}</td></tr>`,
 )}
 </tbody></table></div>`;
 }
@@ -329,5 +351,35 @@ export function auditPage(view: ConsoleView, entries: AuditLogRow[], olderQuery?
     view,
     t('auditTitle'),
     html`<main id="content"><h1>${t('auditTitle')}</h1>${auditTable(view, entries)}<nav class="pager" aria-label="${t('auditTitle')}">${olderQuery ? html`<a href="/dashboard/audit?${olderQuery}" rel="next">${t('olderEntries')}</a>` : ''}</nav></main>`,
+  );
+}
+
+/**
+ * The confirmation an action that moves money asks for (docs/console.md "Actions"): the amount and
+ * currency the operation would move, and a form posting the same values, now confirmed, with the
+ * same CSRF token.
+ */
+export function confirmPage(
+  view: ConsoleView,
+  state: { row: ListedTransaction; action: ActionName; preview: { amountMinor: number; currency: string }; carried: Record<string, string> },
+): SafeHtml {
+  const { t } = view;
+  const { row, action, preview, carried } = state;
+  const currency = findCurrency(preview.currency)!;
+  const amount = `${currency.code.toUpperCase()} ${formatAmount(preview.amountMinor, currency)}`;
+  const question = t(`confirm_${action}` as MessageKey, { amount, reference: row.reference, outcome: term(t, 'status', carried.outcome ?? '') });
+  return layout(
+    view,
+    t('confirmTitle', { action: t(action) }),
+    html`<main id="content">
+<h1>${t('confirmTitle', { action: t(action) })}</h1>
+<section class="card confirm">
+<p><strong>${question}</strong></p>
+${carried.reason ? html`<p>${t('confirmReason', { reason: carried.reason })}</p>` : ''}
+<form method="post" action="/dashboard/payments/${row.reference}/${action}">${csrfField(view)}${Object.entries(carried).map(
+      ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+    )}<input type="hidden" name="confirmed" value="yes"><button type="submit">${t(action)}</button> <a href="/dashboard/payments/${row.reference}">${t('confirmBack')}</a></form>
+</section>
+</main>`,
   );
 }

@@ -82,13 +82,19 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await assertAccessible(page, 'payment');
     await screenshot(page, 'console-payment');
 
-    await page.getByLabel('Amount to refund').fill('5.00');
+    await page.getByLabel('Amount to refund').fill('5');
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    // Money moves only once confirmed: the confirmation names amount and currency.
+    await page.getByText(`Refund EUR 5.00 of payment ${reference}?`).waitFor();
+    assert.equal((await harness.transaction(reference)).details.refundedAmount, undefined);
+    await assertAccessible(page, 'refund confirmation');
+    await screenshot(page, 'console-refund-confirm');
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'The refund was made.' }).waitFor();
     const related = page.locator('section', { has: page.locator('#related-title') });
     const refundLink = related.getByRole('link', { name: /^tr_/ });
     const refundReference = (await refundLink.textContent())!;
-    assert.match((await related.locator('tbody tr').first().textContent()) ?? '', /credit.*success.*€5\.00/);
+    assert.match((await related.locator('tbody tr').first().textContent()) ?? '', /Refund.*Successful.*€5\.00/);
     assert.equal((await harness.transaction(reference)).details.refundedAmount, 5);
 
     await refundLink.click();
@@ -215,6 +221,37 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.getByLabel('Repeat the password').fill('a long new password');
     await page.getByRole('button', { name: 'Save password' }).click();
     await page.getByRole('status').filter({ hasText: 'Your password is saved.' }).waitFor();
+    await context.close();
+  });
+
+  test('the list fits 1280 px with amount, status and reference first and merchants by name; at 390 px it shows just those three', async () => {
+    const { context, page } = await harness.context();
+    for (let i = 0; i < 3; i++) await harness.createPayment({ merchantOrderReference: `order-wide-${i}-with-a-rather-long-order-reference` });
+    await paidPayment(page, { merchantOrderReference: 'order-browser-wide' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
+    await signIn(page, 'ops@kassa.test');
+    await page.waitForURL(/\/dashboard\/payments$/);
+    const headers = async () =>
+      page.locator('table.list thead th').evaluateAll((cells) => cells.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.textContent));
+    assert.deepEqual((await headers()).slice(0, 3), ['Amount', 'Status', 'Reference']);
+    assert.ok((await headers()).includes('Merchant'));
+    assert.ok(await page.locator('table.list tbody td', { hasText: 'Test Shop' }).count(), 'merchants by name');
+    assert.equal(await page.locator('table.list tbody td', { hasText: /^mer_/ }).count(), 0, 'not by id');
+    const wide = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      table: document.querySelector('.table-wrap')!.scrollWidth - document.querySelector('.table-wrap')!.clientWidth,
+    }));
+    assert.ok(wide.page <= 1280, `the page is ${wide.page}px wide`);
+    assert.ok(wide.table <= 0, `the list scrolls ${wide.table}px sideways`);
+    await assertAccessible(page, 'payments (1280)');
+    await screenshot(page, 'console-payments-1280');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.deepEqual(await headers(), ['Amount', 'Status', 'Reference']);
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
+    await assertAccessible(page, 'payments (390)');
+    await screenshot(page, 'console-payments-390');
     await context.close();
   });
 

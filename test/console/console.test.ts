@@ -157,7 +157,7 @@ for (const backend of backends) {
       const client = new ConsoleClient(kassa.app);
       await client.signIn('refunds@kassa.test');
       const csrf = await client.csrf();
-      const done = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '2.50' });
+      const done = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '2.50', confirmed: 'yes' });
       assert.equal(done.statusCode, 303);
       const page = await client.get(done.headers.location as string);
       assert.match(page.body, /The refund was made\./);
@@ -210,6 +210,7 @@ for (const backend of backends) {
         outcome: 'failed',
         failureCode: 'card_refused',
         reason: 'acquirer says declined',
+        confirmed: 'yes',
       });
       assert.equal(done.statusCode, 303);
       const payment = (await kassa.client.get(`/transaction?reference=${reference}`)).json();
@@ -227,11 +228,126 @@ for (const backend of backends) {
       assert.equal((await client.post(`/dashboard/payments/${pending}/cancel`, { csrf })).statusCode, 303);
       assert.equal((await kassa.client.get(`/transaction?reference=${pending}`)).json().failureCode, 'cancelled');
       const toCapture = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { transactionType: 'authorise' });
-      assert.equal((await client.post(`/dashboard/payments/${toCapture}/capture`, { csrf, amount: '4.00' })).statusCode, 303);
+      assert.equal((await client.post(`/dashboard/payments/${toCapture}/capture`, { csrf, amount: '4.00', confirmed: 'yes' })).statusCode, 303);
       assert.equal((await kassa.client.get(`/transaction?reference=${toCapture}`)).json().details.captureStatus, 'captured');
       const toReverse = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { transactionType: 'authorise' });
-      assert.equal((await client.post(`/dashboard/payments/${toReverse}/reversal`, { csrf })).statusCode, 303);
+      assert.equal((await client.post(`/dashboard/payments/${toReverse}/reversal`, { csrf, confirmed: 'yes' })).statusCode, 303);
       assert.equal((await kassa.client.get(`/transaction?reference=${toReverse}`)).json().details.captureStatus, 'reversed');
+    });
+
+    test('the list shows amount, status and reference first, the merchant by name, and statuses and types in Dutch', async () => {
+      const shop = await createMerchant(kassa.store, 'Bakkerij Jansen');
+      await makeAccount(kassa.store, 'list-words@kassa.test');
+      const reference = await paidCardPayment(kassa.app, shop.testApiKey, { merchantOrderReference: 'order-words' });
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('list-words@kassa.test');
+      const page = await client.get('/dashboard/payments?q=order-words', { 'accept-language': 'nl-NL,nl;q=0.9' });
+      const head = /<thead><tr>(.*?)<\/tr><\/thead>/.exec(page.body)![1];
+      assert.deepEqual(
+        [...head.matchAll(/<th scope="col"[^>]*>([^<]+)</g)].slice(0, 3).map((m) => m[1]),
+        ['Bedrag', 'Status', 'Referentie'],
+      );
+      const row = /<tbody>\s*<tr>(.*?)<\/tr>/s.exec(page.body)![1];
+      assert.match(row, /^<td class="amount">€\s?10,00<\/td><td><span class="status-success">Geslaagd<\/span><\/td><td><a href="\/dashboard\/payments\//);
+      assert.ok(row.includes(reference), 'the reference');
+      assert.ok(row.includes('<td class="more wrap">Bakkerij Jansen</td>'), 'the merchant by name');
+      assert.ok(!row.includes(shop.merchantId), 'not by id');
+      assert.ok(row.includes('<td class="more">Verkoop</td>'), 'the type in Dutch');
+      assert.match(page.body, /<option value="manualintervention">In controle<\/option>/);
+    });
+
+    test('the payment page shows times as UTC dates, raw JSON only behind a toggle, and the timeline in Dutch', async () => {
+      await makeAccount(kassa.store, 'page-words@kassa.test');
+      const reference = await paidCardPayment(kassa.app, kassa.merchant.testApiKey);
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('page-words@kassa.test');
+      const page = await client.get(`/dashboard/payments/${reference}`, { 'accept-language': 'nl' });
+      const object = page.body.slice(page.body.indexOf('id="object-title"'), page.body.indexOf('id="threeds-title"'));
+      const created = (await kassa.client.get(`/transaction?reference=${reference}`)).json().created as number;
+      const date = `${new Date(created).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+      assert.match(date, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+      assert.ok(object.includes(`<dt>created</dt><dd>${date}</dd>`), 'created as a UTC date');
+      // The epoch milliseconds and every JSON text are inside a <details> toggle only.
+      const outsideToggles = object.replace(/<details class="raw">.*?<\/details>/gs, '');
+      assert.ok(!outsideToggles.includes(String(created)), 'no epoch milliseconds outside the raw toggle');
+      assert.ok(!outsideToggles.includes('<pre>'), 'no JSON outside the raw toggle');
+      assert.match(object, /<details class="raw"><summary>Ruw, zoals de API antwoordt<\/summary><pre>\{/);
+      assert.ok(object.includes(`&quot;created&quot;: ${created}`), 'the epoch milliseconds in the raw object');
+      const events = page.body.slice(page.body.indexOf('id="events-title"'), page.body.indexOf('id="related-title"'));
+      assert.match(events, /In behandeling → Geslaagd<\/td><td>De acquirer heeft geautoriseerd<\/td>/);
+      assert.match(events, /<td>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC<\/td>/);
+    });
+
+    test('actions are offered only where their operation would accept them', async () => {
+      await makeAccount(kassa.store, 'offers@kassa.test');
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('offers@kassa.test');
+      const csrf = await client.csrf();
+      const offered = async (reference: string) => {
+        const page = await client.get(`/dashboard/payments/${reference}`);
+        return [...page.body.matchAll(/<form method="post" action="\/dashboard\/payments\/tr_[^/]+\/(\w+)"/g)].map((m) => m[1]);
+      };
+      const sale = await paidCardPayment(kassa.app, kassa.merchant.testApiKey);
+      assert.deepEqual(await offered(sale), ['refund']);
+      assert.equal((await client.post(`/dashboard/payments/${sale}/refund`, { csrf, amount: '10.00', confirmed: 'yes' })).statusCode, 303);
+      assert.deepEqual(await offered(sale), [], 'fully refunded: no Refund');
+      const refund = (await kassa.client.get(`/transaction?reference=${sale}`)).json().details.refunds?.[0]?.reference as string | undefined;
+      const credit =
+        refund ?? (await kassa.store.read.selectFrom('transactions').select('reference').where('parent_reference', '=', sale).executeTakeFirstOrThrow()).reference;
+      assert.deepEqual(await offered(credit), [], 'a refund is not refundable');
+      const authorisation = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { transactionType: 'authorise' });
+      assert.deepEqual(await offered(authorisation), ['capture', 'reversal'], 'an authorisation not captured: no Refund');
+      assert.equal((await client.post(`/dashboard/payments/${authorisation}/capture`, { csrf, confirmed: 'yes' })).statusCode, 303);
+      assert.deepEqual(await offered(authorisation), ['refund'], 'captured: refund only');
+      const pending = (await kassa.client.post('/payment', cardPayment())).json().reference;
+      assert.deepEqual(await offered(pending), ['cancel']);
+      const held = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '10.31' });
+      assert.deepEqual(await offered(held), ['resolve']);
+      assert.equal((await client.post(`/dashboard/payments/${pending}/cancel`, { csrf })).statusCode, 303);
+      assert.deepEqual(await offered(pending), [], 'cancelled: nothing');
+    });
+
+    test('an action that moves money asks to confirm amount and currency; only the confirmed POST runs it', async () => {
+      const account = await makeAccount(kassa.store, 'confirm@kassa.test');
+      const reference = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '25.00' });
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('confirm@kassa.test');
+      const csrf = await client.csrf();
+      const partial = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '10' });
+      assert.equal(partial.statusCode, 200);
+      assert.ok(partial.body.includes(`Refund EUR 10.00 of payment ${reference}?`), 'the confirmation names amount and currency');
+      assert.equal((await kassa.client.get(`/transaction?reference=${reference}`)).json().details.refundedAmount, undefined, 'nothing refunded before confirming');
+      const form = /<form method="post" action="([^"]+)">(.*?)<\/form>/s.exec(partial.body.slice(partial.body.indexOf('class="card confirm"')))!;
+      const fields = Object.fromEntries([...form[2].matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]));
+      assert.deepEqual(fields, { csrf, amount: '10.00', confirmed: 'yes' }, 'the same CSRF token, the amount shown');
+      assert.equal((await client.post(form[1], fields)).statusCode, 303);
+      assert.equal((await kassa.client.get(`/transaction?reference=${reference}`)).json().details.refundedAmount, 10);
+      // An empty amount is confirmed as all that is not refunded yet, and the confirmed POST carries that amount.
+      const all = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '' });
+      assert.ok(all.body.includes(`Refund EUR 15.00 of payment ${reference}?`), 'an empty amount is all not refunded yet');
+      assert.match(all.body, /<input type="hidden" name="amount" value="15.00">/);
+      // Refused before confirming, with the operation's own words.
+      const tooMuch = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '20.00' });
+      assert.equal(tooMuch.statusCode, 422);
+      assert.match(tooMuch.body, /Not done: .*\/amount/);
+      const authorisation = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { transactionType: 'authorise', amount: '7.50' });
+      const capture = await client.post(`/dashboard/payments/${authorisation}/capture`, { csrf });
+      assert.ok(capture.body.includes(`Capture EUR 7.50 of authorisation ${authorisation}?`), 'capture confirmed');
+      const reversal = await client.post(`/dashboard/payments/${authorisation}/reversal`, { csrf });
+      assert.ok(reversal.body.includes(`Reverse authorisation ${authorisation} and release EUR 7.50?`), 'reversal confirmed');
+      const held = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '10.31' });
+      const resolve = await client.post(`/dashboard/payments/${held}/resolve`, { csrf, outcome: 'success', failureCode: '', reason: 'acquirer says paid' });
+      assert.ok(resolve.body.includes(`Resolve payment ${held} of EUR 10.31 as Successful?`), 'resolve confirmed');
+      assert.equal((await kassa.client.get(`/transaction?reference=${held}`)).json().status, 'manualintervention', 'not resolved before confirming');
+      const audited = await kassa.store.read.selectFrom('audit_log').select(['operator_id', 'detail']).where('reference', '=', reference).orderBy('id').execute();
+      assert.deepEqual(
+        audited.map((e) => [e.operator_id, JSON.parse(e.detail).amount, 'refused' in JSON.parse(e.detail)]),
+        [
+          [account.operatorId, '10.00', false],
+          [account.operatorId, '20.00', true],
+        ],
+        'only what ran or was refused is audited, not a confirmation shown',
+      );
     });
 
     test('housekeeping deletes expired sessions and the sign-in counts whose window has ended', async () => {
@@ -420,8 +536,8 @@ for (const backend of backends) {
       assert.equal(page.statusCode, 200);
       const today = new Date().toISOString().slice(0, 10);
       // 4 payments of this merchant only (the merchant filter cannot widen the account): 2 successful, 1 failed, 1 open.
-      assert.match(page.body, /<tr><th scope="row">card<\/th><td>4<\/td><td>2<\/td><td>1<\/td><td>66\.7%<\/td><\/tr>/);
-      assert.ok(page.body.includes(`<tr><th scope="row">${today}</th><td>4</td><td>2</td><td>1</td><td>66.7%</td></tr>`));
+      assert.match(page.body, /<tr><th scope="row">card<\/th><td>4<\/td><td>2<\/td><td>1<\/td><td>66\.7%<\/td><td class="amount">€\s?20\.00<\/td><\/tr>/);
+      assert.match(page.body, new RegExp(`<tr><th scope="row">${today}</th><td>4</td><td>2</td><td>1</td><td>66.7%</td><td class="amount">€\\s?20\\.00</td></tr>`));
       assert.match(page.body, /<svg class="chart"[^>]*role="img" aria-labelledby="chart-card-title chart-card-desc"/);
       assert.match(page.body, /<desc id="chart-card-desc">30 days from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
       const empty = await client.get('/dashboard/overview?from=2001-01-01&to=2001-01-31');
@@ -430,6 +546,30 @@ for (const backend of backends) {
       assert.equal(bad.statusCode, 400);
       assert.match(bad.body, /The period is not valid: from/);
       assert.equal((await client.get('/dashboard/overview?from=2020-01-01&to=2026-01-01')).statusCode, 400, 'more than 366 days');
+    });
+
+    test('the overview shows what successful payments took, per method and day and per currency, never adding currencies', async () => {
+      const shop = await createMerchant(kassa.store, 'Money Shop');
+      await makeAccount(kassa.store, 'money@kassa.test', shop.merchantId);
+      await paidCardPayment(kassa.app, shop.testApiKey, { amount: '12.50' });
+      await paidCardPayment(kassa.app, shop.testApiKey, { amount: '7.50' });
+      await paidCardPayment(kassa.app, shop.testApiKey, { amount: '3.00', currency: 'USD' });
+      await paidCardPayment(kassa.app, shop.testApiKey, { amount: '10.31' });
+      await api(kassa.app, shop.testApiKey).post('/payment', cardPayment({ amount: '99.00' }));
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('money@kassa.test');
+      const page = await client.get('/dashboard/overview');
+      const today = new Date().toISOString().slice(0, 10);
+      // Held for review and pending payments are counted but took no money.
+      assert.match(page.body, /<tr><th scope="row">card<\/th><td>5<\/td><td>3<\/td><td>0<\/td><td>100%<\/td><td class="amount">€\s?20\.00<br>\$3\.00<\/td><\/tr>/);
+      assert.match(
+        page.body,
+        new RegExp(`<tr><th scope="row">${today}</th><td>5</td><td>3</td><td>0</td><td>100%</td><td class="amount">€\\s?20\\.00<br>\\$3\\.00</td></tr>`),
+      );
+      const dutch = await client.get('/dashboard/overview', { 'accept-language': 'nl' });
+      assert.match(dutch.body, /<th scope="col">Betaald bedrag<\/th>/);
+      const empty = await client.get('/dashboard/overview?mode=live');
+      assert.match(empty.body, /No payments in this period\./);
     });
 
     test('the CSV export streams the filtered list with decimal amounts, formula cells defused, scoped and audited', async () => {

@@ -32,8 +32,8 @@ export class ConsoleClient {
     return [...this.jar].map(([name, value]) => `${name}=${value}`).join('; ');
   }
 
-  async get(url: string) {
-    return this.remember(await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookie } }));
+  async get(url: string, headers: Record<string, string> = {}) {
+    return this.remember(await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookie, ...headers } }));
   }
 
   async post(url: string, fields: Record<string, string>, headers: Record<string, string> = {}) {

@@ -1,0 +1,75 @@
+/**
+ * What a follow-up operation would do to a transaction, without doing it: the operation's own
+ * parse, load and decide, then the check its reserve or act makes before the acquirer is asked,
+ * answered as the money it would move. The console offers an action only where its preview
+ * passes and shows the previewed amount for confirmation (docs/console.md "Actions"); a refusal
+ * is the operation's own Problem, so the console never repeats a rule.
+ */
+import { Problem } from '../../ground/problem.ts';
+import { amountNumber } from '../../ground/amount.ts';
+import type { TransactionRow } from '../../store/schema.ts';
+import { refundTotals } from '../../store/transactions.ts';
+import { authorisationInFlight } from '../../store/payment-pages.ts';
+import type { Context } from './operation.ts';
+import type { Caller } from '../../merchants/merchants.ts';
+import { refund } from './refund.ts';
+import { capture } from './capture.ts';
+import { reversal } from './reversal.ts';
+import { cancel, type CancellingParty } from './cancel.ts';
+import { resolve, type Resolution } from './resolve.ts';
+
+/** The money an operation would move: its amount in minor units and the currency's code. */
+export interface Preview {
+  amountMinor: number;
+  currency: string;
+}
+
+const moneyOf = (row: Pick<TransactionRow, 'currency'>, amountMinor: number): Preview => ({ amountMinor, currency: row.currency });
+
+/** A refund of `amount`, or without one of all that is not refunded yet; refused as the refund would be. */
+export async function previewRefund(body: { reference: string; amount?: string }, ctx: Context<Caller>): Promise<Preview> {
+  const input = refund.parse(body, ctx);
+  const plan = refund.decide(await refund.load(input, ctx), input, ctx);
+  // The check the refund's reservation makes (payments/refunds.ts reserveRefund), with its words: refunds pending or made count.
+  const { reserved } = await refundTotals(ctx.ports.store.read, plan.sale.row.reference);
+  const remaining = plan.refundable - reserved;
+  if (remaining <= 0) throw Problem.validation([{ field: '/reference', code: 'fully_refunded', message: 'has been refunded in full (counting refunds still pending)' }]);
+  if (plan.amountMinor !== undefined && plan.amountMinor > remaining) {
+    throw Problem.validation([
+      { field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(remaining, plan.currency)} not yet refunded` },
+    ]);
+  }
+  return moneyOf(plan.sale.row, plan.amountMinor ?? remaining);
+}
+
+/** A capture of `amount`, or of the whole authorised amount; only while the authorisation still holds its money and no capture or reversal is being asked. */
+export async function previewCapture(body: { reference: string; amount?: string }, ctx: Context<Caller>): Promise<Preview> {
+  const input = capture.parse(body, ctx);
+  const plan = capture.decide(await capture.load(input, ctx), input, ctx);
+  return moneyOf(plan.authorisation.row, plan.amountMinor);
+}
+
+/** The reversal of the whole held amount; only while the authorisation still holds its money. */
+export async function previewReversal(body: { reference: string }, ctx: Context<Caller>): Promise<Preview> {
+  const input = reversal.parse(body, ctx);
+  const { authorisation } = reversal.decide(await reversal.load(input, ctx), input, ctx);
+  return moneyOf(authorisation.row, authorisation.row.amount_minor);
+}
+
+/** Whether a cancel would change the payment: pending, with no authorisation in flight (the cancel operation's commit). */
+export async function previewCancel(body: { pageToken: string }, ctx: Context<CancellingParty>): Promise<Preview> {
+  const input = cancel.parse(body, ctx);
+  const row = cancel.decide(await cancel.load(input, ctx), input, ctx);
+  if (row.status !== 'pending' || (await authorisationInFlight(ctx.ports.store.read, row.reference))) {
+    throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a pending payment can be cancelled.`);
+  }
+  return moneyOf(row, row.amount_minor);
+}
+
+/** A review's resolution: the payment's whole amount, taken (success) or not (failed). */
+export async function previewResolve(body: Resolution, ctx: Context<undefined>): Promise<Preview> {
+  const input = resolve.parse(body, ctx);
+  const state = await resolve.load(input, ctx);
+  resolve.decide(state, input, ctx);
+  return moneyOf(state!, state!.amount_minor);
+}
