@@ -104,13 +104,11 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
 }
 
 /**
- * In one unit of work holding the sale: what its pending and successful refunds leave, and the
- * new refund's row if it fits. Two refunds at once, in any processes, take turns here.
+ * What a refund of the plan reserves, given what the sale's pending and successful refunds hold
+ * already; the Problem saying why not when that is nothing or less than asked. Pure: the
+ * reservation asks it holding the sale, the console's preview without (operations/preview.ts).
  */
-export async function reserveRefund(tx: Db, plan: RefundPlan, at: { dialect: Dialect; secrets: SecretBox; now: number }): Promise<RefundPlan> {
-  const { dialect } = at;
-  const sale = (await lockTransaction(tx, dialect, plan.sale.row.reference))!;
-  const { reserved } = await refundTotals(tx, sale.reference);
+export function amountToReserve(plan: Pick<RefundPlan, 'refundable' | 'amountMinor' | 'currency'>, reserved: number): number {
   const remaining = plan.refundable - reserved;
   if (remaining <= 0) throw refusal('fully_refunded', 'has been refunded in full (counting refunds still pending)');
   const amountMinor = plan.amountMinor ?? remaining;
@@ -119,6 +117,17 @@ export async function reserveRefund(tx: Db, plan: RefundPlan, at: { dialect: Dia
       { field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(remaining, plan.currency)} not yet refunded` },
     ]);
   }
+  return amountMinor;
+}
+
+/**
+ * In one unit of work holding the sale: what its pending and successful refunds leave, and the
+ * new refund's row if it fits. Two refunds at once, in any processes, take turns here.
+ */
+export async function reserveRefund(tx: Db, plan: RefundPlan, at: { dialect: Dialect; secrets: SecretBox; now: number }): Promise<RefundPlan> {
+  const { dialect } = at;
+  const sale = (await lockTransaction(tx, dialect, plan.sale.row.reference))!;
+  const amountMinor = amountToReserve(plan, (await refundTotals(tx, sale.reference)).reserved);
   const { request } = plan;
   const row = followUpRow(sale, { type: 'credit', amountMinor, description: request.description, webhookUrl: request.webhookUrl, orderLines: request.orderLines }, at);
   await insertTransaction(tx, row, 'created');

@@ -6,7 +6,7 @@
  * is the operation's own Problem, so the console never repeats a rule.
  */
 import { Problem } from '../../ground/problem.ts';
-import { amountNumber } from '../../ground/amount.ts';
+import { amountToReserve } from '../refunds.ts';
 import type { TransactionRow } from '../../store/schema.ts';
 import { refundTotals } from '../../store/transactions.ts';
 import { authorisationInFlight } from '../../store/payment-pages.ts';
@@ -30,16 +30,9 @@ const moneyOf = (row: Pick<TransactionRow, 'currency'>, amountMinor: number): Pr
 export async function previewRefund(body: { reference: string; amount?: string }, ctx: Context<Caller>): Promise<Preview> {
   const input = refund.parse(body, ctx);
   const plan = refund.decide(await refund.load(input, ctx), input, ctx);
-  // The check the refund's reservation makes (payments/refunds.ts reserveRefund), with its words: refunds pending or made count.
+  // The check the refund's reservation makes, read without holding the sale: refunds pending or made count.
   const { reserved } = await refundTotals(ctx.ports.store.read, plan.sale.row.reference);
-  const remaining = plan.refundable - reserved;
-  if (remaining <= 0) throw Problem.validation([{ field: '/reference', code: 'fully_refunded', message: 'has been refunded in full (counting refunds still pending)' }]);
-  if (plan.amountMinor !== undefined && plan.amountMinor > remaining) {
-    throw Problem.validation([
-      { field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(remaining, plan.currency)} not yet refunded` },
-    ]);
-  }
-  return moneyOf(plan.sale.row, plan.amountMinor ?? remaining);
+  return moneyOf(plan.sale.row, amountToReserve(plan, reserved));
 }
 
 /** A capture of `amount`, or of the whole authorised amount; only while the authorisation still holds its money and no capture or reversal is being asked. */
