@@ -26,6 +26,22 @@ import { openStore } from '../../src/store/store.ts';
 
 const HMAC_KEY = randomBytes(32).toString('hex');
 
+/** Delivers one signed test-mode notification item to Kassa as Adyen does; Kassa's answer. */
+async function notify(baseUrl: string, fields: Record<string, unknown>): Promise<string> {
+  const item = { merchantAccountCode: 'ShopNL', eventDate: new Date().toISOString(), success: 'true', ...fields } as unknown as Parameters<
+    typeof notificationSignature
+  >[0];
+  const notified = await fetch(`${baseUrl}/acquirer/adyen/notifications`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      live: 'false',
+      notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
+    }),
+  });
+  return notified.text();
+}
+
 for (const backend of backends) {
   describe(`kill -9 between Adyen's answer and Kassa's commit (${backend})`, () => {
     let db: TestDatabase;
@@ -178,24 +194,8 @@ for (const backend of backends) {
       try {
         await cannotPayAgain(kassa, payment);
         const held = adyen.authorisations.get(reference)!;
-        const item = {
-          eventCode: 'AUTHORISATION',
-          pspReference: held.pspReference,
-          merchantReference: reference,
-          merchantAccountCode: 'ShopNL',
-          amount: held.amount,
-          eventDate: new Date().toISOString(),
-          success: 'true',
-        } as unknown as Parameters<typeof notificationSignature>[0];
-        const notified = await fetch(`${kassa.baseUrl}/acquirer/adyen/notifications`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            live: 'false',
-            notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
-          }),
-        });
-        assert.equal(await notified.text(), '[accepted]');
+        const notified = await notify(kassa.baseUrl, { eventCode: 'AUTHORISATION', pspReference: held.pspReference, merchantReference: reference, amount: held.amount });
+        assert.equal(notified, '[accepted]');
         assert.equal(await statusIn(kassa, reference), 'success');
       } finally {
         kassa.child.kill('SIGTERM');
@@ -277,25 +277,14 @@ for (const backend of backends) {
           assert.equal(asked.length, 2, 'asked again once');
           assert.deepEqual([asked[1].idempotencyKey, asked[1].body], [asked[0].idempotencyKey, asked[0].body], 'with the same key and amount');
           if (step.path === '/capture') {
-            const item = {
+            const notified = await notify(kassa.baseUrl, {
               eventCode: 'CAPTURE',
               pspReference: 'CAPKILLED0000001',
               originalReference: psp,
               merchantReference: own,
-              merchantAccountCode: 'ShopNL',
               amount: { value: 2500, currency: 'EUR' },
-              eventDate: new Date().toISOString(),
-              success: 'true',
-            } as unknown as Parameters<typeof notificationSignature>[0];
-            const notified = await fetch(`${kassa.baseUrl}/acquirer/adyen/notifications`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({
-                live: 'false',
-                notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
-              }),
             });
-            assert.equal(await notified.text(), '[accepted]');
+            assert.equal(notified, '[accepted]');
           }
         }
       } finally {
