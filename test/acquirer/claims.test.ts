@@ -227,11 +227,17 @@ for (const backend of backends) {
       await operator.signIn(`claims-${backend}@kassa.test`);
       const page = await operator.get(`/dashboard/payments/${pending.reference}`);
       assert.equal(page.statusCode, 200);
-      assert.match(page.body, /manualintervention/);
-      assert.match(page.body, /acquirer_outcome_unknown/);
+      // The status and the cause in the console's words (en): manualintervention, acquirer_outcome_unknown.
+      assert.match(page.body, /Held for review/);
+      assert.match(page.body, /No outcome from the acquirer/);
       assert.match(page.body, /resolve-outcome/, 'the console offers to resolve it');
       const csrf = await operator.csrf();
-      const resolved = await operator.post(`/dashboard/payments/${pending.reference}/resolve`, { csrf, outcome: 'success', reason: 'Adyen says refunded' });
+      const resolved = await operator.post(`/dashboard/payments/${pending.reference}/resolve`, {
+        csrf,
+        outcome: 'success',
+        reason: 'Adyen says refunded',
+        confirmed: 'yes',
+      });
       assert.equal(resolved.statusCode, 303, resolved.body);
       assert.equal((await transaction(pending.reference)).status, 'success');
       assert.equal((await transaction(reference)).details.refundedAmount, 15);
