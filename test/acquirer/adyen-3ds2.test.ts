@@ -13,11 +13,10 @@ import { AdyenConnector } from '../../src/acquirer/adyen.ts';
 import { observed } from '../../src/acquirer/observed.ts';
 import { SimulatedAcquirer } from '../../src/acquirer/simulator.ts';
 import type { AuthenticatingRequest } from '../../src/acquirer/connector.ts';
-import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
+import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
 import { api, backends, cardPayment, suiteApp, type MerchantApi } from '../support/app.ts';
-import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { card, csrfOf, FORM, hiddenValue, openPage, postForm } from '../pages/flow.ts';
 import { findPaymentPage } from '../../src/store/payment-pages.ts';
 
@@ -196,18 +195,7 @@ for (const backend of backends) {
     let live: MerchantApi;
     before(async () => {
       adyen = await startFakeAdyen();
-      await setAcquirerConnection(
-        t.store,
-        {
-          merchantId: t.merchant.merchantId,
-          mode: 'live',
-          connector: 'adyen',
-          endpoint: adyen.url,
-          account: 'ShopNL',
-          secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: 'ab'.repeat(32) }),
-        },
-        Date.now(),
-      );
+      await connectToFake(t.store, adyen, { merchantId: t.merchant.merchantId, mode: 'live', hmacKey: 'ab'.repeat(32) });
       live = api(t.app, t.merchant.liveApiKey);
     });
     after(() => adyen.close());

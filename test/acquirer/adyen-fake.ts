@@ -17,10 +17,25 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import addFormats from 'ajv-formats';
+import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
+import type { Store } from '../../src/store/store.ts';
+import type { Mode } from '../../src/store/schema.ts';
 
 /** Adyen's material (ADYEN_CONTRACT_DIR; default: the copy kept in /work/shared/acquirers/adyen, as the PHP client's in test/support/php.ts). */
 const contractDir = process.env.ADYEN_CONTRACT_DIR ?? '/work/shared/acquirers/adyen';
 export const ADYEN_CONTRACT = path.join(contractDir, 'PaymentService-v68.json');
+
+/** Connects a merchant's mode to the stand-in, merchant account `ShopNL`, as `kassa acquirer set` would. */
+export const connectToFake = (
+  store: Store,
+  fake: FakeAdyen,
+  { merchantId, mode, hmacKey, apiKey = fake.apiKey }: { merchantId: string; mode: Mode; hmacKey: string; apiKey?: string },
+) =>
+  setAcquirerConnection(
+    store,
+    { merchantId, mode, connector: 'adyen', endpoint: fake.url, account: 'ShopNL', secretsJson: JSON.stringify({ apiKey, hmacKey }) },
+    Date.now(),
+  );
 
 export interface FakeAdyen {
   url: string;

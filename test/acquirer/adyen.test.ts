@@ -13,11 +13,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { api, backends, cardPayment, createTestDatabase, suiteApp } from '../support/app.ts';
 import { pendingPaymentRow, deliveriesFor } from '../events/support.ts';
-import { startFakeAdyen, ADYEN_CONTRACT, type FakeAdyen } from './adyen-fake.ts';
+import { connectToFake, startFakeAdyen, ADYEN_CONTRACT, type FakeAdyen } from './adyen-fake.ts';
 import { AdyenConnector } from '../../src/acquirer/adyen.ts';
 import { authoriseResultOf } from '../../src/acquirer/adyen-outcomes.ts';
 import { notificationSignature, parseNotification, signedString, signedWith } from '../../src/acquirer/adyen-notifications.ts';
-import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { eventsOf, insertTransaction } from '../../src/store/transactions.ts';
 import { ensurePaymentPage, setPageFields } from '../../src/store/payment-pages.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
@@ -124,18 +123,7 @@ for (const backend of backends) {
     let live: ReturnType<typeof api>;
     before(async () => {
       adyen = await startFakeAdyen();
-      await setAcquirerConnection(
-        t.store,
-        {
-          merchantId: t.merchant.merchantId,
-          mode: 'live',
-          connector: 'adyen',
-          endpoint: adyen.url,
-          account: 'ShopNL',
-          secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }),
-        },
-        Date.now(),
-      );
+      await connectToFake(t.store, adyen, { merchantId: t.merchant.merchantId, mode: 'live', hmacKey: HMAC_KEY });
       live = api(t.app, t.merchant.liveApiKey);
       // Where the merchant's webhooks would go: only their recording is looked at here.
       await setWebhookUrl(t.store, t.merchant.merchantId, 'https://shop.example/webhooks');
@@ -344,18 +332,7 @@ for (const backend of backends) {
     test("another merchant's notification signature does not settle this merchant's refund", async () => {
       const other = await createMerchant(t.store, 'Other Shop');
       const otherKey = randomBytes(32).toString('hex');
-      await setAcquirerConnection(
-        t.store,
-        {
-          merchantId: other.merchantId,
-          mode: 'live',
-          connector: 'adyen',
-          endpoint: adyen.url,
-          account: 'ShopNL',
-          secretsJson: JSON.stringify({ apiKey: 'x', hmacKey: otherKey }),
-        },
-        Date.now(),
-      );
+      await connectToFake(t.store, adyen, { merchantId: other.merchantId, mode: 'live', hmacKey: otherKey, apiKey: 'x' });
       const { reference, psp } = await liveAuthorisation(1000);
       const capture = (await live.post('/capture', { reference })).json();
       await notify(
@@ -367,18 +344,7 @@ for (const backend of backends) {
 
     test('a wallet token pays through Adyen: the device card with its cryptogram and ECI as an authenticated MPI result', async () => {
       const shop = await createMerchant(t.store, 'Wallet Shop');
-      await setAcquirerConnection(
-        t.store,
-        {
-          merchantId: shop.merchantId,
-          mode: 'test',
-          connector: 'adyen',
-          endpoint: adyen.url,
-          account: 'ShopNL',
-          secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }),
-        },
-        Date.now(),
-      );
+      await connectToFake(t.store, adyen, { merchantId: shop.merchantId, mode: 'test', hmacKey: HMAC_KEY });
       const token = await mintTestWalletToken({
         pan: '4111111111111111',
         expiry: '301231',

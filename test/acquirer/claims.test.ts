@@ -13,10 +13,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
-import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
+import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { ConsoleClient, makeAccount } from '../console/support.ts';
 import { notificationSignature } from '../../src/acquirer/adyen-notifications.ts';
-import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { recoverAcquirerClaims } from '../../src/payments/acquirer-recovery.ts';
 import { run } from '../../src/payments/operations/run.ts';
@@ -41,18 +40,7 @@ for (const backend of backends) {
     let adyen: FakeAdyen;
     before(async () => {
       adyen = await startFakeAdyen();
-      await setAcquirerConnection(
-        t.store,
-        {
-          merchantId: t.merchant.merchantId,
-          mode: 'test',
-          connector: 'adyen',
-          endpoint: adyen.url,
-          account: 'ShopNL',
-          secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }),
-        },
-        Date.now(),
-      );
+      await connectToFake(t.store, adyen, { merchantId: t.merchant.merchantId, mode: 'test', hmacKey: HMAC_KEY });
     });
     after(() => adyen.close());
 

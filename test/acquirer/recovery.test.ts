@@ -14,11 +14,10 @@ import { randomBytes } from 'node:crypto';
 import { api, backends, cardPayment, suiteApp, type Injector } from '../support/app.ts';
 import { deliveriesFor, waitFor } from '../events/support.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
-import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
+import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
 import { notificationSignature } from '../../src/acquirer/adyen-notifications.ts';
-import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
@@ -41,18 +40,7 @@ for (const backend of backends) {
       adyen = await startFakeAdyen();
       // Slower than ACQUIRER_TIMEOUT: a .31 authorisation is made at "Adyen", but its answer never reaches Kassa.
       adyen.slowMs = 1500;
-      await setAcquirerConnection(
-        t.store,
-        {
-          merchantId: t.merchant.merchantId,
-          mode: 'test',
-          connector: 'adyen',
-          endpoint: adyen.url,
-          account: 'ShopNL',
-          secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }),
-        },
-        Date.now(),
-      );
+      await connectToFake(t.store, adyen, { merchantId: t.merchant.merchantId, mode: 'test', hmacKey: HMAC_KEY });
       await setWebhookUrl(t.store, t.merchant.merchantId, 'https://shop.example/webhooks');
     });
     after(() => adyen.close());

@@ -13,9 +13,8 @@ import type { Page } from 'playwright-core';
 import { api, backends, type MerchantApi } from '../support/app.ts';
 import { assertAccessible, chromiumMissing, payWithCard, screenshot, suiteHarness } from './browser.ts';
 import { needs } from '../support/dependencies.ts';
-import { startFakeAdyen, type FakeAdyen } from '../acquirer/adyen-fake.ts';
+import { connectToFake, startFakeAdyen, type FakeAdyen } from '../acquirer/adyen-fake.ts';
 import { adyenContractMissing } from '../acquirer/adyen-contract.ts';
-import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import type { Mode } from '../../src/store/schema.ts';
 
@@ -27,12 +26,7 @@ for (const backend of backends) {
     let adyen: FakeAdyen;
     let live: MerchantApi;
 
-    const connect = (merchantId: string, mode: Mode) =>
-      setAcquirerConnection(
-        h.kassa.store,
-        { merchantId, mode, connector: 'adyen', endpoint: adyen.url, account: 'ShopNL', secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: 'ab'.repeat(32) }) },
-        Date.now(),
-      );
+    const connect = (merchantId: string, mode: Mode) => connectToFake(h.kassa.store, adyen, { merchantId, mode, hmacKey: 'ab'.repeat(32) });
 
     before(async () => {
       adyen = await startFakeAdyen();
