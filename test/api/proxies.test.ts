@@ -4,27 +4,18 @@
  * when the connection is from a trusted proxy, and then it is the nearest address no trusted
  * proxy added; the addresses Kassa hands out keep PUBLIC_URL's scheme whatever X-Forwarded-Proto says.
  */
-import { afterEach, beforeEach, describe, mock, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
 import { card, openPage } from '../pages/flow.ts';
-import { SimulatedDirectoryServer } from '../../src/threeds/ds-simulator.ts';
+import { recordedAReqs } from '../support/areqs.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const PROXY = '127.0.0.1';
 
 for (const backend of backends) {
   describe(`behind a proxy on ${backend}`, () => {
-    let areqs: Record<string, unknown>[];
-    beforeEach(() => {
-      areqs = [];
-      const original = SimulatedDirectoryServer.prototype.authenticate;
-      mock.method(SimulatedDirectoryServer.prototype, 'authenticate', function (this: SimulatedDirectoryServer, ...args: Parameters<typeof original>) {
-        areqs.push(args[1]);
-        return original.apply(this, args);
-      });
-    });
-    afterEach(() => mock.restoreAll());
+    const areqs = recordedAReqs();
 
     /** Pays by card on the hosted page through a connection from `PROXY` with these forwarding headers; returns the AReq's browserIP. */
     async function browserIpBehindProxy(t: TestApp, headers: Record<string, string>) {

@@ -1,11 +1,11 @@
 /** 3-D Secure 2 request data through POST /payment and POST /token, test and live keys, every backend. */
-import { afterEach, beforeEach, describe, mock, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isIP } from 'node:net';
 import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { fullCardPayment } from '../../bench/fixtures.ts';
-import { SimulatedDirectoryServer } from '../../src/threeds/ds-simulator.ts';
+import { recordedAReqs } from '../support/areqs.ts';
 
 const enrollment = (overrides: Record<string, unknown> = {}) => {
   const { amount, currency, method, sequenceInfo, browserInfo, threeds2RequestInfo, ...rest } = fullCardPayment;
@@ -203,16 +203,7 @@ for (const backend of backends) {
     ];
 
     describe('fields off their format without scaReady', () => {
-      let areqs: Record<string, unknown>[];
-      beforeEach(() => {
-        areqs = [];
-        const original = SimulatedDirectoryServer.prototype.authenticate;
-        mock.method(SimulatedDirectoryServer.prototype, 'authenticate', function (this: SimulatedDirectoryServer, ...args: Parameters<typeof original>) {
-          areqs.push(args[1]);
-          return original.apply(this, args);
-        });
-      });
-      afterEach(() => mock.restoreAll());
+      const areqs = recordedAReqs();
 
       test('are left out: the payment is created, echoes them as sent, names them, and the AReq carries none of them', async () => {
         const res = await t.client.post('/payment', cardPayment(offFormat));

@@ -3,24 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildAReq, challengeIndicatorCode, challengeWindowSizeCode, emvcoDateTime, type AReqInput } from '../../src/threeds/areq.ts';
+import { areqInput as input } from './areq-input.ts';
 import { validateThreeDS, type ThreeDSData } from '../../src/threeds/validate.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
-
-const purchaseDate = new Date(Date.UTC(2024, 4, 1, 12, 30, 5));
-
-function input(data: Partial<ThreeDSData>, extra: Partial<AReqInput> = {}): AReqInput {
-  return {
-    amountMinor: 1050,
-    currency: 'eur',
-    kind: 'payment',
-    usesVaultToken: false,
-    storeInVault: false,
-    data: { scaReady: 'no', ...data },
-    purchaseDate,
-    merchantName: 'Kassa Test Shop',
-    ...extra,
-  };
-}
 
 function at(areq: Record<string, unknown>, path: string): unknown {
   return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], areq);

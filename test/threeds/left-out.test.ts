@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { echoedFields, threeDSDataOf, unechoedFields, validateThreeDS, type ThreeDSContext } from '../../src/threeds/validate.ts';
 import { browserSeen, buildAReq } from '../../src/threeds/areq.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
+import { areqInput } from './areq-input.ts';
 
 const payment: ThreeDSContext = { operation: 'payment', usesVaultToken: false, merchantCapturesCardData: false };
 
@@ -27,16 +28,7 @@ function storedAndRead(body: Record<string, unknown>) {
   const { errors, data } = validateThreeDS(body, payment);
   const echo = JSON.parse(JSON.stringify(echoedFields(data))) as Record<string, unknown>;
   const read = threeDSDataOf(echo, JSON.parse(JSON.stringify(unechoedFields(data))));
-  const areq = buildAReq({
-    amountMinor: 1000,
-    currency: 'eur',
-    kind: 'payment',
-    usesVaultToken: false,
-    storeInVault: false,
-    data: read,
-    purchaseDate: new Date(0),
-    merchantName: 'Shop',
-  });
+  const areq = buildAReq(areqInput(read));
   return { errors, data, echo, read, areq };
 }
 

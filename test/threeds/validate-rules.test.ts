@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { echoedFields, threeDSTopLevelFields, validateThreeDS, type ThreeDSContext } from '../../src/threeds/validate.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
+import { areqInput } from './areq-input.ts';
 import { buildAReq } from '../../src/threeds/areq.ts';
 
 const payment: ThreeDSContext = { operation: 'payment', usesVaultToken: false, merchantCapturesCardData: false };
@@ -303,16 +304,7 @@ for (const [country, state, stored, inAReq] of subdivisionCases) {
       'not refused with scaReady yes either',
     );
     assert.deepEqual(leftOut(strict), inAReq ? [] : ['/billingState format']);
-    const areq = buildAReq({
-      amountMinor: 1000,
-      currency: 'eur',
-      kind: 'payment',
-      usesVaultToken: false,
-      storeInVault: false,
-      data,
-      purchaseDate: new Date(0),
-      merchantName: 'Shop',
-    });
+    const areq = buildAReq(areqInput(data));
     assert.equal(areq.billAddrState, inAReq ? stored : undefined);
   });
 }
