@@ -33,6 +33,7 @@ export interface ServerOptions {
 
 export async function buildServer(config: Config, store: Store, options: ServerOptions = {}): Promise<FastifyInstance> {
   const headers = answerHeaders(config.publicUrl);
+  const requestLines = new OneLinePerRequest({ disableRequestLogging: !config.logRequests });
   const app = Fastify({
     logger:
       options.logger === false
@@ -51,11 +52,11 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     requestIdHeader: false,
     genReqId: requestIdOf,
     childLoggerFactory: requestLogger,
-    logController: new OneLinePerRequest({ disableRequestLogging: !config.logRequests }),
+    logController: requestLines,
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     // Fastify's own answers to these are not problems: errors.ts answers them.
     return503OnClosing: false,
-    frameworkErrors: frameworkErrorHandler(headers, config.publicUrl, config.logRequests),
+    frameworkErrors: frameworkErrorHandler(headers, config.publicUrl, requestLines),
     clientErrorHandler: clientErrorHandler(headers, config.publicUrl),
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   });

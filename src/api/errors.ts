@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
-import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, LogController } from 'fastify';
 import type { Socket } from 'node:net';
 import { Problem, type FieldError } from '../ground/problem.ts';
 import { databaseUnavailable } from '../store/unavailable.ts';
@@ -86,11 +86,11 @@ function toProblem(error: FastifyError | Problem, request: FastifyRequest): Prob
  * Fastify's `frameworkErrors`: a request refused before routing (an address that does not
  * decode), so before any hook. It gets the answer headers a hook would have set.
  */
-export function frameworkErrorHandler(headers: Record<string, string>, publicUrl: string, logRequests: boolean) {
+export function frameworkErrorHandler(headers: Record<string, string>, publicUrl: string, requestLines: LogController) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     void sendProblem(reply.headers(headers).header('X-Request-Id', request.id), toProblem(error, request), publicUrl);
     // Fastify writes no line for a request it refused before routing: its one line (LOG_REQUESTS, request-logger.ts) is written here.
-    if (logRequests) request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    requestLines.requestCompleted(null, request, reply);
   };
 }
 
