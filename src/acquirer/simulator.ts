@@ -5,13 +5,16 @@
  */
 import { randomBase62 } from '../lib/tokens.ts';
 import { findCurrency } from '../ground/amount.ts';
-import type { AcquirerConnector, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult } from './connector.ts';
+import type { AcquirerConnector, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult, Served } from './connector.ts';
+import { paymentMethods } from '../ground/payment-method.ts';
 import { refundRefusals, scenarioFor } from './scenarios.ts';
 
 const REMEMBERED_KEYS = 10_000;
 
 export class SimulatedAcquirer implements AcquirerConnector {
   readonly name = 'simulator';
+  /** Every method, in every currency: test mode shows each of them (docs/decisions.md#test-scenarios). */
+  readonly serves: Served = { methods: paymentMethods, currencies: 'all' };
   private readonly answers = new Map<string, unknown>();
   /** Authorisations by acquirer reference, to refuse a capture of something never authorised. */
   private readonly authorisations = new Map<string, { amountMinor: number; state: 'authorised' | 'captured' | 'reversed' }>();

@@ -10,9 +10,10 @@ import type { PaymentPageRow } from '../store/payment-pages.ts';
 import { isFinal, type Status } from '../ground/states.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { cardsTaken, type Ports } from '../payments/ports.ts';
-import type { CardStep } from '../payments/card-payment.ts';
+import type { PageStep } from '../payments/card-payment.ts';
 import { storedRequestOf } from '../payments/serialize.ts';
 import { flowOf, type Page } from '../payments/flows.ts';
+import { methodOf } from '../ground/payment-method.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { landingMethods } from '../payments/operations/choose-method.ts';
 import { translator } from './i18n.ts';
@@ -31,7 +32,7 @@ export interface Loaded extends PaymentContext {
 export function pageShown(row: TransactionRow, page: { chosen_method: string | null }): Page {
   const shown = flowOf(row.flow).page;
   if (shown !== 'method-choice') return shown;
-  return page.chosen_method === 'card' ? 'card-form' : page.chosen_method === 'walletpay' ? 'wallet-sheet' : 'method-choice';
+  return (page.chosen_method !== null && methodOf(page.chosen_method)?.chosenPage) || 'method-choice';
 }
 
 export const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: TransactionRow): PagePolicy => ({
@@ -59,7 +60,7 @@ export async function show(ports: Ports, reply: FastifyReply, loaded: Loaded, st
   const cardAvailable = await cardsTaken(ports, row);
   const shown = pageShown(row, page);
   if (shown === 'method-choice') {
-    const methods = landingMethods(merchant.settings, row.mode, cardAvailable);
+    const methods = await landingMethods(ports, row, merchant.settings);
     if (methods.length === 0) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
     const validUntil = row.expires_at ? new Date(row.expires_at).toISOString().slice(0, 16).replace('T', ' ') : undefined;
     return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
@@ -92,7 +93,7 @@ function storedCardState({ row, merchant }: Loaded) {
 export function respond(
   reply: FastifyReply,
   loaded: Loaded,
-  step: CardStep,
+  step: PageStep,
   options: { form?: { expiry?: string; holderName?: string }; returnBy?: 'redirect' | 'page' } = {},
 ) {
   const { form, returnBy = 'redirect' } = options;

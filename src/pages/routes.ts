@@ -19,7 +19,7 @@ import { paymentMerchant } from '../merchants/merchants.ts';
 import { Problem } from '../ground/problem.ts';
 import { databaseUnavailable } from '../store/unavailable.ts';
 import { paymentPorts, type Ports } from '../payments/ports.ts';
-import type { CardStep } from '../payments/card-payment.ts';
+import type { PageStep } from '../payments/card-payment.ts';
 import { flowOf } from '../payments/flows.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { run } from '../payments/operations/run.ts';
@@ -280,7 +280,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
    * PKI for this payment's amount and the merchant's first accepted brand, then accepted
    * and paid exactly like a token from the merchant's backend.
    */
-  async function payWithTestWallet(loaded: Loaded, log: FastifyRequest['log']): Promise<CardStep> {
+  async function payWithTestWallet(loaded: Loaded, log: FastifyRequest['log']): Promise<PageStep> {
     const { row, merchant } = loaded;
     const brand = merchant.settings.cardBrands[0];
     if (!brand) return { step: 'unavailable' };

@@ -57,7 +57,8 @@ export async function loadAuthorisation(read: Db, caller: { merchantId: string; 
 export function authorised(found: Authorisation | undefined, reference: string): Authorisation {
   if (!found) throw Problem.notFound(`No transaction with reference ${reference}.`);
   const { row } = found;
-  if (row.type !== 'authorise' || row.method !== 'card') {
+  // Only methods whose flows take transactionType authorise make one (payments/flows.ts).
+  if (row.type !== 'authorise') {
     throw Problem.validation([{ field: '/reference', code: 'not_authorisation', message: 'is not a card payment created with transactionType authorise' }]);
   }
   if (row.status !== 'success' || !captureStatusOf(row)) {
