@@ -63,7 +63,10 @@ export class AdyenConnector implements AcquirerConnector {
   constructor(private readonly settings: AdyenSettings) {}
 
   async authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult> {
-    const { card, authentication } = request.instrument;
+    const { instrument } = request;
+    // `serves` keeps every other method away from this connector (payments/ports.ts).
+    if (instrument.kind !== 'card') throw new Error(`the Adyen Classic API takes cards only, not ${instrument.method}`);
+    const { card, authentication } = instrument;
     const body: Record<string, unknown> = {
       ...cardAuthorisation(this.settings.merchantAccount, request, card),
       ...(authentication ? { mpiData: mpiDataOf(authentication) } : {}),

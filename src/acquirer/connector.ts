@@ -4,7 +4,7 @@
  * Calls are network calls: never made inside a store unit of work.
  */
 import type { CardBrand } from '../ground/card-brand.ts';
-import type { PaymentMethod } from '../ground/payment-method.ts';
+import type { PaymentMethod, RedirectMethod } from '../ground/payment-method.ts';
 import type { Mode } from '../store/schema.ts';
 import type { BrowserInfo } from '../threeds/fields.ts';
 
@@ -50,9 +50,21 @@ export interface AuthorisationTerms extends PaymentAmount {
 /**
  * What pays (docs/acquirers.md "The acquirer port"): a card — typed in Kassa's page, taken from
  * the vault, or a wallet's device card, whose cryptogram is its authentication — with the
- * cardholder authentication Kassa did.
+ * cardholder authentication Kassa did; or a method the customer completes on a page elsewhere
+ * (their bank's, the method's own sign-in), with what the merchant said of it.
  */
-export type PaymentInstrument = { kind: 'card'; card: CardData; authentication?: AuthenticationData };
+export type PaymentInstrument =
+  | { kind: 'card'; card: CardData; authentication?: AuthenticationData }
+  | {
+      kind: 'redirect';
+      method: RedirectMethod;
+      /** The customer's bank the merchant named (a BIC), if the method takes one. */
+      issuer?: string;
+      /** What was sold, for a method that invoices it (docs/payment-methods.md). */
+      orderLines?: readonly unknown[];
+      /** Kassa's own page of this payment: the customer comes back to `<paymentPageUrl>/return`. */
+      paymentPageUrl: string;
+    };
 
 export interface AuthoriseRequest extends AuthorisationTerms {
   instrument: PaymentInstrument;
@@ -63,6 +75,8 @@ export type DeclineCode = 'card_refused' | 'insufficient_funds' | 'fraud_detecte
 export type AuthoriseResult =
   | { outcome: 'authorised'; acquirerReference: string; authorisationCode: string }
   | { outcome: 'declined'; failureCode: DeclineCode; acquirerReference?: string }
+  /** The customer must take a step elsewhere first (`url`); the outcome comes when they are back, or by notification. */
+  | { outcome: 'redirect'; url: string; acquirerReference: string }
   /** No answer in time: the authorisation may or may not exist (→ manualintervention). */
   | { outcome: 'unknown'; reason: string };
 

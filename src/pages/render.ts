@@ -16,6 +16,8 @@ import { flowOf, type Page } from '../payments/flows.ts';
 import { methodOf } from '../ground/payment-method.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { landingMethods } from '../payments/operations/choose-method.ts';
+import { sendToMethod } from '../payments/operations/send-to-method.ts';
+import { run } from '../payments/operations/run.ts';
 import { translator } from './i18n.ts';
 import { newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
 import { cardPage, challengePage, landingPage, messagePage, methodPage, outcomePage, redirect3ds1Page, storedCardPage, walletPage, type PaymentView } from './views.ts';
@@ -65,6 +67,8 @@ export async function show(ports: Ports, reply: FastifyReply, loaded: Loaded, st
     const validUntil = row.expires_at ? new Date(row.expires_at).toISOString().slice(0, 16).replace('T', ' ') : undefined;
     return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
   }
+  // A method paid elsewhere: the customer is sent to its step (docs/payment-methods.md).
+  if (shown === 'redirect') return respond(reply, loaded, await run(sendToMethod, undefined, { ports, caller: loaded, now: Date.now(), log: reply.log }));
   if (shown === 'wallet-sheet') {
     // Live hosted wallet payments need the wallet's own button and sheet, which Kassa does not serve yet.
     if (row.mode !== 'test') return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('walletUnavailable')), 503);
@@ -127,6 +131,8 @@ export function respond(
       return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
     case 'stale':
       return reply.code(303).header('Cache-Control', 'no-store').redirect(`/pay/${view.token}`, 303);
+    case 'redirect':
+      return reply.code(303).header('Cache-Control', 'no-store').redirect(step.url, 303);
     case 'challenge':
       return sendPage(
         reply,

@@ -68,6 +68,8 @@ export interface BrowserFacts {
 /** Where a payment's page request leaves the customer: what the page shows next. */
 export type PageStep =
   | { step: 'final'; row: TransactionRow }
+  /** To the method's own step elsewhere (a bank, a sign-in), from which the customer comes back to Kassa. */
+  | { step: 'redirect'; url: string }
   | { step: 'invalid'; errors: Partial<Record<CardField, CardError>>; attemptsLeft: number }
   /** Another request of this payment is processing a card right now. */
   | { step: 'busy' }
@@ -264,7 +266,7 @@ const cardFacts = (card: CardData) => ({ brand: card.brand, lastFour: card.pan.s
 export const sealBinding = (reference: string, sessionId: string) => `${reference}|${sessionId}`;
 
 /** What the 3-D Secure server and the acquirer both need to know of the payment: which one, and how much. */
-function paymentAmount(row: TransactionRow): PaymentAmount {
+export function paymentAmount(row: TransactionRow): PaymentAmount {
   return { reference: row.reference, mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, exponent: findCurrency(row.currency)!.exponent };
 }
 
@@ -323,6 +325,9 @@ function settlementOf(result: AuthoriseResult, card: CardData, authentication: A
       return { finish: { ...common, status: 'failed', failureCode: result.failureCode, cause: 'acquirer_declined' } };
     case 'unknown':
       return { finish: { ...common, status: 'manualintervention', cause: 'acquirer_timeout' } };
+    // A card sent on to a step elsewhere (a 3-D Secure redirect of the acquirer's) is not taken yet (docs/acquirers.md#adyen).
+    case 'redirect':
+      return { finish: { ...common, status: 'failed', failureCode: 'processing_error', cause: 'acquirer_redirect_not_taken' } };
   }
 }
 
