@@ -11,7 +11,7 @@ import { insertMerchantWebhook } from '../store/webhooks.ts';
 import { bindings } from '../store/secrets.ts';
 import { newApiKey, newMerchantId, newWebhookSecret, sha256Hex } from '../lib/tokens.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
-import { paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
+import { methods as methodTable, paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
 import { AdminError } from '../events/admin.ts';
 
 export interface MerchantSettings {
@@ -22,12 +22,12 @@ export interface MerchantSettings {
 }
 
 /**
- * The methods a merchant accepts when created (`kassa merchant create`): those Kassa had before
- * each merchant enabled its own. A method added to Kassa later stays off for every merchant until
- * an operator enables it (docs/console.md "Settings"); the demo merchant gets every known method
- * instead (demo.ts).
+ * The methods a merchant accepts when created (`kassa merchant create`), as the methods table
+ * says: those Kassa had before each merchant enabled its own. A method added to Kassa later stays
+ * off for every merchant until an operator enables it (docs/console.md "Settings"); the demo
+ * merchant gets every known method instead (demo.ts).
  */
-export const methodsEnabledForNewMerchants = ['card', 'landingpage', 'walletpay'] as const satisfies readonly PaymentMethod[];
+export const methodsEnabledForNewMerchants = paymentMethods.filter((method) => methodTable[method].enabledForNewMerchants);
 
 export const defaultSettings = (methods: readonly PaymentMethod[] = methodsEnabledForNewMerchants): MerchantSettings => ({
   methods: paymentMethods.filter((method) => methods.includes(method)),

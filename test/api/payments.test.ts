@@ -278,6 +278,10 @@ for (const backend of backends) {
         { method: 'card', options: ['visa', 'mastercard', 'amex', 'maestro', 'bcmc'].map((brand) => ({ brand })) },
         { method: 'landingpage' },
         { method: 'walletpay' },
+        { method: 'ideal' },
+        { method: 'paypal' },
+        { method: 'klarna' },
+        { method: 'banktransfer' },
       ]);
     });
 

@@ -100,11 +100,11 @@ test('each flow requires and forbids its details fields, and refuses what it doe
       request('walletpay', { walletPayValidationUrl: validationUrl, walletPayDomainName: 'x.example' }, { returnUrl: undefined }),
       [],
     ],
-    ['a wallet payment to authorise', request('walletpay', {}, { type: 'authorise' }), ['/type not_allowed authorise is only available for method card']],
+    ['a wallet payment to authorise', request('walletpay', {}, { type: 'authorise' }), ['/type not_allowed authorise is only available for method card, klarna']],
     [
       'a landing page to authorise',
       request('landingpage', {}, { transactionType: 'authorise' }),
-      ['/transactionType not_allowed authorise is only available for method card'],
+      ['/transactionType not_allowed authorise is only available for method card, klarna'],
     ],
     ['a card payment to authorise', request('card', {}, { type: 'authorise', transactionType: 'authorise' }), []],
     ['a vault payment to authorise', request('card', { vaultAccessToken: 'vat_1' }, { type: 'authorise' }), []],
@@ -176,6 +176,10 @@ test('the payment object carries the addresses its flow answers with (docs/api.m
     ['walletpay-direct', ['payUrl']],
     ['walletpay-hybrid', ['payUrl', 'cancelUrl', 'cardDataUrl']],
     ['enrollment', ['payUrl']],
+    ['ideal', ['payUrl', 'cancelUrl']],
+    ['paypal', ['payUrl', 'cancelUrl']],
+    ['klarna', ['payUrl', 'cancelUrl']],
+    ['banktransfer', ['payUrl', 'cancelUrl']],
   ];
   assert.deepEqual(cases.map(([flow]) => flow).sort(), [...flowNames].sort());
   for (const [flow, links] of cases) {
