@@ -70,11 +70,13 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
     return payments.list(request.caller, wanted.filter(identifierShaped));
   });
 
+  // What the merchant enabled, less what its acquirer of the key's mode does not take (docs/api.md#payment-methods); with no acquirer, as enabled (its payments then answer 503).
   app.get('/method', async (request) => {
     const { settings } = request.caller;
-    return settings.methods.map((method) =>
-      methods[method].listing === 'card-brands' ? { method, options: settings.cardBrands.map((brand) => ({ brand })) } : { method },
-    );
+    const acquirer = await ports.acquirers.find(request.caller);
+    return settings.methods
+      .filter((method) => !acquirer || methods[method].instrument === 'none' || acquirer.serves.methods.includes(method))
+      .map((method) => (methods[method].listing === 'card-brands' ? { method, options: settings.cardBrands.map((brand) => ({ brand })) } : { method }));
   });
 }
 

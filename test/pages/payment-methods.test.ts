@@ -6,8 +6,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, suiteApp } from '../support/app.ts';
+import { api, backends, suiteApp } from '../support/app.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
+import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { csrfOf, postForm } from './flow.ts';
 
 const RETURN_URL = 'https://shop.example/return?order=7';
@@ -126,6 +127,30 @@ for (const backend of backends) {
       const events = await eventsOf(t.store.read, payment.reference);
       assert.equal(events.length, 2, JSON.stringify(events));
       assert.ok(['success', 'failed'].includes((await read(payment.reference)).status));
+    });
+
+    test('a live acquirer that does not take a method: left out of GET /method, refused at creation naming /method', async () => {
+      // Adyen's Classic API takes cards only; no call is made here, so the connection needs no server.
+      await setAcquirerConnection(
+        t.store,
+        {
+          merchantId: t.merchant.merchantId,
+          mode: 'live',
+          connector: 'adyen',
+          endpoint: 'https://127.0.0.1:9/pal',
+          account: 'ShopNL',
+          secretsJson: JSON.stringify({ apiKey: 'k', hmacKey: '00'.repeat(32) }),
+        },
+        Date.now(),
+      );
+      const live = api(t.app, t.merchant.liveApiKey);
+      assert.deepEqual(
+        ((await live.get('/method')).json() as { method: string }[]).map((m) => m.method),
+        ['card', 'landingpage', 'walletpay'],
+      );
+      const refused = await live.post('/payment', { amount: '10.00', currency: 'EUR', method: 'ideal', returnUrl: RETURN_URL });
+      assert.equal(refused.statusCode, 422, refused.body);
+      assert.deepEqual(refused.json().errors, [{ field: '/method', code: 'not_served', message: "is not taken in EUR by this merchant's live acquirer (adyen)" }]);
     });
 
     test('what each method takes: currency, order lines, issuer, transaction type; retired methods named', async () => {

@@ -18,6 +18,16 @@ import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
 import { flowOf } from '../flows.ts';
 import { requestRules } from './fields.ts';
+import { methods, type PaymentMethod } from '../../ground/payment-method.ts';
+import { takes, type AcquirerConnector } from '../../acquirer/connector.ts';
+import { Problem } from '../../ground/problem.ts';
+
+function refuseUnlessTaken(acquirer: AcquirerConnector, method: PaymentMethod, currency: string, mode: string): void {
+  if (takes(acquirer.serves, method, currency)) return;
+  throw Problem.validation([
+    { field: '/method', code: 'not_served', message: `is not taken in ${currency.toUpperCase()} by this merchant's ${mode} acquirer (${acquirer.name})` },
+  ]);
+}
 
 export const createPayment = merchantOperation({
   name: 'createPayment',
@@ -28,6 +38,8 @@ export const createPayment = merchantOperation({
     // A token paid or a session handed out must be payable: not with a live key and no acquirer.
     const { creation } = flowOf(request.flow);
     if ((creation === 'wallet-token' || creation === 'wallet-session') && !(await ports.acquirers.available(caller))) throw new AcquirerUnavailable();
+    // A method paid elsewhere is sent on by the acquirer: one that does not take it refuses it now, not when the customer arrives.
+    if (methods[request.method].instrument === 'redirect') refuseUnlessTaken(await ports.acquirers.for(caller), request.method, request.currency.code, caller.mode);
     // Vault cards are never changed or deleted, so the card read here is the card paid with.
     return creation === 'vault-card' ? await ports.vault.find(ports.store.read, caller, request.details.vaultAccessToken!) : undefined;
   },

@@ -12,7 +12,7 @@ import { findPaymentPage, setPageFields } from '../../store/payment-pages.ts';
 import { ownerOf } from '../../store/transactions.ts';
 import type { Db } from '../../store/store.ts';
 import { methodOf, type RedirectMethod } from '../../ground/payment-method.ts';
-import type { AuthoriseResult } from '../../acquirer/connector.ts';
+import { takes, type AuthoriseResult } from '../../acquirer/connector.ts';
 import { openForPaying, paymentAmount, type PageStep } from '../card-payment.ts';
 import { flowOf } from '../flows.ts';
 import { pageTokenOfPayment, payUrlOf, storedRequestOf } from '../serialize.ts';
@@ -45,6 +45,8 @@ export const sendToMethod = customerOperation({
     const { row, merchant } = caller;
     const stored = storedRequestOf(row);
     const acquirer = await ports.acquirers.for(ownerOf(row));
+    // The merchant's connection changed since the payment was made: its new acquirer does not take the method.
+    if (!takes(acquirer.serves, method!, row.currency)) return undefined;
     return acquirer.authorise(
       {
         ...paymentAmount(row),
@@ -61,7 +63,7 @@ export const sendToMethod = customerOperation({
       `${row.reference}:redirect`,
     );
   },
-  commit: (tx, result: AuthoriseResult, ctx) => settleStep(tx, result, ctx),
+  commit: async (tx, result: AuthoriseResult | undefined, ctx): Promise<PageStep> => (result ? settleStep(tx, result, ctx) : { step: 'unavailable' }),
   answer: (step: PageStep) => step,
 });
 
