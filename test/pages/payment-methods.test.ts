@@ -119,6 +119,31 @@ for (const backend of backends) {
       assert.equal(capture.statusCode, 200, capture.body);
     });
 
+    test('a landing page offers the enabled methods that can make its payment, and sends the customer to the one chosen', async () => {
+      const payment = await create('landingpage');
+      const path = new URL(payment.payUrl).pathname;
+      const page = await t.app.inject({ method: 'GET', url: path });
+      assert.equal(page.statusCode, 200);
+      const offered = [...page.body.matchAll(/name="method" value="([a-z]+)"/g)].map((m) => m[1]);
+      // Klarna only authorises, with order lines: a landing page's sale is not one it makes.
+      assert.deepEqual(offered, ['card', 'walletpay', 'ideal', 'paypal', 'banktransfer']);
+      const chosen = await postForm(t.app, `${path}/method`, { csrf: csrfOf(page.body), method: 'ideal' });
+      assert.equal(chosen.statusCode, 303);
+      const { page: bank } = await openStep(payment.payUrl);
+      await pick(path, bank, { outcome: 'paid' });
+      const paid = await read(payment.reference);
+      assert.equal(paid.status, 'success');
+      assert.equal(paid.method, 'landingpage');
+      assert.equal(paid.details.consumerBic, 'INGBNL2A');
+      // Dollars: iDEAL and bank transfer take euros only.
+      const dollars = await create('landingpage', { currency: 'USD' });
+      const usd = await t.app.inject({ method: 'GET', url: new URL(dollars.payUrl).pathname });
+      assert.deepEqual(
+        [...usd.body.matchAll(/name="method" value="([a-z]+)"/g)].map((m) => m[1]),
+        ['card', 'walletpay', 'paypal'],
+      );
+    });
+
     test('two outcomes at once: the first applies, the other changes nothing', async () => {
       const payment = await create('ideal');
       const { path, page } = await openStep(payment.payUrl);
