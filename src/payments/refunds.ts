@@ -8,6 +8,7 @@
  */
 import { Problem, type FieldError } from '../ground/problem.ts';
 import { amountNumber, findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
+import { methodOf } from '../ground/payment-method.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { FailureCode } from '../ground/states.ts';
 import type { Db, Dialect } from '../store/store.ts';
@@ -80,6 +81,7 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
   if (row.type === 'credit') throw refusal('is_refund', 'is a refund; only a payment can be refunded');
   if (row.type === 'token') throw refusal('not_payment', 'is a vault enrollment; no money was taken');
   if (row.status !== 'success') throw refusal('not_paid', `is ${row.status}; only a successful payment can be refunded`);
+  if (methodOf(row.method)?.refundable === false) throw refusal('not_refundable', `is paid by ${row.method}, which gives no money back`);
   const currency = findCurrency(row.currency)!;
   // A captured authorisation arrives here as its capture (loadSale).
   // Its capture may be under way (`capturing`): still not captured, as the merchant sees it.
