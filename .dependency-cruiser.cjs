@@ -5,7 +5,9 @@
 //   ground, lib                                    imports nothing of Kassa's outside its own folder
 //   store                                          ground, lib — and the only place for kysely, pg, better-sqlite3
 //   acquirer threeds wallet vault events merchants operators
-//                                                  ground, lib, store and each other (without cycles)
+//                                                  ground, lib, store and each other, without a cycle between
+//                                                  folders (today: threeds and vault → acquirer → events;
+//                                                  merchants and operators → events)
 //   payments                                       everything above this line
 //   api pages console cli contract, and the files   anything; api/, pages/ and console/ reach payments/ only through
 //   in src/                                        payments/operations/, payments/read.ts and payments/serialize.ts;
@@ -14,6 +16,10 @@
 // src/config.ts sits at the top but is imported from many folders: it is allowed from any folder
 // except ground/ and lib/ for now; the `config-below-top` rule (severity info, it fails nothing)
 // lists where, until it moves down (see docs/architecture.md).
+//
+// No cycle between folders either (`no-folder-cycles`), even where no single file closes one: two folders
+// that import each other are one layer, and the types they share belong in a folder below both
+// (ground/ for pure value types).
 //
 // Type-only imports count everywhere (tsPreCompilationDeps: true): a cycle or a layer broken by
 // `import type` is still a cycle or a broken layer for the reader, and the next refactor makes it real.
@@ -31,6 +37,15 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment: 'Modules may not import each other in a cycle (type-only imports included). Break it by moving the shared part down a layer.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycles',
+      severity: 'error',
+      comment:
+        'Folders may not import each other in a cycle (type-only imports included), even when no single file does: a folder cycle makes two layers one. Break it by moving the shared part down a layer.',
+      scope: 'folder',
       from: { path: '^src/' },
       to: { circular: true },
     },

@@ -8,7 +8,7 @@
  * `threeds2.*` keys). Pure.
  */
 import type { AuthenticatingRequest, AuthenticationContinuation, AuthenticationStep } from './connector.ts';
-import type { BrowserInfo } from '../threeds/fields.ts';
+import type { BrowserInfo } from '../ground/browser-info.ts';
 import { authoriseResultOf, type AdyenPaymentResult } from './adyen-outcomes.ts';
 
 /** BrowserInfo's colorDepth values (Payment API v68); EMVCo's 64 bits is sent as 48, the highest both know. */

@@ -2,9 +2,14 @@
  * Adyen's standard notifications (`Webhooks-v1.json`, docs/acquirers.md "Notifications"):
  * each `NotificationRequestItem` is signed on its own with the merchant's HMAC key — HMAC-SHA256
  * over `pspReference:originalReference:merchantAccountCode:merchantReference:value:currency:eventCode:success`
- * with the hex-decoded key, base64 (`vectors/hmac.json`). Pure: parsing and checking only.
+ * with the hex-decoded key, base64 (`vectors/hmac.json`). Parsing and checking are pure; the
+ * reader (`readAdyenNotification`) checks each item against the HMAC key of every connection of
+ * its merchant account and mode, and says in Kassa's words what a signed item tells.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Problem } from '../ground/problem.ts';
+import { failureCodeOfRefusal } from './adyen-outcomes.ts';
+import type { AcquirerWord, NotificationReader } from './notifications.ts';
 
 export interface AdyenNotificationItem {
   pspReference: string;
@@ -74,3 +79,35 @@ export function signedWith(item: AdyenNotificationItem, hmacKeyHex: string): boo
   const expected = Buffer.from(notificationSignature(item, hmacKeyHex), 'base64');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
+
+/** Adyen's event codes that finish what Kassa asked for (a `/cancel` is a reversal); the rest (reports…) settle nothing. */
+const events: Record<string, AcquirerWord['event']> = { AUTHORISATION: 'authorisation', CAPTURE: 'capture', REFUND: 'refund', CANCELLATION: 'reversal' };
+
+/** Adyen takes a notification as delivered only from this answer, and sends again whatever it did not get it for. */
+const accepted = { contentType: 'text/plain', body: '[accepted]' };
+
+export const readAdyenNotification: NotificationReader = async ({ json }, connectionsOf) => {
+  const notification = parseNotification(json);
+  if (!notification) throw new Problem(400, 'Not a notification', 'The body is not an Adyen notification (notificationItems).');
+  const mode = notification.live ? 'live' : 'test';
+  const words: AcquirerWord[] = [];
+  let forged = 0;
+  for (const item of notification.items) {
+    const connections = await connectionsOf(item.merchantAccountCode, mode);
+    const signer = connections.find((connection) => typeof connection.secrets.hmacKey === 'string' && signedWith(item, connection.secrets.hmacKey));
+    if (!signer) {
+      forged++;
+      continue;
+    }
+    words.push({
+      owner: { merchantId: signer.merchantId, mode: signer.mode },
+      reference: item.merchantReference,
+      event: events[item.eventCode] ?? 'other',
+      success: item.success === 'true',
+      acquirerReference: item.pspReference,
+      failureCode: failureCodeOfRefusal(item.reason),
+      item: { connector: 'adyen', eventCode: item.eventCode, originalReference: item.originalReference },
+    });
+  }
+  return { words, forged, answer: accepted };
+};

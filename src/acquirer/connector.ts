@@ -6,7 +6,7 @@
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { PaymentMethod, RedirectMethod } from '../ground/payment-method.ts';
 import type { Mode } from '../store/schema.ts';
-import type { BrowserInfo } from '../threeds/fields.ts';
+import type { BrowserInfo } from '../ground/browser-info.ts';
 
 /** Card data for one authorisation. Held in memory for the call only; never logged or stored. */
 export interface CardData {

@@ -13,12 +13,27 @@ import type { AcquirerConnector } from './connector.ts';
 import { SimulatedAcquirer } from './simulator.ts';
 import { AdyenConnector } from './adyen.ts';
 import { observed } from './observed.ts';
+import type { NotificationReader } from './notifications.ts';
+import { readAdyenNotification } from './adyen-notifications.ts';
 
 /** The connectors a connection may name, each made from the connection's settings and credentials. */
 export const connectors: Record<string, (connection: AcquirerConnection, options: { timeoutMs: number }) => AcquirerConnector> = {
   adyen: (connection, { timeoutMs }) =>
     new AdyenConnector({ endpoint: connection.endpoint, merchantAccount: connection.account, apiKey: connection.secrets.apiKey ?? '', timeoutMs }),
 };
+
+/**
+ * How each connector's notifications are read, by the name in their address
+ * (`PUBLIC_URL/acquirer/<connector>/notifications`, docs/acquirers.md "Notifications"). The
+ * simulator sends none.
+ */
+export const notificationReaders: Record<string, NotificationReader> = {
+  adyen: readAdyenNotification,
+};
+
+/** The reader of the connector named in a notification's address, or undefined for a name that reads none. */
+export const notificationReaderOf = (connector: string): NotificationReader | undefined =>
+  Object.hasOwn(notificationReaders, connector) ? notificationReaders[connector] : undefined;
 
 const CONNECTION_CACHE_MS = 5_000;
 

@@ -7,7 +7,7 @@ import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { findCurrency } from '../ground/amount.ts';
 import type { AcquirerConnector, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult, Served } from './connector.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
-import { refundRefusals, scenarioFor } from './scenarios.ts';
+import { refundRefusals, scenarioFor } from '../ground/test-scenarios.ts';
 
 const REMEMBERED_KEYS = 10_000;
 
@@ -63,7 +63,7 @@ export class SimulatedAcquirer implements AcquirerConnector {
     return this.once(`refund:${idempotencyKey}`, () => {
       const currency = findCurrency(request.currency);
       if (!currency) return { outcome: 'refused', reason: 'unknown currency' };
-      // The refund's own cents pick its outcome, as a payment's do (scenarios.ts).
+      // The refund's own cents pick its outcome, as a payment's do (ground/test-scenarios.ts).
       const refusal = refundRefusals[scenarioFor(request.amountMinor, currency.exponent).acquirer];
       if (refusal) return { outcome: 'refused', reason: refusal };
       return { outcome: 'done', acquirerReference: `sim_${randomBase62(20)}` };

@@ -55,13 +55,31 @@ function nestsDeeperThan(value: object, limit: number, depth = 1): boolean {
   return false;
 }
 
-export function installJsonBodyParser(app: FastifyInstance) {
+export function installJsonBodyParser(app: FastifyInstance, read: (body: Buffer) => unknown = parseJsonBody) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request: FastifyRequest, body: Buffer, done) => {
     try {
-      done(null, parseJsonBody(body));
+      done(null, read(body));
     } catch (error) {
       done(error as Error, undefined);
     }
   });
+}
+
+/** A body read as above (`json`; undefined for text) and kept as its bytes too (`raw`). */
+export interface BodyWithBytes {
+  raw: Buffer;
+  json: unknown;
+}
+
+/**
+ * For the routes of one scope that check a signature over the bytes of the body (an acquirer's
+ * notifications): JSON is read as everywhere else and errs the same way, and text is not read.
+ */
+export function installBodyWithBytesParsers(app: FastifyInstance) {
+  installJsonBodyParser(app, (raw): BodyWithBytes => ({ raw, json: parseJsonBody(raw) }));
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'buffer' }, (_request: FastifyRequest, raw: Buffer, done) =>
+    done(null, { raw, json: undefined } satisfies BodyWithBytes),
+  );
 }

@@ -4,8 +4,7 @@
  * time zone and language into hidden fields; accept headers, user agent and IP come from
  * the request. Without scripts only the request's part is known. Pure.
  */
-import type { BrowserInfo } from '../threeds/fields.ts';
-import { screenColorDepths } from '../threeds/fields.ts';
+import { screenColorDepths, type BrowserInfo } from '../ground/browser-info.ts';
 import type { BrowserFacts } from '../payments/card-payment.ts';
 
 export interface BrowserForm {

@@ -20,7 +20,7 @@
  */
 import type { TransactionRow } from '../store/schema.ts';
 import type { Db } from '../store/store.ts';
-import type { BrowserInfo } from '../threeds/fields.ts';
+import type { BrowserInfo } from '../ground/browser-info.ts';
 import type { AcquirerAuthentication, AuthenticationContinuation, AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
 import {

@@ -24,7 +24,8 @@ import {
   suspiciousAccountActivityCodes,
   transactionTypeCodes,
 } from './codes.ts';
-import type { BrowserInfo, ThreeDSData } from './fields.ts';
+import type { ThreeDSData } from './fields.ts';
+import type { BrowserInfo } from '../ground/browser-info.ts';
 import { currencyNumeric } from './formats.ts';
 import { countryNumeric } from '../ground/country.ts';
 

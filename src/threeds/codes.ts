@@ -8,19 +8,18 @@ import type {
   accountChangeIndicators,
   authenticationMethods,
   challengeIndicators,
-  challengeWindowSizes,
   deliveryTimeframes,
   passwordChangeIndicators,
   paymentAccountIndicators,
   preOrderPurchaseIndicators,
   reorderItemsIndicators,
-  screenColorDepths,
   shippingAddressUsageIndicators,
   shippingIndicators,
   shippingNameIndicators,
   suspiciousAccountActivities,
   transactionTypes,
 } from './fields.ts';
+import type { challengeWindowSizes, screenColorDepths } from '../ground/browser-info.ts';
 
 type Codes<T extends readonly string[]> = Readonly<Record<T[number], string>>;
 

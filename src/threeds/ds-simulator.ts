@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import currencyCodes from 'currency-codes';
 import type { CardBrand } from '../ground/card-brand.ts';
-import { scenarioFor } from '../acquirer/scenarios.ts';
+import { scenarioFor } from '../ground/test-scenarios.ts';
 import { formatAmount } from '../ground/amount.ts';
 import { AcsSimulator, newAuthenticationValue } from './acs-simulator.ts';
 import { eciByBrand, type AuthenticationResponse, type DirectoryServer, type Enrolment3DS1, type EnrolmentRequest3DS1, type PaResult } from './directory.ts';

@@ -5,6 +5,7 @@
  * billingFirstName/LastName, shippingEmail/FirstName/LastName, `browser`).
  * The generic engine in validate.ts is the only code that reads these tables.
  */
+import { challengeWindowSizes, screenColorDepths, type BrowserInfo } from '../ground/browser-info.ts';
 
 // ── Allowed values, spelled exactly as the spec gives them ────────────────────────────
 
@@ -50,10 +51,6 @@ export const shippingIndicators = [
   'TRAVEL_AND_EVENT_TICKETS',
   'OTHER',
 ] as const;
-
-/** docs/api.md#browser-data; `48` accepted too (the API contract lists the values twice, once with 48: docs/api.md#readings-of-unclear-lines). */
-export const screenColorDepths = ['1', '4', '8', '15', '16', '24', '32', '48', '64'] as const;
-export const challengeWindowSizes = ['W250H400', 'W390H400', 'W500H600', 'W600H400', 'FULL_SCREEN'] as const;
 
 type OneOf<T extends readonly string[]> = T[number];
 
@@ -120,20 +117,6 @@ export interface MerchantRiskIndicator {
   reorderItemsIndicator?: OneOf<typeof reorderItemsIndicators>;
   shippingIndicator?: OneOf<typeof shippingIndicators>;
   passwordChangeIndicator?: OneOf<typeof passwordChangeIndicators>;
-}
-
-/** docs/api.md#browser-data */
-export interface BrowserInfo {
-  javaEnabled: boolean;
-  acceptHeaders: string;
-  ipAddress: string;
-  language: string;
-  screenColorDepth: OneOf<typeof screenColorDepths>;
-  screenHeight: string;
-  screenWidth: string;
-  timeZone: string;
-  userAgent: string;
-  challengeWindowSize: OneOf<typeof challengeWindowSizes>;
 }
 
 /** The top-level strings of docs/api.md#billing-and-shipping-fields plus the compatibility name and e-mail fields. */

@@ -14,7 +14,8 @@ import type { CardData, AuthenticationData, PaymentAmount } from '../acquirer/co
 import { randomBase62 } from '../lib/tokens.ts';
 import { findThreeDSSession, insertThreeDSSession, updateThreeDSSession, type ThreeDSSessionRow } from '../store/payment-pages.ts';
 import { buildAReq, challengeWindowSizeCode } from './areq.ts';
-import type { BrowserInfo, ThreeDSData } from './fields.ts';
+import type { ThreeDSData } from './fields.ts';
+import type { BrowserInfo } from '../ground/browser-info.ts';
 import { Problem } from '../ground/problem.ts';
 import type { DirectoryServer, PaResult, RReq, TransStatus } from './directory.ts';
 

@@ -1,7 +1,7 @@
 /** The test scenarios (docs/decisions.md#test-scenarios), and the simulated acquirer that follows them. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { centsOf, scenarioFor } from '../../src/acquirer/scenarios.ts';
+import { centsOf, scenarioFor } from '../../src/ground/test-scenarios.ts';
 import { SimulatedAcquirer } from '../../src/acquirer/simulator.ts';
 import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
 

@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { scenarioTable } from '../../src/acquirer/scenarios.ts';
+import { scenarioTable } from '../../src/ground/test-scenarios.ts';
 import { assertAccessible, chromiumMissing, payWithCard, screenshot, suiteHarness } from './browser.ts';
 import { needs } from '../support/dependencies.ts';
 

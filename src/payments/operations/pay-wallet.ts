@@ -7,7 +7,7 @@
  * (wallet-recovery.ts), is forgotten in the unit of work that ends the payment.
  */
 import { findCurrency } from '../../ground/amount.ts';
-import { scenarioFor } from '../../acquirer/scenarios.ts';
+import { scenarioFor } from '../../ground/test-scenarios.ts';
 import { takeProcessingLease } from '../../store/payment-pages.ts';
 import { clearWalletToken } from '../../store/wallet-token-uses.ts';
 import type { AcceptedWalletPayment } from '../../wallet/accept.ts';

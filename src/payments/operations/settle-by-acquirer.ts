@@ -6,14 +6,13 @@
  * this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. A reversal is recorded at once; a word that
  * the acquirer could not do it makes the authorisation `authorised` again. The notification is
- * already verified (api/acquirer-notifications.ts). Each item is recorded, by the acquirer's name
+ * already verified, by its connector's reader (acquirer/notifications.ts). Each item is recorded, by the acquirer's name
  * of it, in the unit of work that applies it: one sent again changes nothing and sends no webhook,
  * whatever happened to the payment since (a reversal refused, then made again, is not re-opened
  * by the first refusal's retry).
  */
-import type { Mode, TransactionRow } from '../../store/schema.ts';
+import type { TransactionRow } from '../../store/schema.ts';
 import type { Db, Dialect } from '../../store/store.ts';
-import type { FailureCode } from '../../ground/states.ts';
 import { captureStatusOf, recordAcquirerOutcome, recordRefusedReversal } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
 import { settleFollowUp } from '../claims.ts';
@@ -21,21 +20,7 @@ import { findPaymentPage, settleAuthorisationInFlight } from '../../store/paymen
 import { recordAcquirerNotification } from '../../store/acquirer-notifications.ts';
 import { Problem } from '../../ground/problem.ts';
 import { systemOperation } from './operation.ts';
-
-export interface AcquirerWord {
-  /** Whose connection the notification was signed for. */
-  owner: { merchantId: string; mode: Mode };
-  /** Kassa's reference of what the acquirer was asked: the payment (its authorisation or reversal), its capture or its refund. */
-  reference: string;
-  event: 'authorisation' | 'capture' | 'refund' | 'reversal' | 'other';
-  success: boolean;
-  /** The acquirer's reference of what it did (an authorisation's is what a capture or refund names later). */
-  acquirerReference: string;
-  /** Why an authorisation was refused, in Kassa's words. */
-  failureCode: FailureCode;
-  /** How the acquirer names the item it came in: with `acquirerReference`, what makes it one. */
-  item: { connector: string; eventCode: string; originalReference: string | undefined };
-}
+import type { AcquirerWord } from '../../acquirer/notifications.ts';
 
 /** What became of an item: applied (whether or not it changed anything), or recorded already. */
 export type Applied = { item: 'first'; row: TransactionRow | undefined } | { item: 'sent again'; differs: boolean };

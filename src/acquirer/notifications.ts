@@ -1,0 +1,51 @@
+/**
+ * An acquirer's notifications (docs/acquirers.md "Notifications"): each connector owns how its
+ * own are read, behind the one route `POST PUBLIC_URL/acquirer/<connector>/notifications`
+ * (api/acquirer-notifications.ts). A reader verifies every item against the connections it may
+ * belong to, then says in Kassa's words what the acquirer did; what that settles is
+ * payments/operations/settle-by-acquirer.ts. The readers are listed beside the connectors (select.ts).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FailureCode } from '../ground/states.ts';
+import type { Mode } from '../store/schema.ts';
+import type { AcquirerConnection } from '../store/acquirer-connections.ts';
+
+/** One verified item of a notification: the acquirer's word on something Kassa asked it. */
+export interface AcquirerWord {
+  /** Whose connection the notification was signed for. */
+  owner: { merchantId: string; mode: Mode };
+  /** Kassa's reference of what the acquirer was asked: the payment (its authorisation or reversal), its capture or its refund. */
+  reference: string;
+  event: 'authorisation' | 'capture' | 'refund' | 'reversal' | 'other';
+  success: boolean;
+  /** The acquirer's reference of what it did (an authorisation's is what a capture or refund names later). */
+  acquirerReference: string;
+  /** Why an authorisation was refused, in Kassa's words. */
+  failureCode: FailureCode;
+  /** How the acquirer names the item it came in: with `acquirerReference`, what makes it one. */
+  item: { connector: string; eventCode: string; originalReference: string | undefined };
+}
+
+/** A notification as it arrived. */
+export interface ReceivedNotification {
+  /** The body's bytes as the acquirer sent them (what a signature over the whole body covers); empty without a body. */
+  raw: Buffer;
+  /** The body as the API's JSON parser read it (api/json-body.ts), or undefined when it was not sent as JSON. */
+  json: unknown;
+  headers: IncomingHttpHeaders;
+}
+
+/** The connections (their credentials opened) of one account at this connector in one mode: whose notification an item may be. */
+export type ConnectionsOf = (account: string, mode: Mode) => Promise<AcquirerConnection[]>;
+
+export interface NotificationRead {
+  /** The items signed for one of their connections, in the order they came. */
+  words: AcquirerWord[];
+  /** How many items no connection signed: they change nothing, and are logged by count, never by content. */
+  forged: number;
+  /** What the acquirer expects back once every word is recorded. */
+  answer: { contentType: string; body: string };
+}
+
+/** Reads one connector's notification; throws a 400 Problem for a body that is not one. */
+export type NotificationReader = (received: ReceivedNotification, connectionsOf: ConnectionsOf) => Promise<NotificationRead>;
