@@ -294,7 +294,7 @@ export function parsePaymentRequest(
  * how many, and its total price in the payment's currency, and the totals add up to the amount
  * exactly, as the method's own checkout refuses an invoice that does not.
  */
-function orderLinesAddingUp(lines: readonly Record<string, unknown>[], amountMinor: number, currency: Currency): FieldError[] {
+export function orderLinesAddingUp(lines: readonly Record<string, unknown>[], amountMinor: number, currency: Currency): FieldError[] {
   const errors: FieldError[] = [];
   if (lines.length === 0) return [{ field: '/orderLines', code: 'min_items', message: 'must list at least one line' }];
   let total = 0;

@@ -18,6 +18,8 @@ import { serializePayment } from '../serialize.ts';
 import { requestRules } from './fields.ts';
 import { merchantOperation } from './operation.ts';
 import { insertTransaction } from '../../store/transactions.ts';
+import { methodOf } from '../../ground/payment-method.ts';
+import { orderLinesAddingUp } from '../request.ts';
 
 /** The body the official client sends (`CaptureRequest.php`); the amount is checked against the authorisation's currency once it is read (decide). */
 export const captureTable = compileTable(followUpFields);
@@ -30,6 +32,15 @@ interface Plan {
   claim?: AcquirerClaimRow;
 }
 
+/** The amount asked for, in the authorisation's currency: more than 0, at most what was authorised. */
+function capturedAmount(amount: unknown, currencyCode: string, authorisedMinor: number): number {
+  const parsed = parseAmount(amount, findCurrency(currencyCode)!);
+  if (!parsed.ok) throw Problem.validation([{ field: '/amount', code: parsed.code, message: parsed.message }]);
+  if (parsed.minor <= 0) throw Problem.validation([{ field: '/amount', code: 'range', message: 'must be more than 0' }]);
+  if (parsed.minor > authorisedMinor) throw Problem.validation([{ field: '/amount', code: 'range', message: 'must not be more than the authorised amount' }]);
+  return parsed.minor;
+}
+
 export const capture = merchantOperation({
   name: 'capture',
   parse: (body: Record<string, unknown>, { caller, ports }) => parseFollowUp(captureTable, body, requestRules(caller.mode, ports.config)),
@@ -37,12 +48,15 @@ export const capture = merchantOperation({
   decide: (found, request): Plan => {
     const authorisation = completable(authorised(found, request.reference));
     const { row } = authorisation;
-    if (request.amount === undefined) return { authorisation, amountMinor: row.amount_minor, request };
-    const parsed = parseAmount(request.amount, findCurrency(row.currency)!);
-    if (!parsed.ok) throw Problem.validation([{ field: '/amount', code: parsed.code, message: parsed.message }]);
-    if (parsed.minor <= 0) throw Problem.validation([{ field: '/amount', code: 'range', message: 'must be more than 0' }]);
-    if (parsed.minor > row.amount_minor) throw Problem.validation([{ field: '/amount', code: 'range', message: 'must not be more than the authorised amount' }]);
-    return { authorisation, amountMinor: parsed.minor, request };
+    const amountMinor = request.amount === undefined ? row.amount_minor : capturedAmount(request.amount, row.currency, row.amount_minor);
+    // A method that invoices what was sold (Klarna) captures what shipped: its lines, adding up to the capture (docs/payment-methods.md).
+    if (methodOf(row.method)?.orderLinesRequired) {
+      if (request.orderLines === undefined)
+        throw Problem.validation([{ field: '/orderLines', code: 'required', message: `is required to capture a ${row.method} payment` }]);
+      const errors = orderLinesAddingUp(request.orderLines as Record<string, unknown>[], amountMinor, findCurrency(row.currency)!);
+      if (errors.length > 0) throw Problem.validation(errors);
+    }
+    return { authorisation, amountMinor, request };
   },
   reserve: async (tx, plan, { ports, now }) => {
     const { authorisation, amountMinor, request } = plan;
