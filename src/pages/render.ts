@@ -15,7 +15,7 @@ import { storedRequestOf } from '../payments/serialize.ts';
 import { flowOf, type Page } from '../payments/flows.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { landingMethods } from '../payments/operations/choose-method.ts';
-import { translator } from './i18n.ts';
+import { pageLanguage, translator } from './i18n.ts';
 import { newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
 import { cardPage, challengePage, landingPage, messagePage, methodPage, outcomePage, redirect3ds1Page, storedCardPage, walletPage, type PaymentView } from './views.ts';
 
@@ -43,7 +43,7 @@ export const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: Tra
 });
 
 export const notFound = (reply: FastifyReply) => {
-  const t = translator('eng');
+  const t = translator(pageLanguage(undefined, reply.request.headers['accept-language']));
   const nonce = newNonce();
   return sendPage(reply, policy(nonce), messagePage({ t, nonce }, t('notFoundTitle'), t('notFound')), 404);
 };
@@ -61,7 +61,7 @@ export async function show(ports: Ports, reply: FastifyReply, loaded: Loaded, st
   if (shown === 'method-choice') {
     const methods = landingMethods(merchant.settings, row.mode, cardAvailable);
     if (methods.length === 0) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
-    const validUntil = row.expires_at ? new Date(row.expires_at).toISOString().slice(0, 16).replace('T', ' ') : undefined;
+    const validUntil = row.expires_at ? new Date(row.expires_at) : undefined;
     return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
   }
   if (shown === 'wallet-sheet') {

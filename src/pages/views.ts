@@ -5,7 +5,7 @@
  */
 import { html, htmlDocument, jsonScriptData, trusted, type SafeHtml } from '../lib/html.ts';
 import { autosubmitScript, browserFactsScript, cardScript, challengeScript, methodScript, notifyScript, stylesheet } from './assets.ts';
-import type { MessageKey, Translate } from './i18n.ts';
+import { formatDateTime, formatNumber, type MessageKey, type Translate } from './i18n.ts';
 import type { CardError, CardField } from '../payments/card-input.ts';
 import { brandName, ruleOf } from '../ground/card-brand.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
@@ -59,7 +59,7 @@ const submitLabel = (view: PaymentView) => (view.enrollment ? view.t('saveCard')
 
 /** The form's error summary, announced to screen readers, with the attempts left when counted. */
 const errorSummary = (view: PaymentView, message: string, attemptsLeft?: number) =>
-  html`<div class="error-summary" role="alert"><p>${message}${attemptsLeft !== undefined ? html` ${view.t('attemptsLeft', { count: attemptsLeft })}` : ''}</p></div>`;
+  html`<div class="error-summary" role="alert"><p>${message}${attemptsLeft !== undefined ? html` ${view.t('attemptsLeft', { count: formatNumber(view.t, attemptsLeft) })}` : ''}</p></div>`;
 
 function cancelForm(view: PaymentView): SafeHtml {
   return html`<form method="post" action="/pay/${view.token}/cancel">${csrfField(view)}<button type="submit" class="secondary">${view.t('cancel')}</button></form>`;
@@ -193,7 +193,7 @@ ${cancelForm(view)}
   return layout(view, t('title', { merchant: view.merchantName }), body, [browserFactsScript]);
 }
 
-export function landingPage(view: PaymentView, methods: readonly string[], validUntil?: string): SafeHtml {
+export function landingPage(view: PaymentView, methods: readonly string[], validUntil?: Date): SafeHtml {
   const { t } = view;
   const body = html`<main>
 ${summary(view)}
@@ -202,7 +202,7 @@ ${summary(view)}
 ${csrfField(view)}
 ${methods.map((method) => html`<button type="submit" name="method" value="${method}">${t(`method_${method}` as MessageKey)}</button>`)}
 </form>
-${validUntil ? html`<p class="accepted">${t('validUntil', { time: validUntil })}</p>` : ''}
+${validUntil ? html`<p class="accepted">${t('validUntil', { time: formatDateTime(t, validUntil) })}</p>` : ''}
 ${cancelForm(view)}
 </main>`;
   return layout(view, t('title', { merchant: view.merchantName }), body);
