@@ -238,7 +238,7 @@ export interface ChallengeView {
 /**
  * The challenge pop-up: a modal over Kassa's page holding the issuer's window, sized by
  * challengeWindowSize. Its one cancel is the issuer's own, inside the window: EMVCo's challenge
- * screens always offer one, and its answer reaches Kassa as the RReq (docs/pages.md "3-D Secure").
+ * screens always offer one, and its answer ends the challenge as any other (docs/pages.md "3-D Secure").
  */
 export function challengePage(view: PaymentView, challenge: ChallengeView): SafeHtml {
   const { t } = view;
