@@ -7,7 +7,17 @@
  * `Idempotency-Key`, derived from Kassa's own operation, so a retry never charges twice.
  * What Adyen answers is mapped to Kassa's outcomes by one table (adyen-outcomes.ts).
  */
-import type { AcquirerConnector, AuthenticationData, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult } from './connector.ts';
+import type {
+  AcquirerConnector,
+  AuthenticationData,
+  AuthorisationTerms,
+  AuthoriseRequest,
+  AuthoriseResult,
+  CardData,
+  FollowUpRequest,
+  FollowUpResult,
+  Served,
+} from './connector.ts';
 import type { AcquirerAuthentication, AuthenticatingRequest, AuthenticationContinuation, PaymentAmount } from './connector.ts';
 import type { TechnicalCancelRequest } from './connector.ts';
 import { authoriseResultOf, type AdyenPaymentResult } from './adyen-outcomes.ts';
@@ -47,13 +57,19 @@ type Answer = { status: number; body: Record<string, unknown> } | { status: 'unk
 
 export class AdyenConnector implements AcquirerConnector {
   readonly name = 'adyen';
+  /** The Classic API takes card data only: cards typed or stored, and the wallet's device cards (docs/acquirers.md#adyen). */
+  readonly serves: Served = { methods: ['card', 'walletpay'], currencies: 'all' };
 
   constructor(private readonly settings: AdyenSettings) {}
 
   async authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult> {
+    const { instrument } = request;
+    // `serves` keeps every other method away from this connector (payments/ports.ts).
+    if (instrument.kind !== 'card') throw new Error(`the Adyen Classic API takes cards only, not ${instrument.method}`);
+    const { card, authentication } = instrument;
     const body: Record<string, unknown> = {
-      ...cardAuthorisation(this.settings.merchantAccount, request),
-      ...(request.authentication ? { mpiData: mpiDataOf(request.authentication) } : {}),
+      ...cardAuthorisation(this.settings.merchantAccount, request, card),
+      ...(authentication ? { mpiData: mpiDataOf(authentication) } : {}),
     };
     const answer = await this.post('/authorise', body, idempotencyKey);
     if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };
@@ -131,7 +147,7 @@ export class AdyenConnector implements AcquirerConnector {
    */
   readonly authentication: AcquirerAuthentication = {
     authorise: async (request: AuthenticatingRequest, idempotencyKey: string) => {
-      const body = cardAuthorisation(this.settings.merchantAccount, request, { allow3DS2: 'true' });
+      const body = cardAuthorisation(this.settings.merchantAccount, request, request.card, { allow3DS2: 'true' });
       const step = this.authenticationStep(await this.post('/authorise', { ...body, ...authenticatingFields(request) }, idempotencyKey));
       if (step.step !== 'method' || step.methodUrl !== undefined) return step;
       // The issuer has no 3DS method: Adyen is told at once that none ran (EMVCo threeDSCompInd U).
@@ -167,8 +183,7 @@ function paymentOf(merchantAccount: string, request: PaymentAmount & { captureNo
 }
 
 /** A card authorisation as `/authorise` takes it: the payment and the card, typed by the customer in Kassa's page. */
-function cardAuthorisation(merchantAccount: string, request: Omit<AuthoriseRequest, 'authentication'>, additionalData?: Record<string, string>): Record<string, unknown> {
-  const { card } = request;
+function cardAuthorisation(merchantAccount: string, request: AuthorisationTerms, card: CardData, additionalData?: Record<string, string>): Record<string, unknown> {
   return {
     ...paymentOf(merchantAccount, request, additionalData),
     card: {

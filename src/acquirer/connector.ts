@@ -4,6 +4,7 @@
  * Calls are network calls: never made inside a store unit of work.
  */
 import type { CardBrand } from '../ground/card-brand.ts';
+import type { PaymentMethod, RedirectMethod } from '../ground/payment-method.ts';
 import type { Mode } from '../store/schema.ts';
 import type { BrowserInfo } from '../threeds/fields.ts';
 
@@ -39,12 +40,34 @@ export interface PaymentAmount {
   exponent: number;
 }
 
-export interface AuthoriseRequest extends PaymentAmount {
-  card: CardData;
-  authentication?: AuthenticationData;
+/** What every authorisation says besides what pays: when it is captured and in whose name. */
+export interface AuthorisationTerms extends PaymentAmount {
   /** sale: authorise and capture at once; authorise: hold the amount until capture or reversal. */
   captureNow: boolean;
   merchantName: string;
+}
+
+/**
+ * What pays (docs/acquirers.md "The acquirer port"): a card — typed in Kassa's page, taken from
+ * the vault, or a wallet's device card, whose cryptogram is its authentication — with the
+ * cardholder authentication Kassa did; or a method the customer completes on a page elsewhere
+ * (their bank's, the method's own sign-in), with what the merchant said of it.
+ */
+export type PaymentInstrument =
+  | { kind: 'card'; card: CardData; authentication?: AuthenticationData }
+  | {
+      kind: 'redirect';
+      method: RedirectMethod;
+      /** The customer's bank the merchant named (a BIC), if the method takes one. */
+      issuer?: string;
+      /** What was sold, for a method that invoices it (docs/payment-methods.md). */
+      orderLines?: readonly unknown[];
+      /** Kassa's own page of this payment: the customer comes back to `<paymentPageUrl>/return`. */
+      paymentPageUrl: string;
+    };
+
+export interface AuthoriseRequest extends AuthorisationTerms {
+  instrument: PaymentInstrument;
 }
 
 export type DeclineCode = 'card_refused' | 'insufficient_funds' | 'fraud_detected' | 'rejected' | 'processing_error';
@@ -52,6 +75,8 @@ export type DeclineCode = 'card_refused' | 'insufficient_funds' | 'fraud_detecte
 export type AuthoriseResult =
   | { outcome: 'authorised'; acquirerReference: string; authorisationCode: string }
   | { outcome: 'declined'; failureCode: DeclineCode; acquirerReference?: string }
+  /** The customer must take a step elsewhere first (`url`); the outcome comes when they are back, or by notification. */
+  | { outcome: 'redirect'; url: string; acquirerReference: string }
   /** No answer in time: the authorisation may or may not exist (→ manualintervention). */
   | { outcome: 'unknown'; reason: string };
 
@@ -74,7 +99,8 @@ export type FollowUpResult =
  * An authorisation the acquirer authenticates itself (its own 3DS Server, e.g. Adyen's native
  * 3DS2): Kassa's page collected the browser, and runs the issuer's 3DS method and challenge.
  */
-export interface AuthenticatingRequest extends Omit<AuthoriseRequest, 'authentication'> {
+export interface AuthenticatingRequest extends AuthorisationTerms {
+  card: CardData;
   /** The browser as the AReq sees it: the merchant's browserInfo, else what Kassa's page collected. */
   browser: Partial<BrowserInfo>;
   javascriptEnabled: boolean;
@@ -111,8 +137,20 @@ export interface AcquirerAuthentication {
   continue(request: AuthenticationContinuation, idempotencyKey: string): Promise<AuthenticationStep>;
 }
 
+/** What a connector takes (docs/acquirers.md "The acquirer port"): its methods, and the currencies it takes them in. */
+export interface Served {
+  methods: readonly PaymentMethod[];
+  /** ISO 4217 alphabetic codes, lower case; `all`: every currency Kassa knows. */
+  currencies: 'all' | readonly string[];
+}
+
+/** Whether a connector takes the method in the currency. */
+export const takes = (served: Served, method: PaymentMethod, currency: string): boolean =>
+  served.methods.includes(method) && (served.currencies === 'all' || served.currencies.includes(currency));
+
 export interface AcquirerConnector {
   readonly name: string;
+  readonly serves: Served;
   /** Present when the acquirer authenticates the cardholder itself (docs/acquirers.md "3-D Secure through Adyen"). */
   readonly authentication?: AcquirerAuthentication;
   authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult>;

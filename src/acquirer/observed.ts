@@ -28,6 +28,7 @@ export function observed(connector: AcquirerConnector): AcquirerConnector {
   const { authentication } = connector;
   return {
     name: connector.name,
+    serves: connector.serves,
     ...(authentication && {
       authentication: {
         authorise: (request, key) => stepped('authorise-authenticating', () => authentication.authorise(request, key)),

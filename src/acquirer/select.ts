@@ -61,6 +61,11 @@ export class Acquirers {
     return connector;
   }
 
+  /** Whether the owner's payments go to the simulator (test mode without a connection of its own): only then may a simulated page decide them. */
+  async simulated(owner: Owner): Promise<boolean> {
+    return (await this.find(owner)) === this.test;
+  }
+
   /** Whether payments of the owner can be authorised at all. */
   async available(owner: Owner): Promise<boolean> {
     return (await this.find(owner)) !== undefined;

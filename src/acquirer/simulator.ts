@@ -3,21 +3,29 @@
  * Only test-mode payments ever reach it (see select.ts). Idempotency keys are honoured
  * like a real acquirer's: the same key returns the first answer.
  */
-import { randomBase62 } from '../lib/tokens.ts';
+import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { findCurrency } from '../ground/amount.ts';
-import type { AcquirerConnector, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult } from './connector.ts';
+import type { AcquirerConnector, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult, Served } from './connector.ts';
+import { paymentMethods } from '../ground/payment-method.ts';
 import { refundRefusals, scenarioFor } from './scenarios.ts';
 
 const REMEMBERED_KEYS = 10_000;
 
 export class SimulatedAcquirer implements AcquirerConnector {
   readonly name = 'simulator';
+  /** Every method, in every currency: test mode shows each of them (docs/decisions.md#test-scenarios). */
+  readonly serves: Served = { methods: paymentMethods, currencies: 'all' };
   private readonly answers = new Map<string, unknown>();
   /** Authorisations by acquirer reference, to refuse a capture of something never authorised. */
   private readonly authorisations = new Map<string, { amountMinor: number; state: 'authorised' | 'captured' | 'reversed' }>();
 
   async authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult> {
     if (request.mode !== 'test') throw new Error('the simulated acquirer serves test mode only');
+    const { instrument } = request;
+    // A method paid elsewhere: its simulated page under the payment's own, where the tester picks the outcome (docs/payment-methods.md "Test mode").
+    // Its reference follows from the key, so every process sends the customer to the same place.
+    if (instrument.kind === 'redirect')
+      return { outcome: 'redirect', url: `${instrument.paymentPageUrl}/simulator`, acquirerReference: `sim_${sha256Hex(idempotencyKey).slice(0, 24)}` };
     return this.once(`authorise:${idempotencyKey}`, () => {
       const scenario = scenarioFor(request.amountMinor, request.exponent);
       const acquirerReference = `sim_${randomBase62(20)}`;

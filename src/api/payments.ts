@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from '../ground/problem.ts';
+import { methods } from '../ground/payment-method.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import { PaymentReader } from '../payments/read.ts';
@@ -71,7 +72,9 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
 
   app.get('/method', async (request) => {
     const { settings } = request.caller;
-    return settings.methods.map((method) => (method === 'card' ? { method, options: settings.cardBrands.map((brand) => ({ brand })) } : { method }));
+    return settings.methods.map((method) =>
+      methods[method].listing === 'card-brands' ? { method, options: settings.cardBrands.map((brand) => ({ brand })) } : { method },
+    );
   });
 }
 

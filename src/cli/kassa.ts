@@ -5,12 +5,22 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
 import { databaseCreation, print, withStore } from './store.ts';
-import { createMerchant, merchantOverviews, rotateApiKey, setCardBrands, setVaultPaymentPath, vaultPaymentPaths } from '../merchants/merchants.ts';
+import {
+  changePaymentMethods,
+  createMerchant,
+  merchantOverviews,
+  merchantSettings,
+  rotateApiKey,
+  setCardBrands,
+  setVaultPaymentPath,
+  vaultPaymentPaths,
+} from '../merchants/merchants.ts';
 import type { Mode } from '../store/schema.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 import { registerAcquirerCommands } from './acquirer-commands.ts';
 import { registerOperatorCommands } from './operator-commands.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
+import { paymentMethods } from '../ground/payment-method.ts';
 import { findCurrency, parseAmount } from '../ground/amount.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
 import { failureCodes, type FailureCode } from '../ground/states.ts';
@@ -45,6 +55,13 @@ program
       { migrate: false, create: true },
     ),
   );
+
+/** `a, b,c` as given on the command line: the names, without blanks. */
+const commaList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 
 const merchant = program.command('merchant').description('manage merchants');
 merchant
@@ -100,15 +117,25 @@ merchant
   .requiredOption('--brands <list>', `comma-separated, at least one of ${cardBrands.join(', ')}`)
   .action(({ merchant: merchantId, brands }: { merchant: string; brands: string }) =>
     withStore(async (store) => {
-      const settings = await setCardBrands(
-        store,
-        merchantId,
-        brands
-          .split(',')
-          .map((brand) => brand.trim())
-          .filter((brand) => brand !== ''),
-      );
+      const settings = await setCardBrands(store, merchantId, commaList(brands));
       print(`card brands of ${merchantId}: ${settings.cardBrands.join(', ')}`);
+    }),
+  );
+
+merchant
+  .command('methods')
+  .description(
+    'enable or disable payment methods of the merchant (POST /payment refuses the others, GET /method lists the enabled ones); without --enable or --disable, print the enabled ones',
+  )
+  .requiredOption('--merchant <id>', 'merchant id')
+  .option('--enable <list>', `comma-separated, among ${paymentMethods.join(', ')}`, commaList)
+  .option('--disable <list>', 'comma-separated', commaList)
+  .option('--json', 'print exactly one JSON object')
+  .action(({ merchant: merchantId, enable, disable, json }: { merchant: string; enable?: string[]; disable?: string[]; json?: boolean }) =>
+    withStore(async (store) => {
+      const { methods } =
+        enable === undefined && disable === undefined ? await merchantSettings(store, merchantId) : await changePaymentMethods(store, merchantId, { enable, disable });
+      print(json ? JSON.stringify({ merchantId, methods }) : `payment methods of ${merchantId}: ${methods.length > 0 ? methods.join(', ') : 'none'}`);
     }),
   );
 

@@ -149,6 +149,10 @@ const eng = {
   testWebhookHint: 'Sends a signed test event to the webhook URL through the normal delivery queue. Its body names an id starting with whtest_ instead of a payment.',
   sendTestWebhook: 'Send a test webhook',
   noTestWebhooks: 'No test webhooks sent recently.',
+  paymentMethods: 'Payment methods',
+  paymentMethodsHint:
+    'A payment with a method not checked is refused, and GET /method lists only the checked ones. A method Kassa adds later stays off until checked here.',
+  paymentMethodsLegend: 'Payment methods this merchant accepts',
   cardBrands: 'Card brands',
   cardBrandsLegend: 'Card brands this merchant accepts (at least one)',
   vaultPath: 'Vault payment path',
@@ -159,6 +163,7 @@ const eng = {
   'done_webhook-url': 'The webhook URL was saved.',
   'done_webhook-secret': 'A new signing secret was made; the old one no longer signs anything.',
   'done_test-webhook': 'The test webhook is queued; its attempts appear below.',
+  'done_payment-methods': 'The payment methods were saved.',
   'done_card-brands': 'The card brands were saved.',
   'done_vault-path': 'The vault payment path was saved.',
   // Overview
@@ -346,6 +351,10 @@ const nld: Messages = {
     'Verstuurt een ondertekende testgebeurtenis naar de webhook-URL via de gewone afleverwachtrij. De inhoud noemt een id dat met whtest_ begint in plaats van een betaling.',
   sendTestWebhook: 'Testwebhook versturen',
   noTestWebhooks: 'Onlangs geen testwebhooks verstuurd.',
+  paymentMethods: 'Betaalmethoden',
+  paymentMethodsHint:
+    'Een betaling met een methode die niet is aangevinkt wordt geweigerd, en GET /method noemt alleen de aangevinkte. Een methode die Kassa later toevoegt staat uit tot ze hier wordt aangevinkt.',
+  paymentMethodsLegend: 'Betaalmethoden die deze merchant accepteert',
   cardBrands: 'Kaartmerken',
   cardBrandsLegend: 'Kaartmerken die deze merchant accepteert (minstens één)',
   vaultPath: 'Betaalroute voor opgeslagen kaarten',
@@ -356,6 +365,7 @@ const nld: Messages = {
   'done_webhook-url': 'De webhook-URL is opgeslagen.',
   'done_webhook-secret': 'Er is een nieuw ondertekeningsgeheim gemaakt; het oude ondertekent niets meer.',
   'done_test-webhook': 'De testwebhook staat in de wachtrij; de pogingen verschijnen hieronder.',
+  'done_payment-methods': 'De betaalmethoden zijn opgeslagen.',
   'done_card-brands': 'De kaartmerken zijn opgeslagen.',
   'done_vault-path': 'De betaalroute is opgeslagen.',
   navOverview: 'Overzicht',

@@ -1,6 +1,7 @@
 /** The settings pages: the merchants (platform operators) and one merchant's settings, each change a plain form. */
 import { html, trusted, type SafeHtml } from '../lib/html.ts';
 import { cardBrands } from '../ground/card-brand.ts';
+import { paymentMethods } from '../ground/payment-method.ts';
 import { brandName } from '../ground/card-brand.ts';
 import type { MerchantOverview } from '../merchants/merchants.ts';
 import { vaultPaymentPaths } from '../merchants/merchants.ts';
@@ -19,7 +20,7 @@ export interface SettingsMessages {
 }
 
 /** The label of each form field a change can be refused for. */
-const fieldLabels: Record<string, MessageKey> = { url: 'webhookUrl', brands: 'cardBrands', path: 'vaultPath', mode: 'mode' };
+const fieldLabels: Record<string, MessageKey> = { url: 'webhookUrl', enable: 'paymentMethods', brands: 'cardBrands', path: 'vaultPath', mode: 'mode' };
 
 export function merchantsPage(view: ConsoleView, merchants: MerchantOverview[]): SafeHtml {
   const { t } = view;
@@ -95,6 +96,17 @@ ${form(
   html`<div class="field"><label for="s-test-mode">${t('mode')}</label><select id="s-test-mode" name="mode"${invalid('mode')}><option value="test">test</option><option value="live">live</option></select></div><button type="submit" class="quiet">${t('sendTestWebhook')}</button>`,
 )}
 ${state.testDeliveries.length === 0 ? html`<p>${t('noTestWebhooks')}</p>` : state.testDeliveries.map((d) => deliveryView(view, d))}
+</section>
+<section class="card" aria-labelledby="methods-title">
+<h2 id="methods-title">${t('paymentMethods')}</h2>
+<p id="s-methods-hint">${t('paymentMethodsHint')}</p>
+${form(
+  'payment-methods',
+  html`<fieldset${invalid('enable', 's-methods-hint')}><legend>${t('paymentMethodsLegend')}</legend>${paymentMethods.map(
+    (method) =>
+      html`<div class="check"><input type="checkbox" id="s-method-${method}" name="methods" value="${method}"${merchant.settings.methods.includes(method) ? trusted(' checked') : ''}><label for="s-method-${method}">${method}</label></div>`,
+  )}</fieldset><button type="submit">${t('save')}</button>`,
+)}
 </section>
 <section class="card" aria-labelledby="brands-title">
 <h2 id="brands-title">${t('cardBrands')}</h2>

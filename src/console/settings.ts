@@ -1,7 +1,7 @@
 /**
  * A merchant's settings in the console (docs/console.md "Settings"): API keys, webhook URL,
- * signing secret and a test webhook, accepted card brands, vault payment path. Each change is one
- * function of merchants/ or events/ — the one `kassa merchant …`, `kassa key rotate` and
+ * signing secret and a test webhook, accepted payment methods and card brands, vault payment
+ * path. Each change is one function of merchants/ or events/ — the one `kassa merchant …`, `kassa key rotate` and
  * `kassa webhook …` call — listed here as data with the audit log entry it writes, done or
  * refused. A new key or secret is shown once, in the answer to the POST that made it, and never
  * written to the audit log.
@@ -9,7 +9,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
-import { merchantOverviews, rotateApiKey, setCardBrands, setVaultPaymentPath } from '../merchants/merchants.ts';
+import { changePaymentMethods, merchantOverviews, rotateApiKey, setCardBrands, setVaultPaymentPath } from '../merchants/merchants.ts';
+import { paymentMethods } from '../ground/payment-method.ts';
 import { AdminError, deliveriesOf, rotateWebhookSecret, sendTestWebhook, setWebhookUrl, showWebhook } from '../events/admin.ts';
 import { audit } from '../operators/audit.ts';
 import { Problem } from '../ground/problem.ts';
@@ -63,6 +64,16 @@ const changes = {
     action: 'test_webhook',
     input: (form) => ({ mode: modeOf(form) }),
     perform: async (store, merchantId, input) => ({ result: { delivery: (await sendTestWebhook(store, merchantId, requireMode(String(input.mode)))).id } }),
+  },
+  'payment-methods': {
+    action: 'set_payment_methods',
+    input: (form) => ({ methods: ([] as unknown[]).concat(form.methods ?? []).filter((method): method is string => typeof method === 'string') }),
+    perform: async (store, merchantId, input) => {
+      // The form lists every known method: one left unchecked is disabled.
+      const checked = input.methods as string[];
+      await changePaymentMethods(store, merchantId, { enable: checked, disable: paymentMethods.filter((method) => !checked.includes(method)) });
+      return {};
+    },
   },
   'card-brands': {
     action: 'set_card_brands',

@@ -6,6 +6,7 @@
  */
 import { html, htmlDocument, trusted, type SafeHtml } from '../lib/html.ts';
 import { amountText } from '../ground/amount.ts';
+import { paymentMethods } from '../ground/payment-method.ts';
 import type { ListedTransaction } from '../store/transaction-list.ts';
 import type { AuditLogRow } from '../store/schema.ts';
 import type { DeliveryView } from '../events/admin.ts';
@@ -109,7 +110,8 @@ export interface ListFilters {
 export const filterChoices = {
   mode: ['test', 'live'],
   status: ['pending', 'success', 'failed', 'manualintervention'],
-  method: ['card', 'landingpage', 'walletpay', 'vault'],
+  // An enrollment's transaction shows `vault` as its method (docs/api.md#vault-enrollment).
+  method: [...paymentMethods, 'vault'],
   type: ['sale', 'authorise', 'credit', 'token'],
 } as const;
 

@@ -7,11 +7,13 @@
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import { countMerchants } from '../store/merchants.ts';
+import { paymentMethods } from '../ground/payment-method.ts';
 import { createTestMerchant } from './merchants.ts';
 
 export async function ensureDemoMerchant(store: Store, config: Config): Promise<string | undefined> {
   if ((await countMerchants(store.read)) > 0) return undefined;
-  const demo = await createTestMerchant(store, 'Demo Shop');
+  // Every known method, so the quickstart shows them all; a merchant made later gets methodsEnabledForNewMerchants.
+  const demo = await createTestMerchant(store, { name: 'Demo Shop', methods: paymentMethods });
   const api = `${config.publicUrl}/api/v1`;
   return `
 Kassa created a demo merchant (${demo.merchantId}) with a test API key, shown only now:

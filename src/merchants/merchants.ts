@@ -21,8 +21,16 @@ export interface MerchantSettings {
   vaultPaymentPath: 'direct' | 'confirm';
 }
 
-export const defaultSettings = (): MerchantSettings => ({
-  methods: [...paymentMethods],
+/**
+ * The methods a merchant accepts when created (`kassa merchant create`): those Kassa had before
+ * each merchant enabled its own. A method added to Kassa later stays off for every merchant until
+ * an operator enables it (docs/console.md "Settings"); the demo merchant gets every known method
+ * instead (demo.ts).
+ */
+export const methodsEnabledForNewMerchants = ['card', 'landingpage', 'walletpay'] as const satisfies readonly PaymentMethod[];
+
+export const defaultSettings = (methods: readonly PaymentMethod[] = methodsEnabledForNewMerchants): MerchantSettings => ({
+  methods: paymentMethods.filter((method) => methods.includes(method)),
   cardBrands: [...cardBrands],
   vaultPaymentPath: 'confirm',
 });
@@ -44,23 +52,30 @@ const keyPrefix = (key: string) => key.slice(0, 12);
 
 /** A merchant with a test and a live API key, each shown only now (`kassa merchant create`). */
 export async function createMerchant(store: Store, name: string, now = Date.now()): Promise<CreatedMerchant> {
-  const { merchantId, keys } = await insertNewMerchant(store, name, ['test', 'live'], now);
+  const { merchantId, keys } = await insertNewMerchant(store, { name, modes: ['test', 'live'] }, now);
   return { merchantId, testApiKey: keys.test!, liveApiKey: keys.live! };
 }
 
-/** A merchant with a test API key only (the demo merchant): a live key it gets from `kassa key rotate --mode live`, shown once. */
-export async function createTestMerchant(store: Store, name: string, now = Date.now()): Promise<{ merchantId: string; testApiKey: string }> {
-  const { merchantId, keys } = await insertNewMerchant(store, name, ['test'], now);
+/**
+ * A merchant with a test API key only, accepting `methods` (the demo merchant: every known method): a live key it gets
+ * from `kassa key rotate --mode live`, shown once.
+ */
+export async function createTestMerchant(
+  store: Store,
+  merchant: { name: string; methods: readonly PaymentMethod[] },
+  now = Date.now(),
+): Promise<{ merchantId: string; testApiKey: string }> {
+  const { merchantId, keys } = await insertNewMerchant(store, { name: merchant.name, modes: ['test'], settings: defaultSettings(merchant.methods) }, now);
   return { merchantId, testApiKey: keys.test! };
 }
 
 /** The merchant, an API key per mode of `modes`, and its webhook signing secret (sealed), in one unit of work. */
-async function insertNewMerchant(store: Store, name: string, modes: Mode[], now: number) {
+async function insertNewMerchant(store: Store, { name, modes, settings = defaultSettings() }: { name: string; modes: Mode[]; settings?: MerchantSettings }, now: number) {
   const merchantId = newMerchantId();
   const keys: Partial<Record<Mode, string>> = Object.fromEntries(modes.map((mode) => [mode, newApiKey(mode)]));
   const secret = store.secrets.seal(newWebhookSecret(), bindings.webhookSecret(merchantId));
   await store.transact(async (db) => {
-    await insertMerchant(db, { id: merchantId, name, settings: JSON.stringify(defaultSettings()), created: now });
+    await insertMerchant(db, { id: merchantId, name, settings: JSON.stringify(settings), created: now });
     for (const mode of modes) {
       const key = keys[mode]!;
       await insertApiKey(db, { keyHash: sha256Hex(key), merchantId, mode, keyPrefix: keyPrefix(key), created: now });
@@ -97,12 +112,51 @@ export async function setCardBrands(store: Store, merchantId: string, brands: re
   return changeSettings(store, merchantId, { cardBrands: cardBrands.filter((brand) => brands.includes(brand)) });
 }
 
-/** One change to the merchant's settings, read and written in one unit of work. Running processes see it within API_KEY_CACHE_MS. */
-async function changeSettings(store: Store, merchantId: string, change: Partial<MerchantSettings>): Promise<MerchantSettings> {
+/** What `kassa merchant methods` and the console change: the methods named in `enable` turned on, those in `disable` off. */
+export interface MethodsChange {
+  enable?: readonly string[];
+  disable?: readonly string[];
+}
+
+/**
+ * Enables and disables payment methods of the merchant (`kassa merchant methods`, the console). A method not enabled is
+ * refused at `POST /payment` and not listed by `GET /method` (docs/api.md#create-a-payment); none enabled is allowed,
+ * and then the merchant accepts no payment. Kept in the order of `paymentMethods`.
+ */
+export async function changePaymentMethods(store: Store, merchantId: string, { enable = [], disable = [] }: MethodsChange): Promise<MerchantSettings> {
+  for (const [field, names] of [
+    ['enable', enable],
+    ['disable', disable],
+  ] as const) {
+    const unknown = names.filter((name) => !(paymentMethods as readonly string[]).includes(name));
+    if (unknown.length > 0) {
+      const named = unknown.length === 1 ? `an unknown payment method: ${unknown[0]}` : `unknown payment methods: ${unknown.join(', ')}`;
+      throw AdminError.forField(field, `names ${named} (known: ${paymentMethods.join(', ')})`);
+    }
+  }
+  const both = enable.filter((name) => disable.includes(name));
+  if (both.length > 0) throw AdminError.forField('disable', `names ${both.join(', ')}, which --enable names too`);
+  return changeSettings(store, merchantId, (settings) => ({
+    methods: paymentMethods.filter((method) => enable.includes(method) || (settings.methods.includes(method) && !disable.includes(method))),
+  }));
+}
+
+/** The settings of the merchant (`kassa merchant methods` without a change). */
+export async function merchantSettings(store: Store, merchantId: string): Promise<MerchantSettings> {
+  const merchant = await findMerchant(store.read, merchantId);
+  if (!merchant) throw new AdminError(`no merchant with id ${merchantId}`);
+  return JSON.parse(merchant.settings) as MerchantSettings;
+}
+
+type SettingsChange = Partial<MerchantSettings> | ((settings: MerchantSettings) => Partial<MerchantSettings>);
+
+/** One change to the merchant's settings (or one made from them), read and written in one unit of work. Running processes see it within API_KEY_CACHE_MS. */
+async function changeSettings(store: Store, merchantId: string, change: SettingsChange): Promise<MerchantSettings> {
   return store.transact(async (db) => {
     const merchant = await findMerchant(db, merchantId);
     if (!merchant) throw new AdminError(`no merchant with id ${merchantId}`);
-    const settings: MerchantSettings = { ...(JSON.parse(merchant.settings) as MerchantSettings), ...change };
+    const current = JSON.parse(merchant.settings) as MerchantSettings;
+    const settings: MerchantSettings = { ...current, ...(typeof change === 'function' ? change(current) : change) };
     await updateMerchantSettings(db, merchantId, JSON.stringify(settings));
     return settings;
   });

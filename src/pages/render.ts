@@ -10,11 +10,14 @@ import type { PaymentPageRow } from '../store/payment-pages.ts';
 import { isFinal, type Status } from '../ground/states.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { cardsTaken, type Ports } from '../payments/ports.ts';
-import type { CardStep } from '../payments/card-payment.ts';
+import type { PageStep } from '../payments/card-payment.ts';
 import { storedRequestOf } from '../payments/serialize.ts';
 import { flowOf, type Page } from '../payments/flows.ts';
+import { methodOf } from '../ground/payment-method.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { landingMethods } from '../payments/operations/choose-method.ts';
+import { sendToMethod } from '../payments/operations/send-to-method.ts';
+import { run } from '../payments/operations/run.ts';
 import { pageLanguage, translator } from './i18n.ts';
 import { newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
 import { cardPage, challengePage, landingPage, messagePage, methodPage, outcomePage, redirect3ds1Page, storedCardPage, walletPage, type PaymentView } from './views.ts';
@@ -31,7 +34,7 @@ export interface Loaded extends PaymentContext {
 export function pageShown(row: TransactionRow, page: { chosen_method: string | null }): Page {
   const shown = flowOf(row.flow).page;
   if (shown !== 'method-choice') return shown;
-  return page.chosen_method === 'card' ? 'card-form' : page.chosen_method === 'walletpay' ? 'wallet-sheet' : 'method-choice';
+  return (page.chosen_method !== null && methodOf(page.chosen_method)?.chosenPage) || 'method-choice';
 }
 
 export const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: TransactionRow): PagePolicy => ({
@@ -59,11 +62,13 @@ export async function show(ports: Ports, reply: FastifyReply, loaded: Loaded, st
   const cardAvailable = await cardsTaken(ports, row);
   const shown = pageShown(row, page);
   if (shown === 'method-choice') {
-    const methods = landingMethods(merchant.settings, row.mode, cardAvailable);
+    const methods = await landingMethods(ports, row, merchant.settings);
     if (methods.length === 0) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
     const validUntil = row.expires_at ? new Date(row.expires_at) : undefined;
     return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
   }
+  // A method paid elsewhere: the customer is sent to its step (docs/payment-methods.md).
+  if (shown === 'redirect') return respond(reply, loaded, await run(sendToMethod, undefined, { ports, caller: loaded, now: Date.now(), log: reply.log }));
   if (shown === 'wallet-sheet') {
     // Live hosted wallet payments need the wallet's own button and sheet, which Kassa does not serve yet.
     if (row.mode !== 'test') return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('walletUnavailable')), 503);
@@ -92,7 +97,7 @@ function storedCardState({ row, merchant }: Loaded) {
 export function respond(
   reply: FastifyReply,
   loaded: Loaded,
-  step: CardStep,
+  step: PageStep,
   options: { form?: { expiry?: string; holderName?: string }; returnBy?: 'redirect' | 'page' } = {},
 ) {
   const { form, returnBy = 'redirect' } = options;
@@ -126,6 +131,8 @@ export function respond(
       return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
     case 'stale':
       return reply.code(303).header('Cache-Control', 'no-store').redirect(`/pay/${view.token}`, 303);
+    case 'redirect':
+      return reply.code(303).header('Cache-Control', 'no-store').redirect(step.url, 303);
     case 'challenge':
       return sendPage(
         reply,

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
-import { findByPageToken } from '../store/transactions.ts';
+import { findByPageToken, ownerOf } from '../store/transactions.ts';
 import { ensurePaymentPage, findThreeDSSession } from '../store/payment-pages.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import { amountText, findCurrency } from '../ground/amount.ts';
@@ -19,7 +19,7 @@ import { paymentMerchant } from '../merchants/merchants.ts';
 import { Problem } from '../ground/problem.ts';
 import { databaseUnavailable } from '../store/unavailable.ts';
 import { paymentPorts, type Ports } from '../payments/ports.ts';
-import type { CardStep } from '../payments/card-payment.ts';
+import type { PageStep } from '../payments/card-payment.ts';
 import { flowOf } from '../payments/flows.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
 import { run } from '../payments/operations/run.ts';
@@ -34,6 +34,11 @@ import { receiveChallengeResponse } from '../payments/operations/receive-challen
 import { complete3ds1 } from '../payments/operations/complete-3ds1.ts';
 import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts';
 import { payWallet } from '../payments/operations/pay-wallet.ts';
+import { methodPaidElsewhere } from '../payments/operations/send-to-method.ts';
+import { completeSimulatedMethod } from '../payments/operations/complete-simulated-method.ts';
+import { storedRequestOf } from '../payments/serialize.ts';
+import { methods } from '../ground/payment-method.ts';
+import { simulatorPage } from './method-views.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
 import { encodeCReq } from '../threeds/server.ts';
 import { encodeMethodData, transactionOf } from '../threeds/by-acquirer.ts';
@@ -141,6 +146,40 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     if (!loaded) return reply;
     await perform(chooseMethod, loaded, { method: field(request.body, 'method') }, request.log);
     return reply.code(303).redirect(`/pay/${request.params.token}`, 303);
+  });
+
+  // A method paid elsewhere, in test mode: the page standing in for its step, where the tester picks the outcome (docs/payment-methods.md "Test mode").
+  app.get<{ Params: { token: string } }>('/pay/:token/simulator', async (request, reply) => {
+    const loaded = await load(request.params.token, request.headers['accept-language']);
+    if (!loaded) return notFound(reply);
+    const method = methodPaidElsewhere(loaded.row, loaded.page);
+    const page = method && methods[method].simulator;
+    const simulated = await ports.acquirers.simulated(ownerOf(loaded.row));
+    if (!page || !simulated || loaded.row.status !== 'pending') return reply.code(303).redirect(`/pay/${request.params.token}`, 303);
+    const { view, row } = loaded;
+    const currency = findCurrency(row.currency)!;
+    const lines = ((storedRequestOf(row).orderLines ?? []) as Record<string, unknown>[]).map((line) => ({
+      name: String(line.name ?? ''),
+      quantity: String(line.quantity ?? ''),
+      total: typeof line.totalPrice === 'number' || typeof line.totalPrice === 'string' ? `${currency.code.toUpperCase()} ${line.totalPrice}` : '',
+    }));
+    return sendPage(reply, policy(view.nonce, {}, row), simulatorPage(view, { page, methodName: view.t(`method_${method}`), reference: row.reference, lines }));
+  });
+
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/simulator', async (request, reply) => {
+    const loaded = await loadForm(request, reply);
+    if (!loaded) return reply;
+    await perform(completeSimulatedMethod, loaded, { outcome: field(request.body, 'outcome'), bank: field(request.body, 'bank') }, request.log);
+    return reply.code(303).header('Cache-Control', 'no-store').redirect(`/pay/${request.params.token}/return`, 303);
+  });
+
+  // Back from a method's step elsewhere: to the merchant's returnUrl, where the shop reads the payment's state; pending too (a bank transfer on its way).
+  app.get<{ Params: { token: string } }>('/pay/:token/return', async (request, reply) => {
+    const loaded = await load(request.params.token, request.headers['accept-language']);
+    if (!loaded) return notFound(reply);
+    const { row } = loaded;
+    if (!row.return_url || !methodPaidElsewhere(row, loaded.page)) return show(ports, reply, loaded);
+    return reply.code(303).header('Cache-Control', 'no-store').redirect(row.return_url, 303);
   });
 
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/cancel', async (request, reply) => {
@@ -281,7 +320,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
    * PKI for this payment's amount and the merchant's first accepted brand, then accepted
    * and paid exactly like a token from the merchant's backend.
    */
-  async function payWithTestWallet(loaded: Loaded, log: FastifyRequest['log']): Promise<CardStep> {
+  async function payWithTestWallet(loaded: Loaded, log: FastifyRequest['log']): Promise<PageStep> {
     const { row, merchant } = loaded;
     const brand = merchant.settings.cardBrands[0];
     if (!brand) return { step: 'unavailable' };

@@ -40,7 +40,7 @@ ${scripts.map((script) => html`<script nonce="${nonce}">${trusted(script)}</scri
   });
 }
 
-function summary(view: PaymentView): SafeHtml {
+export function summary(view: PaymentView): SafeHtml {
   const { t } = view;
   return html`<header class="summary">
 <p class="merchant">${t('payTo', { merchant: view.merchantName })}</p>
@@ -50,7 +50,7 @@ ${view.description ? html`<p class="description">${view.description}</p>` : ''}
 ${view.testMode ? html`<p class="test-banner" role="note">${t(view.enrollment ? 'testModeEnrollment' : 'testMode')}</p>` : ''}`;
 }
 
-const csrfField = (view: PaymentView) => html`<input type="hidden" name="csrf" value="${view.csrf}">`;
+export const csrfField = (view: PaymentView) => html`<input type="hidden" name="csrf" value="${view.csrf}">`;
 
 /** Hidden fields browserFactsScript fills in for the 3-D Secure AReq (js stays 0 without scripts). */
 const browserFactFields = () => html`<input type="hidden" name="js" value="0">

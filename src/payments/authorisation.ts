@@ -57,7 +57,8 @@ export async function loadAuthorisation(read: Db, caller: { merchantId: string; 
 export function authorised(found: Authorisation | undefined, reference: string): Authorisation {
   if (!found) throw Problem.notFound(`No transaction with reference ${reference}.`);
   const { row } = found;
-  if (row.type !== 'authorise' || row.method !== 'card') {
+  // Only methods whose flows take transactionType authorise make one (payments/flows.ts).
+  if (row.type !== 'authorise') {
     throw Problem.validation([{ field: '/reference', code: 'not_authorisation', message: 'is not a card payment created with transactionType authorise' }]);
   }
   if (row.status !== 'success' || !captureStatusOf(row)) {
@@ -70,12 +71,25 @@ export function authorised(found: Authorisation | undefined, reference: string):
  * A payment's one state change to what its acquirer answered, made outside the card page (the
  * test helper, a late notification), left as card-payment.ts `finish` leaves it: an authorise
  * payment that succeeds is held (`captureStatus: "authorised"`), and the acquirer's reference of
- * a success is kept for its capture, reversal and refunds. False when the payment was no longer in `from`.
+ * a success is kept for its capture, reversal and refunds; what the acquirer told of the payer
+ * (`learned`: a bank account's holder and masked IBAN) is added to its details. False when the
+ * payment was no longer in `from`.
  */
-export async function recordAcquirerOutcome(tx: Db, change: StatusChange & { from: Status; to: Status }, acquirerReference?: string): Promise<boolean> {
+export async function recordAcquirerOutcome(
+  tx: Db,
+  change: StatusChange & { from: Status; to: Status },
+  acquirerReference?: string,
+  learned?: Readonly<Record<string, unknown>>,
+): Promise<boolean> {
   const current = (await findTransaction(tx, change.reference))!;
   const held = change.to === 'success' && current.type === 'authorise';
-  const moved = await transition(tx, { ...change, set: held ? { details: authorisedDetails(JSON.parse(current.details) as Record<string, unknown>) } : undefined });
+  const details = learned ? { ...(JSON.parse(current.details) as Record<string, unknown>), ...learned } : undefined;
+  const set = held
+    ? { details: authorisedDetails(details ?? (JSON.parse(current.details) as Record<string, unknown>)) }
+    : details
+      ? { details: JSON.stringify(details) }
+      : undefined;
+  const moved = await transition(tx, { ...change, set });
   if (moved && change.to === 'success' && acquirerReference !== undefined) {
     await ensurePaymentPage(tx, change.reference, randomBase62(32), change.at);
     await setPageFields(tx, change.reference, { acquirer_reference: acquirerReference });

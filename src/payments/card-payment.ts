@@ -65,9 +65,11 @@ export interface BrowserFacts {
   collected: Partial<BrowserInfo>;
 }
 
-/** Where a card payment's request leaves the customer: what the page shows next. */
-export type CardStep =
+/** Where a payment's page request leaves the customer: what the page shows next. */
+export type PageStep =
   | { step: 'final'; row: TransactionRow }
+  /** To the method's own step elsewhere (a bank, a sign-in), from which the customer comes back to Kassa. */
+  | { step: 'redirect'; url: string }
   | { step: 'invalid'; errors: Partial<Record<CardField, CardError>>; attemptsLeft: number }
   /** Another request of this payment is processing a card right now. */
   | { step: 'busy' }
@@ -112,7 +114,7 @@ export async function cardPaymentAvailable({ ports, caller }: CardContext): Prom
  * click, a retry on a slow network) is no attempt: only cards really checked count toward
  * the limit, so the customer is never declined for clicking twice.
  */
-export async function reserveCardAttempt(tx: Db, plan: CardPlan, { ports, caller, now }: CardContext): Promise<CardPlan | Stop<CardStep>> {
+export async function reserveCardAttempt(tx: Db, plan: CardPlan, { ports, caller, now }: CardContext): Promise<CardPlan | Stop<PageStep>> {
   const { check } = plan;
   if (plan.unavailable || !(await cardPaymentAvailable({ ports, caller, now } as CardContext))) return stop({ step: 'unavailable' });
   const current = await openForPaying(tx, caller.row.reference, now);
@@ -131,7 +133,7 @@ export async function reserveCardAttempt(tx: Db, plan: CardPlan, { ports, caller
 export const releaseLease = (tx: Db, _plan: unknown, { caller }: CardContext) => releaseProcessingLease(tx, caller.row.reference);
 
 /** What the act decided: a step to show with no state change, or the one state change. */
-export type Settlement = { show: CardStep } | { finish: Finish };
+export type Settlement = { show: PageStep } | { finish: Finish };
 
 /** act of a card payment: 3-D Secure, then authorisation (or, for an enrollment, the card made ready to store). */
 export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext): Promise<Settlement> {
@@ -264,7 +266,7 @@ const cardFacts = (card: CardData) => ({ brand: card.brand, lastFour: card.pan.s
 export const sealBinding = (reference: string, sessionId: string) => `${reference}|${sessionId}`;
 
 /** What the 3-D Secure server and the acquirer both need to know of the payment: which one, and how much. */
-function paymentAmount(row: TransactionRow): PaymentAmount {
+export function paymentAmount(row: TransactionRow): PaymentAmount {
   return { reference: row.reference, mode: row.mode, amountMinor: row.amount_minor, currency: row.currency, exponent: findCurrency(row.currency)!.exponent };
 }
 
@@ -301,8 +303,7 @@ export async function authorise(card: CardData, authentication: Authentication |
   const result: AuthoriseResult = await acquirer.authorise(
     {
       ...paymentAmount(row),
-      card,
-      authentication: authentication && toAuthenticationData(authentication),
+      instrument: { kind: 'card', card, authentication: authentication && toAuthenticationData(authentication) },
       captureNow: row.type !== 'authorise',
       merchantName: merchant.name,
     },
@@ -324,6 +325,9 @@ function settlementOf(result: AuthoriseResult, card: CardData, authentication: A
       return { finish: { ...common, status: 'failed', failureCode: result.failureCode, cause: 'acquirer_declined' } };
     case 'unknown':
       return { finish: { ...common, status: 'manualintervention', cause: 'acquirer_timeout' } };
+    // A card sent on to a step elsewhere (a 3-D Secure redirect of the acquirer's) is not taken yet (docs/acquirers.md#adyen).
+    case 'redirect':
+      return { finish: { ...common, status: 'failed', failureCode: 'processing_error', cause: 'acquirer_redirect_not_taken' } };
   }
 }
 
@@ -349,10 +353,10 @@ export interface Finish {
 }
 
 /** A step the acquirer asked for (3-D Secure by the acquirer): its session keeps the acquirer's token. */
-const waitsForBrowser = (step: CardStep) => (step.step === 'method' || step.step === 'challenge') && step.session.acquirer_token !== null;
+const waitsForBrowser = (step: PageStep) => (step.step === 'method' || step.step === 'challenge') && step.session.acquirer_token !== null;
 
 /** commit of a card payment: its one state change (if the act reached one), and the lease given back. */
-export async function commitSettlement(tx: Db, settlement: Settlement, ctx: CardContext): Promise<CardStep> {
+export async function commitSettlement(tx: Db, settlement: Settlement, ctx: CardContext): Promise<PageStep> {
   const { reference } = ctx.caller.row;
   await releaseProcessingLease(tx, reference);
   if ('show' in settlement) {
@@ -368,7 +372,7 @@ export async function commitSettlement(tx: Db, settlement: Settlement, ctx: Card
 }
 
 /** The one state change of the payment, with what it learned (brand, authentication, capture state, vault card). */
-export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: CardContext): Promise<CardStep> {
+export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: CardContext): Promise<PageStep> {
   const { reference } = caller.row;
   const current = (await findTransaction(tx, reference))!;
   if (current.status === 'pending') {
@@ -400,7 +404,7 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
 }
 
 /** after: an authorisation whose payment was cancelled or expired meanwhile releases the money it just held. */
-export async function reverseLostAuthorisation(step: CardStep, settlement: Settlement, { ports, caller }: CardContext): Promise<void> {
+export async function reverseLostAuthorisation(step: PageStep, settlement: Settlement, { ports, caller }: CardContext): Promise<void> {
   if (!('finish' in settlement) || !settlement.finish.acquirerReference || step.step !== 'final') return;
   // Held for review by the recovery job meanwhile: its technical cancel or the acquirer's notification decides, not this.
   if (step.row.status === 'success' || step.row.status === 'manualintervention') return;
@@ -418,7 +422,7 @@ export async function reverseLostAuthorisation(step: CardStep, settlement: Settl
  * if it can still be paid — pending, not past its expiry (then it fails as expired, unless an
  * authorisation is in flight), with its page row — or the final step it has reached.
  */
-export async function openForPaying(tx: Db, reference: string, at: number): Promise<TransactionRow | CardStep> {
+export async function openForPaying(tx: Db, reference: string, at: number): Promise<TransactionRow | PageStep> {
   const current = (await findTransaction(tx, reference))!;
   if (current.status !== 'pending') return { step: 'final', row: current };
   // An authorisation in flight may have taken the money: its outcome ends the payment, not the clock.
@@ -428,7 +432,7 @@ export async function openForPaying(tx: Db, reference: string, at: number): Prom
   return current;
 }
 
-async function failNow(tx: Db, row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<CardStep> {
+async function failNow(tx: Db, row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<PageStep> {
   await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode, cause, at });
   return { step: 'final', row: (await findTransaction(tx, row.reference))! };
 }
@@ -439,7 +443,7 @@ export const payingByCard = {
   release: releaseLease,
   act: authenticateAndAuthorise,
   commit: commitSettlement,
-  answer: (step: CardStep) => step,
+  answer: (step: PageStep) => step,
   after: reverseLostAuthorisation,
 };
 

@@ -42,7 +42,7 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext): Planne
     flow: request.flow,
     amountMinor: request.amountMinor,
     currency: request.currency.code,
-    storedRequest: { storeInVault: request.storeInVault, preselectedBrand: request.brand, orderLines: request.orderLines },
+    storedRequest: { storeInVault: request.storeInVault, preselectedBrand: request.brand, orderLines: request.orderLines, issuer: request.issuer },
     details: flow.expiryInDetails ? { expirationDuration: request.expirationDuration ?? ctx.defaultExpiry } : {},
     now: ctx.now,
     expiresAt: ctx.now + (request.expirationMs ?? ctx.defaultExpiryMs),

@@ -18,10 +18,11 @@
  * The request tables of request.ts and vault/enroll.ts, the payment object (serialize.ts),
  * creation and the pages read this table instead of comparing flow names.
  */
-import type { PaymentMethod } from '../ground/payment-method.ts';
+import { methods, redirectMethods, type PaymentMethod, type RedirectMethod } from '../ground/payment-method.ts';
 import type { ThreeDSContext } from '../threeds/validate.ts';
 
-export type Flow = 'card' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid' | 'enrollment';
+/** The card and wallet flows, the landing page, the enrollment, and one flow per method paid elsewhere (named as the method). */
+export type Flow = 'card' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid' | 'enrollment' | RedirectMethod;
 
 /** The flows of a create-payment request (docs/api.md#create-a-payment): all but the enrollment. */
 export type PaymentFlow = Exclude<Flow, 'enrollment'>;
@@ -45,6 +46,8 @@ export type Page =
   /** The landing page: the customer picks a method, then sees that method's page (docs/api.md#the-service). */
   | 'method-choice'
   | 'wallet-sheet'
+  /** The customer is sent to the method's own step elsewhere (its bank, its sign-in), and comes back to Kassa (docs/payment-methods.md). */
+  | 'redirect'
   /** The merchant's own checkout takes the payment (docs/api.md#create-a-payment, docs/api.md#hybrid-wallet-checkout): payUrl only shows its status. */
   | 'none';
 
@@ -81,6 +84,10 @@ export interface FlowSpec {
   creation: Creation;
   /** Whether a card entered for it is put in the vault: always (enrollment), when the request asked (`storeInVault: yes`), or never. */
   storesCard: 'always' | 'if-asked' | 'never';
+  /** Whether the request must carry `orderLines` adding up to its amount (its method's entry; absent: no). */
+  orderLinesRequired?: boolean;
+  /** Whether the request may name the customer's bank (`issuer`; absent: no). */
+  issuer?: boolean;
   /** Whether its `details` show `expirationDuration` (docs/api.md#the-details-object: landing page). */
   expiryInDetails: boolean;
   /** The addresses its payment object carries (docs/api.md#the-payment-object). */
@@ -94,7 +101,38 @@ const cardEntry = { operation: 'payment', usesVaultToken: false, merchantCapture
 /** The merchant captured the card data (the wallet token) in its own checkout: browserInfo is then required (docs/api.md#billing-and-shipping-fields, docs/api.md#browser-data). */
 const merchantCheckout = { operation: 'payment', usesVaultToken: false, merchantCapturesCardData: true } as const;
 
-export const flows = {
+/** A create-payment flow recognised by its method alone. */
+interface RedirectFlowSpec extends FlowSpec {
+  method: RedirectMethod;
+  recognisedBy: { detailsSent: readonly [] };
+}
+
+/** The flow of a method paid on a page elsewhere: its method's entry says what its request takes. */
+function redirectFlow(method: RedirectMethod): RedirectFlowSpec {
+  const spec = methods[method];
+  return {
+    method,
+    title: method,
+    recognisedBy: { detailsSent: [] },
+    requires: [],
+    forbids: [vaultTokenOnlyWithCard],
+    requiresReturnUrl: true,
+    transactionTypes: spec.transactionTypes,
+    brand: false,
+    storeInVault: false,
+    threeDS: cardEntry,
+    page: 'redirect',
+    creation: 'plain',
+    storesCard: 'never',
+    orderLinesRequired: spec.orderLinesRequired,
+    issuer: spec.issuer,
+    expiryInDetails: false,
+    // docs/api.md#cancel: the merchant may cancel a payment the customer has not finished elsewhere.
+    answer: { payUrl: true, cancelUrl: true, cardDataUrl: false },
+  };
+}
+
+const ownFlows = {
   card: {
     method: 'card',
     title: 'card',
@@ -229,7 +267,12 @@ export const flows = {
     expiryInDetails: false,
     answer: { payUrl: true, cancelUrl: false, cardDataUrl: false },
   },
-} as const satisfies Record<Flow, FlowSpec>;
+} as const satisfies Record<Exclude<Flow, RedirectMethod>, FlowSpec>;
+
+export const flows: typeof ownFlows & Readonly<Record<RedirectMethod, RedirectFlowSpec>> = {
+  ...ownFlows,
+  ...(Object.fromEntries(redirectMethods.map((method) => [method, redirectFlow(method)])) as Record<RedirectMethod, RedirectFlowSpec>),
+};
 
 export const flowNames = Object.keys(flows) as Flow[];
 

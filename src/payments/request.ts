@@ -5,7 +5,7 @@
  * is reported at once; the 3-D Secure 2 fields (docs/api.md#3-d-secure-2-data) are checked by threeds/validate.
  */
 import type { FieldError } from '../ground/problem.ts';
-import { findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
+import { findCurrency, formatAmount, parseAmount, type AmountResult, type Currency } from '../ground/amount.ts';
 import {
   amountSchema,
   checkTable,
@@ -23,12 +23,12 @@ import {
 } from './common-fields.ts';
 import { parseIsoDuration } from '../lib/duration.ts';
 import type { MerchantSettings } from '../merchants/merchants.ts';
-import { paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
+import { methods, paymentMethods, retiredMethods, type MethodSpec, type PaymentMethod } from '../ground/payment-method.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 import { parseWalletToken, type WalletPaymentToken } from '../wallet/index.ts';
 import { checkValidationUrl } from '../wallet/merchant-session.ts';
-import { flowNames, flows, type DetailsField, type PaymentFlow } from './flows.ts';
+import { flowNames, flowOf, flows, type DetailsField, type PaymentFlow } from './flows.ts';
 
 export interface PaymentRequest extends CommonFields {
   method: PaymentMethod;
@@ -39,6 +39,8 @@ export interface PaymentRequest extends CommonFields {
   brand?: CardBrand;
   storeInVault: boolean;
   orderLines?: unknown[];
+  /** The customer's bank, as a BIC, for a method that takes one (docs/payment-methods.md). */
+  issuer?: string;
   expirationDuration?: string;
   expirationMs?: number;
   details: {
@@ -63,7 +65,25 @@ const ANY_CURRENCY: Currency = { code: 'xxx', numeric: '', exponent: 4 };
 
 function currencyCode(value: unknown, field: CompiledField, run: FieldRun): unknown {
   if (typeof value !== 'string' || !CURRENCY_CODE.test(value)) return fail(run, field, 'format', 'must be a three-letter ISO 4217 code such as EUR');
-  return findCurrency(value) ?? fail(run, field, 'enum', 'is not an ISO 4217 currency code');
+  const currency = findCurrency(value);
+  if (!currency) return fail(run, field, 'enum', 'is not an ISO 4217 currency code');
+  // The method was read first (methodTable): a currency its scheme does not take is refused here, not at the bank.
+  const method = run.values.method as PaymentMethod | undefined;
+  const taken: MethodSpec['currencies'] | undefined = method && methods[method].currencies;
+  if (taken && taken !== 'all' && !taken.includes(currency.code)) {
+    return fail(run, field, 'not_allowed', `is not taken by method ${method}, which takes ${taken.map((code) => code.toUpperCase()).join(', ')}`);
+  }
+  return currency;
+}
+
+/** A BIC (ISO 9362): bank, country, location and an optional branch. */
+const BIC = /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
+const methodsTakingIssuer = paymentMethods.filter((method) => methods[method].issuer);
+
+function issuerBic(value: string, field: CompiledField, run: FieldRun): unknown {
+  if (run.flow !== undefined && !flowOf(run.flow).issuer) return fail(run, field, 'not_allowed', `is only allowed with method ${methodsTakingIssuer.join(', ')}`);
+  const bic = value.toUpperCase();
+  return BIC.test(bic) ? bic : fail(run, field, 'format', "must be the bank's BIC, such as INGBNL2A");
 }
 
 function amountInCurrency(value: unknown, field: CompiledField, run: FieldRun): unknown {
@@ -160,7 +180,22 @@ export const paymentTable = compileTable({
     format: isYes,
     default: false,
   },
-  orderLines: { type: 'array of objects', maxItems: 200, items: 'lines' },
+  orderLines: {
+    type: 'array of objects',
+    maxItems: 200,
+    items: 'lines',
+    required: (flow) => flow.orderLinesRequired === true,
+    requiredMessage: `is required for method ${paymentMethods.filter((method) => methods[method].orderLinesRequired).join(', ')}`,
+  },
+  issuer: {
+    type: 'string',
+    maxLength: 11,
+    format: issuerBic,
+    schema: {
+      pattern: '^[A-Za-z0-9]{8}([A-Za-z0-9]{3})?$',
+      description: `The customer's bank as a BIC (method ${methodsTakingIssuer.join(', ')}); absent: the customer picks it.`,
+    },
+  },
 });
 
 // ── Recognising the flow ─────────────────────────────────────────────────────────────────
@@ -214,7 +249,9 @@ export function parsePaymentRequest(
   { settings, webhooks, returnUrlSchemes }: RequestRules & { settings: MerchantSettings },
 ): { errors: FieldError[]; request?: PaymentRequest } {
   const run: FieldRun = { flow: undefined, settings, webhooks, returnUrlSchemes, errors: [], values: {} };
-  checkTable(methodTable, body, run, run.values);
+  const retired = typeof body.method === 'string' ? retiredMethods[body.method] : undefined;
+  if (retired === undefined) checkTable(methodTable, body, run, run.values);
+  else run.errors.push({ field: '/method', code: 'retired', message: `is no longer offered: ${retired}` });
   const method = run.values.method as PaymentMethod | undefined;
   const flow = method === undefined ? undefined : recogniseFlow(method, isObject(body.details) ? body.details : NOTHING_SENT);
   run.flow = flow;
@@ -224,8 +261,11 @@ export function parsePaymentRequest(
   const threeDS = validateThreeDS(body, flows[flow ?? 'card'].threeDS);
   run.errors.push(...threeDS.errors);
 
-  if (run.errors.length > 0 || flow === undefined) return { errors: run.errors };
   const v = run.values;
+  if (flow !== undefined && flowOf(flow).orderLinesRequired && Array.isArray(v.orderLines) && typeof v.amount === 'number' && v.currency) {
+    run.errors.push(...orderLinesAddingUp(v.orderLines as Record<string, unknown>[], v.amount, v.currency as Currency));
+  }
+  if (run.errors.length > 0 || flow === undefined) return { errors: run.errors };
   const { expirationDuration, ...details } = (v.details ?? {}) as ParsedDetails;
   return {
     errors: run.errors,
@@ -239,6 +279,7 @@ export function parsePaymentRequest(
       brand: v.brand as CardBrand | undefined,
       storeInVault: v.storeInVault as boolean,
       orderLines: v.orderLines as unknown[] | undefined,
+      issuer: v.issuer as string | undefined,
       expirationDuration: expirationDuration?.duration,
       expirationMs: expirationDuration?.ms,
       details,
@@ -246,4 +287,42 @@ export function parsePaymentRequest(
       ...commonFieldsOf(v),
     },
   };
+}
+
+/**
+ * The order lines a pay-later method invoices (docs/payment-methods.md): each names what was sold,
+ * how many, and its total price in the payment's currency, and the totals add up to the amount
+ * exactly, as the method's own checkout refuses an invoice that does not.
+ */
+function orderLinesAddingUp(lines: readonly Record<string, unknown>[], amountMinor: number, currency: Currency): FieldError[] {
+  const errors: FieldError[] = [];
+  if (lines.length === 0) return [{ field: '/orderLines', code: 'min_items', message: 'must list at least one line' }];
+  let total = 0;
+  lines.forEach((line, index) => {
+    const at = `/orderLines/${index}`;
+    if (typeof line.name !== 'string' || line.name.trim() === '') errors.push({ field: `${at}/name`, code: 'required', message: 'is required' });
+    if (!(typeof line.quantity === 'number' || typeof line.quantity === 'string') || !(Number(line.quantity) > 0)) {
+      errors.push({ field: `${at}/quantity`, code: 'range', message: 'must be a number above 0' });
+    }
+    const price = signedAmount(line.totalPrice, currency);
+    if (!price.ok) errors.push({ field: `${at}/totalPrice`, code: price.code, message: price.message });
+    else total += price.minor;
+  });
+  if (errors.length === 0 && total !== amountMinor) {
+    errors.push({
+      field: '/orderLines',
+      code: 'total_mismatch',
+      message: `the lines' totalPrice add up to ${formatAmount(total, currency)}, not the amount ${formatAmount(amountMinor, currency)}`,
+    });
+  }
+  return errors;
+}
+
+/** A line's total: a discount's is negative, a free line's zero (parseAmount takes positive amounts only). */
+function signedAmount(value: unknown, currency: Currency): AmountResult {
+  const negative = (typeof value === 'number' && value < 0) || (typeof value === 'string' && value.trim().startsWith('-'));
+  const magnitude = typeof value === 'number' ? Math.abs(value) : typeof value === 'string' ? value.trim().replace(/^-/, '') : value;
+  if ((typeof magnitude === 'number' || typeof magnitude === 'string') && Number(magnitude) === 0 && String(magnitude).trim() !== '') return { ok: true, minor: 0 };
+  const parsed = parseAmount(magnitude, currency);
+  return parsed.ok && negative ? { ok: true, minor: -parsed.minor } : parsed;
 }

@@ -44,6 +44,8 @@ export interface StoredPaymentRequest extends StoredRequest {
   preselectedBrand?: CardBrand;
   /** Vault payments: the stored card to pay with (found by its access token at creation). */
   vaultCardId?: string;
+  /** The customer's bank the merchant named, for a method paid elsewhere (its BIC). */
+  issuer?: string;
 }
 
 /**

@@ -26,6 +26,7 @@ import { acquirerClaims } from './migrations/018_acquirer_claims.ts';
 import { acquirerNotifications } from './migrations/019_acquirer_notifications.ts';
 import { signInAttempts } from './migrations/020_sign_in_attempts.ts';
 import { readinessProbe } from './migrations/021_readiness_probe.ts';
+import { explicitMerchantMethods } from './migrations/022_explicit_merchant_methods.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -49,6 +50,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '019_acquirer_notifications': acquirerNotifications(),
   '020_sign_in_attempts': signInAttempts(),
   '021_readiness_probe': readinessProbe(),
+  '022_explicit_merchant_methods': explicitMerchantMethods(dialect),
 });
 
 /**

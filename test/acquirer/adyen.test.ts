@@ -75,13 +75,16 @@ describe('the Adyen connector against the contract', { skip }, () => {
     amountMinor,
     currency: 'eur',
     exponent: 2,
-    card: { pan: '4111111111111111', expiryMonth: 3, expiryYear: 2030, cvc: '737', holderName: 'J. Smit', brand: 'visa' },
-    authentication: {
-      protocolVersion: '2.2.0',
-      transStatus: 'Y',
-      eci: '05',
-      authenticationValue: 'AAABBJkZFgAAAAAAAAAAAAAAAAA=',
-      dsTransID: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b',
+    instrument: {
+      kind: 'card',
+      card: { pan: '4111111111111111', expiryMonth: 3, expiryYear: 2030, cvc: '737', holderName: 'J. Smit', brand: 'visa' },
+      authentication: {
+        protocolVersion: '2.2.0',
+        transStatus: 'Y',
+        eci: '05',
+        authenticationValue: 'AAABBJkZFgAAAAAAAAAAAAAAAAA=',
+        dsTransID: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b',
+      },
     },
     captureNow,
     merchantName: 'Shop',

@@ -42,7 +42,7 @@ const request = (amountMinor: number, mode: 'test' | 'live' = 'test'): Authorise
   exponent: 2,
   captureNow: false,
   merchantName: 'Shop',
-  card: { pan: '4111111111111111', expiryMonth: 12, expiryYear: 2034, cvc: '123', holderName: 'Jo', brand: 'visa' },
+  instrument: { kind: 'card', card: { pan: '4111111111111111', expiryMonth: 12, expiryYear: 2034, cvc: '123', holderName: 'Jo', brand: 'visa' } },
 });
 
 test('the simulator answers per scenario and repeats its answer for the same idempotency key', async () => {

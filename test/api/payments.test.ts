@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, basic, cardPayment, suiteApp } from '../support/app.ts';
-import { createMerchant } from '../../src/merchants/merchants.ts';
+import { changePaymentMethods, createMerchant } from '../../src/merchants/merchants.ts';
 
 for (const backend of backends) {
   describe(`payments API on ${backend}`, () => {
@@ -279,6 +279,53 @@ for (const backend of backends) {
         { method: 'landingpage' },
         { method: 'walletpay' },
       ]);
+    });
+
+    test('a new merchant accepts card, landingpage and walletpay: GET /method lists them, in both modes', async () => {
+      const shop = await createMerchant(t.store, 'New Shop');
+      for (const key of [shop.testApiKey, shop.liveApiKey]) {
+        const listed = await t.client.get('/method', { key });
+        assert.deepEqual(
+          listed.json().map((m: { method: string }) => m.method),
+          ['card', 'landingpage', 'walletpay'],
+          key.slice(0, 5),
+        );
+      }
+    });
+
+    test('a method the merchant has not enabled is refused at POST /payment with a problem naming /method, and GET /method leaves it out', async () => {
+      const shop = await createMerchant(t.store, 'Card Only Shop');
+      await changePaymentMethods(t.store, shop.merchantId, { disable: ['walletpay', 'landingpage'] });
+      const hostedWallet = { method: 'walletpay', amount: '10.00', currency: 'EUR', returnUrl: 'https://shop.example/return' };
+      for (const key of [shop.testApiKey, shop.liveApiKey]) {
+        for (const body of [hostedWallet, { ...hostedWallet, method: 'landingpage' }]) {
+          const refused = await t.client.post('/payment', body, { key });
+          assert.equal(refused.statusCode, 422, `${key.slice(0, 5)} ${body.method}`);
+          assert.equal(refused.headers['content-type'], 'application/problem+json; charset=utf-8');
+          const problem = refused.json();
+          assert.equal(problem.status, 422);
+          assert.equal(problem.title, 'Validation failed');
+          assert.deepEqual(problem.errors, [{ field: '/method', code: 'not_enabled', message: `${body.method} is not enabled for this merchant` }]);
+        }
+        assert.deepEqual(
+          (await t.client.get('/method', { key })).json().map((m: { method: string }) => m.method),
+          ['card'],
+        );
+        assert.equal((await t.client.post('/payment', cardPayment(), { key })).statusCode, 200, 'card still accepted');
+      }
+
+      await changePaymentMethods(t.store, shop.merchantId, { enable: ['walletpay'], disable: ['card'] });
+      assert.deepEqual(
+        (await t.client.get('/method', { key: shop.testApiKey })).json(),
+        [{ method: 'walletpay' }],
+        'enabled again, and card off: its brands are no longer listed',
+      );
+      assert.equal((await t.client.post('/payment', hostedWallet, { key: shop.testApiKey })).statusCode, 200);
+      const card = await t.client.post('/payment', cardPayment(), { key: shop.testApiKey });
+      assert.deepEqual(card.json().errors, [{ field: '/method', code: 'not_enabled', message: 'card is not enabled for this merchant' }]);
+
+      await changePaymentMethods(t.store, shop.merchantId, { disable: ['walletpay'] });
+      assert.deepEqual((await t.client.get('/method', { key: shop.liveApiKey })).json(), [], 'a merchant with no method enabled lists none');
     });
 
     test('a live payment refuses a webhookUrl that is not https or points at a private address', async () => {

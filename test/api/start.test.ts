@@ -1,6 +1,6 @@
 /**
  * What Kassa (src/main.ts, two HTTP processes under a primary; `npm start` runs it compiled, dist/main.js) prints and logs at start:
- * the demo merchant with a test key only, and once each, what it found of an earlier
+ * the demo merchant with a test key only and every payment method, and once each, what it found of an earlier
  * version's files (permissions taken off, a key file beside the database).
  */
 import { describe, test } from 'node:test';
@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { ensureKeyFile } from '../../src/lib/private-files.ts';
 import { VAULT_KEY_FILE } from '../../src/vault/keys.ts';
+import { paymentMethods } from '../../src/ground/payment-method.ts';
 
 /** Waits for `condition`, at most 30 s, running `poll` (if any) before each look. */
 async function until(condition: () => boolean, what: () => string, poll: () => Promise<void> = async () => {}) {
@@ -73,7 +74,12 @@ describe('starting Kassa', () => {
       assert.ok(testKey, output);
       assert.doesNotMatch(output, /live_[0-9A-Za-z]/, 'no live key printed');
       const methods = (key: string) => fetch(`${kassa.baseUrl}/api/v1/method`, { headers: { authorization: basic(key) } });
-      assert.equal((await methods(testKey)).status, 200);
+      const listed = (await (await methods(testKey)).json()) as { method: string }[];
+      assert.deepEqual(
+        listed.map((m) => m.method),
+        [...paymentMethods],
+        'the demo merchant accepts every method Kassa knows',
+      );
 
       const [demo] = JSON.parse(kassaCli(db.env, 'merchant', 'list', '--json')) as { merchantId: string; keys: Record<string, string> }[];
       assert.deepEqual(Object.keys(demo.keys), ['test'], 'the demo merchant has no live key');

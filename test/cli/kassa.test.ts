@@ -108,6 +108,45 @@ for (const backend of backends) {
       await assert.rejects(kassa(db.env, 'merchant', 'card-brands', '--merchant', created.merchantId, '--brands', ','), /--brands must name at least one/);
     });
 
+    test('merchant methods enables and disables payment methods, prints them without a change, and refuses unknown names', async () => {
+      const created = JSON.parse((await kassa(db.env, 'merchant', 'create', '--name', 'Methods', '--json')).stdout);
+      const shown = await kassa(db.env, 'merchant', 'methods', '--merchant', created.merchantId);
+      assert.equal(shown.stdout, `payment methods of ${created.merchantId}: card, landingpage, walletpay\n`);
+      const changed = await kassa(db.env, 'merchant', 'methods', '--merchant', created.merchantId, '--disable', 'walletpay, landingpage');
+      assert.equal(changed.stdout, `payment methods of ${created.merchantId}: card\n`);
+      const json = await kassa(db.env, 'merchant', 'methods', '--merchant', created.merchantId, '--enable', 'walletpay', '--disable', 'card', '--json');
+      assert.deepEqual(JSON.parse(json.stdout), { merchantId: created.merchantId, methods: ['walletpay'] });
+      const store = await openStore(loadConfig(db.env));
+      try {
+        assert.deepEqual(JSON.parse((await findMerchant(store.read, created.merchantId))!.settings).methods, ['walletpay']);
+      } finally {
+        await store.close();
+      }
+      assert.equal(
+        (await kassa(db.env, 'merchant', 'methods', '--merchant', created.merchantId, '--disable', 'walletpay')).stdout,
+        `payment methods of ${created.merchantId}: none\n`,
+      );
+
+      for (const [args, message] of [
+        [['--enable', 'card,cash'], /^kassa: --enable names an unknown payment method: cash \(known: card, landingpage, walletpay\)\n$/],
+        [['--disable', 'cash,cheque'], /^kassa: --disable names unknown payment methods: cash, cheque \(known: card, landingpage, walletpay\)\n$/],
+        [['--enable', 'card', '--disable', 'card'], /^kassa: --disable names card, which --enable names too\n$/],
+      ] as const) {
+        await assert.rejects(kassa(db.env, 'merchant', 'methods', '--merchant', created.merchantId, ...args), (e: { code: number; stderr: string }) => {
+          assert.equal(e.code, 1, args.join(' '));
+          assert.match(e.stderr, message);
+          return true;
+        });
+      }
+      await assert.rejects(kassa(db.env, 'merchant', 'methods', '--merchant', 'mer_nope'), /no merchant/);
+      await assert.rejects(kassa(db.env, 'merchant', 'methods', '--merchant', 'mer_nope', '--enable', 'card'), /no merchant/);
+      assert.equal(
+        (await kassa(db.env, 'merchant', 'methods', '--merchant', created.merchantId)).stdout,
+        `payment methods of ${created.merchantId}: none\n`,
+        'a refused change changes nothing',
+      );
+    });
+
     test('bad arguments fail with a message and a non-zero exit', async () => {
       await assert.rejects(kassa(db.env, 'key', 'rotate', '--merchant', 'mer_nope', '--mode', 'test'), (e: { code: number; stderr: string }) => {
         assert.equal(e.code, 1);

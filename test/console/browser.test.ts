@@ -3,8 +3,9 @@
  * without saying which part), search by merchantOrderReference, open, refund part and see the
  * refund and its webhook attempt appear, the audit log, Dutch, a phone's width, a merchant's
  * account meeting another merchant's payment (404), sign out; the overview chart, a merchant's
- * settings (webhook URL, a test webhook's attempt, a secret shown once, a refused change naming
- * its field), the CSV download; setting a password. axe on every page; screenshots of each.
+ * settings (webhook URL, a test webhook's attempt, a secret shown once, a payment method unchecked
+ * and checked again, a refused change naming its field), the CSV download; setting a password.
+ * axe on every page; screenshots of each.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -162,6 +163,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await screenshot(page, 'console-merchants');
     await page.getByRole('link', { name: 'Test Shop', exact: true }).first().click();
     await page.waitForURL(/\/dashboard\/merchants\/mer_/);
+    const settingsUrl = page.url();
 
     await page.getByLabel('Webhook URL').fill('http://169.254.169.254/hooks');
     await page.getByRole('button', { name: 'Save' }).first().click();
@@ -190,8 +192,21 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     assert.match(secret, /^whsec_/);
     await assertAccessible(page, 'settings secret');
     await screenshot(page, 'console-settings-secret');
-    await page.goto(page.url());
+    // The secret came in the answer to the POST, at its address: the settings page is read again at its own.
+    await page.goto(settingsUrl);
+    await page.getByRole('heading', { name: 'Payment methods' }).waitFor();
     assert.equal(await page.locator('code.secret-value').count(), 0, 'shown once: the settings page (GET) does not show it again');
+
+    const methodsForm = page.locator('form', { has: page.getByRole('group', { name: 'Payment methods this merchant accepts' }) });
+    await methodsForm.getByRole('checkbox', { name: 'walletpay' }).uncheck();
+    await methodsForm.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'The payment methods were saved.' }).waitFor();
+    assert.equal(await methodsForm.getByRole('checkbox', { name: 'walletpay' }).isChecked(), false);
+    assert.equal(await methodsForm.getByRole('checkbox', { name: 'card' }).isChecked(), true);
+    await methodsForm.getByRole('checkbox', { name: 'walletpay' }).check();
+    await methodsForm.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'The payment methods were saved.' }).waitFor();
+    assert.equal(await methodsForm.getByRole('checkbox', { name: 'walletpay' }).isChecked(), true);
 
     await page.goto(`${harness.baseUrl}/dashboard/payments?q=order-browser-3`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download this list as CSV' }).click()]);

@@ -11,6 +11,7 @@ import { FAILURES_PER_ACCOUNT, FAILURE_WINDOW_MS, SESSION_TTL_MS } from '../../s
 import { runHousekeeping } from '../../src/housekeeping.ts';
 import { showWebhook } from '../../src/events/admin.ts';
 import { paymentMerchant } from '../../src/merchants/merchants.ts';
+import { paymentMethods } from '../../src/ground/payment-method.ts';
 import { listedTransactions } from '../../src/console/export.ts';
 
 /** The rows of a CSV answer (RFC 4180 as csv-stringify writes it, with no line breaks inside cells here). */
@@ -496,6 +497,64 @@ for (const backend of backends) {
       );
     });
 
+    test('settings: a checkbox per known payment method, checked when enabled; saving enables the checked ones and disables the others', async () => {
+      const shop = await createMerchant(kassa.store, 'Methods Shop');
+      await makeAccount(kassa.store, 'methods@kassa.test', shop.merchantId);
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('methods@kassa.test');
+      const csrf = await client.csrf();
+      const base = `/dashboard/merchants/${shop.merchantId}`;
+      const checkedOn = (body: string) =>
+        paymentMethods.filter((method) => new RegExp(`<input type="checkbox" id="s-method-${method}" name="methods" value="${method}" checked>`).test(body));
+      const page = await client.get(base);
+      assert.ok(
+        paymentMethods.every((method) => page.body.includes(`id="s-method-${method}"`)),
+        'every known method has its checkbox',
+      );
+      assert.deepEqual(checkedOn(page.body), ['card', 'landingpage', 'walletpay']);
+
+      const saved = await client.post(`${base}/payment-methods`, { csrf, methods: 'card' });
+      assert.equal(saved.statusCode, 303);
+      assert.equal(saved.headers.location, `${base}?done=payment-methods`);
+      const after = await client.get(saved.headers.location!);
+      assert.match(after.body, /The payment methods were saved\./);
+      assert.deepEqual(checkedOn(after.body), ['card']);
+      assert.deepEqual((await paymentMerchant(kassa.store.read, shop.merchantId)).settings.methods, ['card']);
+      const wallet = { method: 'walletpay', amount: '10.00', currency: 'EUR', returnUrl: 'https://shop.example/return' };
+      assert.equal((await api(kassa.app, shop.testApiKey).post('/payment', wallet)).json().errors[0].code, 'not_enabled');
+
+      assert.equal((await client.inject('POST', `${base}/payment-methods`, `csrf=${csrf}&methods=walletpay&methods=card`)).statusCode, 303);
+      assert.deepEqual((await paymentMerchant(kassa.store.read, shop.merchantId)).settings.methods, ['card', 'walletpay']);
+      assert.equal((await api(kassa.app, shop.testApiKey).post('/payment', wallet)).statusCode, 200);
+      const unknown = await client.post(`${base}/payment-methods`, { csrf, methods: 'cash' });
+      assert.equal(unknown.statusCode, 422);
+      assert.match(unknown.body, /Not saved: Payment methods names an unknown payment method: cash \(known: card, landingpage, walletpay\)/);
+      assert.match(unknown.body, /<fieldset aria-invalid="true" aria-describedby="s-methods-hint settings-problem"><legend>Payment methods this merchant accepts/);
+      assert.deepEqual((await paymentMerchant(kassa.store.read, shop.merchantId)).settings.methods, ['card', 'walletpay'], 'a refused change changes nothing');
+      assert.equal((await client.post(`${base}/payment-methods`, { csrf })).statusCode, 303, 'none checked: the merchant accepts no payment');
+      assert.deepEqual((await paymentMerchant(kassa.store.read, shop.merchantId)).settings.methods, []);
+      assert.equal((await client.post(`${base}/payment-methods`, { methods: 'card' })).statusCode, 403, 'without the CSRF token');
+
+      const dutch = await client.get(base, { 'accept-language': 'nl' });
+      assert.match(dutch.body, /<h2 id="methods-title">Betaalmethoden<\/h2>/);
+      const entries = await kassa.store.read
+        .selectFrom('audit_log')
+        .select(['action', 'detail'])
+        .where('merchant_id', '=', shop.merchantId)
+        .where('action', '=', 'set_payment_methods')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        entries.map((e) => JSON.parse(e.detail)),
+        [
+          { methods: ['card'] },
+          { methods: ['walletpay', 'card'] },
+          { methods: ['cash'], refused: '--enable names an unknown payment method: cash (known: card, landingpage, walletpay)' },
+          { methods: [] },
+        ],
+      );
+    });
+
     test("settings: a merchant's account cannot see or change another merchant's settings (404)", async () => {
       const shop = await createMerchant(kassa.store, 'Own Shop');
       const other = await createMerchant(kassa.store, 'Other Shop');
@@ -509,6 +568,7 @@ for (const backend of backends) {
         ['api-key', { mode: 'test' }],
         ['webhook-url', { url: 'https://evil.example/hooks' }],
         ['webhook-secret', {}],
+        ['payment-methods', { methods: 'card' }],
         ['card-brands', { brands: 'amex' }],
         ['vault-path', { path: 'direct' }],
       ] as const) {

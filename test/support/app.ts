@@ -14,7 +14,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { buildServer } from '../../src/server.ts';
-import { createMerchant, type CreatedMerchant } from '../../src/merchants/merchants.ts';
+import { changePaymentMethods, createMerchant, type CreatedMerchant } from '../../src/merchants/merchants.ts';
+import { paymentMethods } from '../../src/ground/payment-method.ts';
 import { randomBase62 } from '../../src/lib/tokens.ts';
 import { acceptedRequestBreach, contractBreach } from './contract.ts';
 
@@ -94,6 +95,8 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
   const app = await buildServer(config, store, { logger: false });
   const breaches = checkAnswers(app);
   const merchant = await createMerchant(store, 'Test Shop');
+  // Every known method, as the demo merchant: a test of a method Kassa adds needs no setup; a merchant of createMerchant gets the new merchants' set.
+  await changePaymentMethods(store, merchant.merchantId, { enable: paymentMethods });
   return {
     app,
     store,

@@ -14,7 +14,8 @@ import { SecretBox } from '../../src/lib/secret-box.ts';
 import { pageTokenOf } from '../../src/lib/tokens.ts';
 import { webhookReach } from '../../src/events/ssrf.ts';
 
-const settings = defaultSettings();
+/** A merchant accepting every known method: the table's flows are parsed as such a merchant's requests. */
+const settings = defaultSettings(paymentMethods);
 const validationUrl = 'https://apple-pay-gateway.apple.com/paymentservices/startSession';
 const walletToken = {
   paymentData: {

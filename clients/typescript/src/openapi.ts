@@ -234,7 +234,7 @@ export interface components {
              * @description Must be enabled for the merchant (`GET /method`).
              * @enum {string}
              */
-            method: "card" | "landingpage" | "walletpay";
+            method: "card" | "landingpage" | "walletpay" | "ideal" | "paypal" | "klarna" | "banktransfer";
             /** @description ISO 4217 code, any case. */
             currency: string;
             /** @description Major units, no more decimals than the currency has (`10.50`, `"10.50"`). */
@@ -297,6 +297,8 @@ export interface components {
             /** @enum {string} */
             storeInVault?: "yes" | "no";
             orderLines?: Record<string, never>[];
+            /** @description The customer's bank as a BIC (method ideal); absent: the customer picks it. */
+            issuer?: string;
             /** @description Also true for yes, false for no, "1" for yes, "0" for no. */
             scaReady?: ("yes" | "no") | (true | false | "1" | "0");
             /** @description Required when `scaReady` is yes. */
@@ -490,7 +492,7 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
-        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /** @description The vault-enrollment request. */
         EnrollmentRequest: ({
             /** @enum {string} */
@@ -766,7 +768,7 @@ export interface components {
             /** @description Epoch milliseconds. */
             lastUpdate: number;
             /** @enum {string} */
-            method: "card" | "landingpage" | "walletpay" | "vault";
+            method: "card" | "landingpage" | "walletpay" | "vault" | "ideal" | "paypal" | "klarna" | "banktransfer";
             /** @enum {string} */
             type: "sale" | "authorise" | "token" | "credit";
             /** @enum {string} */
@@ -890,7 +892,7 @@ export interface components {
          */
         PaymentMethods: {
             /** @enum {string} */
-            method: "card" | "landingpage" | "walletpay";
+            method: "card" | "landingpage" | "walletpay" | "ideal" | "paypal" | "klarna" | "banktransfer";
             options?: {
                 /** @enum {string} */
                 brand: "visa" | "mastercard" | "amex" | "maestro" | "bcmc";

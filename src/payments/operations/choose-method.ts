@@ -3,29 +3,39 @@
  * payment's page row, so payUrl then shows that method's page. A choice the page did not
  * offer, or on a payment no longer pending, changes nothing.
  */
-import type { Mode } from '../../store/schema.ts';
+import type { TransactionRow } from '../../store/schema.ts';
+import { ownerOf } from '../../store/transactions.ts';
 import { ensurePaymentPage, setPageFields } from '../../store/payment-pages.ts';
 import { randomBase62 } from '../../lib/tokens.ts';
 import type { MerchantSettings } from '../../merchants/merchants.ts';
+import { methods, type PaymentMethod } from '../../ground/payment-method.ts';
+import { takes } from '../../acquirer/connector.ts';
 import { customerOperation } from './operation.ts';
-import { cardsTaken } from '../ports.ts';
+import { cardsTaken, type Ports } from '../ports.ts';
 
-/** The methods a landing page offers: those the merchant enabled that Kassa can complete here. */
-export function landingMethods(settings: MerchantSettings, mode: Mode, cardAvailable: boolean): string[] {
+/**
+ * The methods a landing page offers, in the merchant's order: those it enabled that Kassa can
+ * complete here now, as the methods table says when (ground/payment-method.ts `landing`): a
+ * method its acquirer of the payment's mode takes in the payment's currency (a card, where the
+ * cardholder can be authenticated too), or one offered in test mode only.
+ */
+export async function landingMethods(ports: Ports, row: TransactionRow, settings: MerchantSettings): Promise<PaymentMethod[]> {
   if (settings.cardBrands.length === 0) return [];
-  // The wallet only as the test sheet: live hosted wallet payments are not offered yet (docs/wallet.md).
-  return settings.methods.filter((method) => (method === 'card' && cardAvailable) || (method === 'walletpay' && mode === 'test'));
+  const acquirer = await ports.acquirers.find(ownerOf(row));
+  const cardAvailable = await cardsTaken(ports, row);
+  return settings.methods.filter((method) => {
+    const spec = methods[method];
+    if (spec.landing === 'test-mode') return row.mode === 'test';
+    if (spec.landing === 'never' || !acquirer || !takes(acquirer.serves, method, row.currency)) return false;
+    return spec.instrument !== 'card' || cardAvailable;
+  });
 }
 
 export const chooseMethod = customerOperation({
   name: 'chooseMethod',
   parse: (body: { method: string | undefined }) => body.method,
-  load: (_method, { ports, caller }) => cardsTaken(ports, caller.row),
-  decide: (cardAvailable, method, { caller }) => {
-    const { row, merchant } = caller;
-    const offered = row.status === 'pending' && method !== undefined && landingMethods(merchant.settings, row.mode, cardAvailable).includes(method);
-    return offered ? method : undefined;
-  },
+  load: (_method, { ports, caller }) => landingMethods(ports, caller.row, caller.merchant.settings),
+  decide: (offered: readonly string[], method, { caller }) => (caller.row.status === 'pending' && method !== undefined && offered.includes(method) ? method : undefined),
   commit: async (tx, method, { caller, now }) => {
     if (method === undefined) return;
     await ensurePaymentPage(tx, caller.row.reference, randomBase62(32), now);

@@ -7,7 +7,7 @@
  */
 import type { CardData } from '../../acquirer/connector.ts';
 import { updateThreeDSSession, type ThreeDSSessionRow } from '../../store/payment-pages.ts';
-import { claimThreeDSSession, commitSettlement, continueByAcquirer, releaseLease, reverseLostAuthorisation, sealBinding, type CardStep } from '../card-payment.ts';
+import { claimThreeDSSession, commitSettlement, continueByAcquirer, releaseLease, reverseLostAuthorisation, sealBinding, type PageStep } from '../card-payment.ts';
 import { customerOperation, stop } from './operation.ts';
 
 interface MethodEnd {
@@ -28,9 +28,9 @@ export const complete3dsMethod = customerOperation({
     card: ports.sealer.unseal(input.sealedCard, sealBinding(caller.row.reference, input.sessionId), now),
   }),
   reserve: async (tx, plan: MethodEnd, { caller, now }) => {
-    if (!plan.card) return stop<CardStep>({ step: 'stale' });
+    if (!plan.card) return stop<PageStep>({ step: 'stale' });
     const gate = await claimThreeDSSession(tx, caller.row.reference, plan.sessionId, 'method', now);
-    if (gate.step !== 'go') return stop<CardStep>(gate.step === 'waiting' ? { step: 'stale' } : gate);
+    if (gate.step !== 'go') return stop<PageStep>(gate.step === 'waiting' ? { step: 'stale' } : gate);
     // The session is being continued: a second completion of the same method finds it no longer waiting.
     await updateThreeDSSession(tx, plan.sessionId, ['method'], { state: 'started' });
     return { ...plan, session: gate.session };

@@ -5,7 +5,7 @@
  */
 import { updateThreeDSSession, type ThreeDSSessionRow } from '../../store/payment-pages.ts';
 import type { CardData } from '../../acquirer/connector.ts';
-import { claimThreeDSSession, commitSettlement, concludeAuthentication, releaseLease, reverseLostAuthorisation, sealBinding, type CardStep } from '../card-payment.ts';
+import { claimThreeDSSession, commitSettlement, concludeAuthentication, releaseLease, reverseLostAuthorisation, sealBinding, type PageStep } from '../card-payment.ts';
 import { customerOperation, stop } from './operation.ts';
 
 interface RedirectEnd {
@@ -27,9 +27,9 @@ export const complete3ds1 = customerOperation({
     return { paRes, sessionId, card };
   },
   reserve: async (tx, plan: RedirectEnd, { caller, now }) => {
-    if (!plan.card) return stop<CardStep>({ step: 'stale' });
+    if (!plan.card) return stop<PageStep>({ step: 'stale' });
     const gate = await claimThreeDSSession(tx, caller.row.reference, plan.sessionId, '3ds1', now);
-    if (gate.step !== 'waiting') return stop<CardStep>(gate.step === 'go' ? { step: 'stale' } : gate);
+    if (gate.step !== 'waiting') return stop<PageStep>(gate.step === 'go' ? { step: 'stale' } : gate);
     return { ...plan, session: gate.session };
   },
   release: releaseLease,

@@ -16,7 +16,7 @@ import {
   releaseLease,
   reverseLostAuthorisation,
   sealBinding,
-  type CardStep,
+  type PageStep,
 } from '../card-payment.ts';
 import { customerOperation, stop } from './operation.ts';
 
@@ -39,13 +39,13 @@ export const completeChallenge = customerOperation({
     card: ports.sealer.unseal(sealedCard, sealBinding(caller.row.reference, sessionId), now),
   }),
   reserve: async (tx, plan: ChallengeEnd, { caller, now }) => {
-    if (!plan.card) return stop<CardStep>({ step: 'stale' });
+    if (!plan.card) return stop<PageStep>({ step: 'stale' });
     const gate = await claimThreeDSSession(tx, caller.row.reference, plan.sessionId, 'challenge', now);
     if (gate.step === 'waiting') {
       const { session } = gate;
-      return stop<CardStep>({ step: 'challenge', session, acsUrl: session.acs_url!, creq: encodeCReq(session), sealedCard: plan.sealedCard, pending: true });
+      return stop<PageStep>({ step: 'challenge', session, acsUrl: session.acs_url!, creq: encodeCReq(session), sealedCard: plan.sealedCard, pending: true });
     }
-    if (gate.step !== 'go') return stop<CardStep>(gate);
+    if (gate.step !== 'go') return stop<PageStep>(gate);
     await updateThreeDSSession(tx, plan.sessionId, ['result'], { state: 'used' });
     return { ...plan, session: gate.session, authentication: JSON.parse(gate.session.result!) as Authentication };
   },

@@ -19,7 +19,7 @@ import {
   PROCESSING_LEASE_MS,
   releaseLease,
   reverseLostAuthorisation,
-  type CardStep,
+  type PageStep,
 } from '../card-payment.ts';
 import { walletAuthentication } from '../pay-by-wallet.ts';
 import { customerOperation, stop } from './operation.ts';
@@ -34,11 +34,11 @@ export const payWallet = customerOperation({
     const current = await openForPaying(tx, reference, now);
     if ('step' in current) {
       if (current.step === 'final') await clearWalletToken(tx, reference);
-      return stop<CardStep>(current);
+      return stop<PageStep>(current);
     }
     // A wallet payment resumed after a crash (wallet-recovery.ts) sends its authorisation again with the same key.
     const resuming = authorisationKey(reference, walletKey(accepted));
-    if (!(await takeProcessingLease(tx, reference, now, now + PROCESSING_LEASE_MS, resuming))) return stop<CardStep>({ step: 'busy' });
+    if (!(await takeProcessingLease(tx, reference, now, now + PROCESSING_LEASE_MS, resuming))) return stop<PageStep>({ step: 'busy' });
     return accepted;
   },
   release: releaseLease,
