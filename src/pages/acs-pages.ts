@@ -11,7 +11,7 @@ import type { AcsOutcome } from '../threeds/acs-simulator.ts';
 import { TEST_ONE_TIME_CODE } from '../threeds/acs-simulator.ts';
 import { ACS_SIMULATOR_PATH } from '../threeds/ds-simulator.ts';
 import { html, type SafeHtml } from '../lib/html.ts';
-import { pageLanguage, translator, type Translate } from './i18n.ts';
+import { moneyText, pageLanguage, translator, type Translate } from './i18n.ts';
 import { csrfValid, field, newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
 import { autosubmitScript } from './assets.ts';
 import { layout, messagePage } from './views.ts';
@@ -60,16 +60,8 @@ ${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="
  * receives purchaseAmount and purchaseCurrency; anything else is shown as it is.
  */
 function localAmount(t: Translate, text: string): string {
-  const match = /^(\d+(?:\.(\d+))?) ([A-Z]{3})$/.exec(text);
-  if (!match) return text;
-  const digits = match[2]?.length ?? 0;
-  try {
-    return new Intl.NumberFormat(t('locale'), { style: 'currency', currency: match[3], minimumFractionDigits: digits, maximumFractionDigits: digits }).format(
-      Number(match[1]),
-    );
-  } catch {
-    return text;
-  }
+  const match = /^(\d+(?:\.\d+)?) ([A-Z]{3})$/.exec(text);
+  return match ? moneyText(t, match[1], match[2]) : text;
 }
 
 const decode = (text: string | undefined): Record<string, unknown> | undefined => {

@@ -27,7 +27,7 @@ h2{font-size:1.1rem;margin:0 0 .5rem}
 .row .hint{margin:.25rem 0 0}
 label,legend{display:block;font-weight:600;margin-bottom:.25rem}
 .hint{display:block;color:var(--muted);font-size:.85rem;margin:0 0 .25rem}
-input[type=text],input[type=tel]{width:100%;padding:.65rem .75rem;font-size:1rem;border:1px solid #767f8f;border-radius:.4rem;color:var(--ink);background:#fff}
+input[type=text],input[type=tel],input[type=email],select{width:100%;padding:.65rem .75rem;font-size:1rem;border:1px solid #767f8f;border-radius:.4rem;color:var(--ink);background:#fff}
 input:focus,button:focus,a:focus{outline:3px solid #8bb4f7;outline-offset:1px}
 input[aria-invalid=true]{border-color:var(--error)}
 .error{color:var(--error);font-size:.9rem;margin:.25rem 0 0}
@@ -62,6 +62,12 @@ main.bank{max-width:26rem;margin:.5rem auto;padding:1rem}
 .bank .logo{font-weight:800;color:#0b5137;font-size:1.2rem;margin:0 0 .5rem}
 .bank .primary{background:#0b5137}
 .code{font-family:ui-monospace,monospace;font-weight:700}
+.lines{width:100%;border-collapse:collapse;margin:0 0 1rem}
+.lines th,.lines td{text-align:left;padding:.4rem .25rem;border-bottom:1px solid var(--line)}
+.lines th:last-child,.lines td:last-child{text-align:right;white-space:nowrap}
+dl.transfer{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem;margin:0 0 1rem}
+dl.transfer dt{color:var(--muted)}
+dl.transfer dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere}
 `;
 
 /** Card page: browser data for 3-D Secure, live brand detection, a Luhn check before posting. */

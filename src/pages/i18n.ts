@@ -5,6 +5,7 @@
  * page shows: `pageLanguage` (docs/pages.md "Languages").
  */
 import { languageOfTag } from '../ground/language.ts';
+import { findCurrency } from '../ground/amount.ts';
 
 export const pageLanguages = ['eng', 'nld', 'deu', 'fra'] as const;
 export type PageLanguage = (typeof pageLanguages)[number];
@@ -545,6 +546,27 @@ export type Translate = (key: MessageKey, values?: Record<string, string | numbe
 export function translator(language: string): Translate {
   const messages: Messages = isPageLanguage(language) ? translations[language] : eng;
   return (key, values = {}) => messages[key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+}
+
+/**
+ * An amount in major units as given (a line's `totalPrice`, the issuer's purchase amount: a JSON
+ * number or decimal text) in the currency, as the page's language writes it; the text as it is
+ * when Intl cannot (an unknown currency code).
+ */
+export function moneyText(t: Translate, major: number | string, currency: string): string {
+  const text = String(major).trim();
+  // The currency's own decimals (ISO 4217), as the page's amount has them: 30 → €30.00.
+  const digits = findCurrency(currency)?.exponent ?? text.split('.')[1]?.length ?? 0;
+  try {
+    return new Intl.NumberFormat(t('locale'), {
+      style: 'currency',
+      currency: currency.toUpperCase(),
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(Number(text));
+  } catch {
+    return `${text} ${currency.toUpperCase()}`;
+  }
 }
 
 /** A count as the page's language writes it. */

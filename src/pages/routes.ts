@@ -42,7 +42,7 @@ import { simulatorPage } from './method-views.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
 import { encodeCReq } from '../threeds/server.ts';
 import { encodeMethodData, transactionOf } from '../threeds/by-acquirer.ts';
-import { pageLanguage, translator } from './i18n.ts';
+import { formatNumber, moneyText, pageLanguage, translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form } from '../lib/page-security.ts';
 import { challengeFramePage, messagePage, methodFramePage, notifyPage, type PaymentView } from './views.ts';
@@ -160,8 +160,8 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     const currency = findCurrency(row.currency)!;
     const lines = ((storedRequestOf(row).orderLines ?? []) as Record<string, unknown>[]).map((line) => ({
       name: String(line.name ?? ''),
-      quantity: String(line.quantity ?? ''),
-      total: typeof line.totalPrice === 'number' || typeof line.totalPrice === 'string' ? `${currency.code.toUpperCase()} ${line.totalPrice}` : '',
+      quantity: typeof line.quantity === 'number' ? formatNumber(view.t, line.quantity) : String(line.quantity ?? ''),
+      total: typeof line.totalPrice === 'number' || typeof line.totalPrice === 'string' ? moneyText(view.t, line.totalPrice, currency.code) : '',
     }));
     return sendPage(reply, policy(view.nonce, {}, row), simulatorPage(view, { page, methodName: view.t(`method_${method}`), reference: row.reference, lines }));
   });

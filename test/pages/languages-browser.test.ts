@@ -2,8 +2,8 @@
  * Every customer page kind in each page language (docs/pages.md "Languages"), in headless
  * Chromium: the card form at 1280 and 390 px (expiry and CVC on one row, margins at 390), the
  * challenge pop-up with the simulated issuer's page inside and its one cancel, the 3DS1 issuer
- * page, the landing page, the wallet test sheet, the stored card, the outcomes, the "not found"
- * message and Kassa's own `GET /`. Each is checked with axe-core (no serious or critical
+ * page, the landing page, the wallet test sheet, the stored card, the test pages of the methods
+ * paid elsewhere, the outcomes, the "not found" message and Kassa's own `GET /`. Each is checked with axe-core (no serious or critical
  * violation) and photographed under test-output/screenshots/languages.
  */
 import { describe, test } from 'node:test';
@@ -141,6 +141,24 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
       await page.goto(stored.payUrl);
       await page.getByRole('heading', { name: t('storedCard') }).waitFor();
       await check(page, 'stored-card', language);
+      assert.deepEqual(cspViolations, []);
+      await context.close();
+    });
+
+    test(`${language}: the test pages standing in for iDEAL, PayPal, Klarna and bank transfer`, async () => {
+      const { context, page, cspViolations } = await h.context({ locale: locales[language] });
+      const orderLines = [
+        { type: 'PHYSICAL', name: 'Teapot', quantity: 1, unitPrice: 30, totalPrice: 30, vatRate: 21 },
+        { type: 'DISCOUNT', name: 'Welcome discount', quantity: 1, unitPrice: -5, totalPrice: -5, vatRate: 21 },
+      ];
+      for (const method of ['ideal', 'paypal', 'klarna', 'banktransfer'] as const) {
+        const payment = await h.createPayment({ amount: '25.00', language, method, ...(method === 'klarna' ? { orderLines } : {}) });
+        await page.goto(payment.payUrl);
+        await page.getByRole('heading', { name: t(`method_${method}`) }).waitFor();
+        await page.getByRole('group', { name: t('sim_outcome') }).waitFor();
+        if (method === 'klarna') await page.getByRole('cell', { name: amountText({ amount_minor: -500, currency: 'eur' }, t('locale')) }).waitFor();
+        await check(page, `method-${method}`, language);
+      }
       assert.deepEqual(cspViolations, []);
       await context.close();
     });

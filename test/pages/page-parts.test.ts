@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { formatDateTime, pageLanguage, placeholders, translations, translator } from '../../src/pages/i18n.ts';
+import { formatDateTime, moneyText, pageLanguage, placeholders, translations, translator } from '../../src/pages/i18n.ts';
 import { amountText } from '../../src/ground/amount.ts';
 import { html } from '../../src/lib/html.ts';
 import { contentSecurityPolicy, sourceOf } from '../../src/lib/page-security.ts';
@@ -57,6 +57,12 @@ for (const [language, amount, time] of formatCases) {
     assert.equal(formatDateTime(t, Date.UTC(2026, 10, 26, 15, 30)), time);
   });
 }
+
+test("an amount in major units as given (an order line, the issuer page) gets the currency's decimals and the page's locale", () => {
+  assert.equal(moneyText(translator('eng'), -5, 'eur'), '-€5.00');
+  assert.equal(moneyText(translator('deu'), ' 4.95 ', 'EUR'), '4,95\u00a0€');
+  assert.equal(moneyText(translator('fra'), '1200', 'jpy'), '1\u202f200\u00a0JPY');
+});
 
 test('html escapes every interpolated value', () => {
   const name = `<script>alert("x")</script>&'`;
