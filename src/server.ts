@@ -14,6 +14,7 @@ import { walletApi } from './api/wallet.ts';
 import { acquirerNotifications } from './api/acquirer-notifications.ts';
 import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-limit.ts';
 import { pages } from './pages/routes.ts';
+import { site } from './pages/site.ts';
 import { cockpitRoutes, installRequestMetrics } from './api/cockpit.ts';
 import { singleProcess, type Cockpit } from './cockpit.ts';
 import { consoleRoutes } from './console/routes.ts';
@@ -85,6 +86,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     { prefix: API_PREFIX },
   );
   await app.register(pages, deps);
+  await app.register(site);
   await app.register(acquirerNotifications, deps);
   await app.register(cockpitRoutes, { config, store, cockpit: options.cockpit ?? singleProcess(store, () => 'off') });
   await app.register(consoleRoutes, deps);

@@ -2,6 +2,7 @@
 import { iso6392 } from 'iso-639-2';
 
 const terminologyCodes = new Set(iso6392.map((l) => l.iso6392T ?? l.iso6392B).filter((code) => /^[a-z]{3}$/.test(code)));
+const byTwoLetterCode = new Map(iso6392.filter((l) => l.iso6391).map((l) => [l.iso6391!, l.iso6392T ?? l.iso6392B]));
 const bibliographicOnly = new Map(iso6392.filter((l) => l.iso6392T).map((l) => [l.iso6392B, l.iso6392T!]));
 
 export const DEFAULT_LANGUAGE = 'eng';
@@ -12,4 +13,9 @@ export function checkLanguage(code: string): { ok: true; code: string } | { ok: 
   const terminology = bibliographicOnly.get(lower);
   if (terminology) return { ok: false, message: `must be the ISO 639-2/T code: use "${terminology}", not the bibliographic "${lower}"` };
   return { ok: false, message: 'must be an ISO 639-2/T three-letter language code such as eng or nld' };
+}
+
+/** The ISO 639-2/T code of a BCP 47 tag's language (`de-CH` → `deu`), or undefined for a tag without a two-letter ISO 639-1 language. */
+export function languageOfTag(tag: string): string | undefined {
+  return byTwoLetterCode.get(tag.split('-')[0].toLowerCase());
 }

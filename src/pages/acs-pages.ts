@@ -11,7 +11,7 @@ import type { AcsOutcome } from '../threeds/acs-simulator.ts';
 import { TEST_ONE_TIME_CODE } from '../threeds/acs-simulator.ts';
 import { ACS_SIMULATOR_PATH } from '../threeds/ds-simulator.ts';
 import { html, type SafeHtml } from '../lib/html.ts';
-import { translator, type Translate } from './i18n.ts';
+import { moneyText, pageLanguage, translator, type Translate } from './i18n.ts';
 import { csrfValid, field, newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
 import { autosubmitScript } from './assets.ts';
 import { layout, messagePage } from './views.ts';
@@ -54,6 +54,16 @@ ${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="
   return layout(view, t('acsDone'), body, [autosubmitScript]);
 }
 
+/**
+ * The amount as the issuer page's language writes it. The simulated Directory Server keeps the
+ * AReq's amount as the decimal and its currency (`25.11 EUR`, ds-simulator.ts), as a real ACS
+ * receives purchaseAmount and purchaseCurrency; anything else is shown as it is.
+ */
+function localAmount(t: Translate, text: string): string {
+  const match = /^(\d+(?:\.\d+)?) ([A-Z]{3})$/.exec(text);
+  return match ? moneyText(t, match[1], match[2]) : text;
+}
+
 const decode = (text: string | undefined): Record<string, unknown> | undefined => {
   try {
     const value = JSON.parse(Buffer.from(text ?? '', 'base64url').toString('utf8'));
@@ -71,7 +81,7 @@ export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }
   const topLevel = (nonce: string, targets: string[] = []): PagePolicy => ({ nonce, frameAncestors: "'none'", formTargets: targets });
 
   const unknown = (reply: FastifyReply, framed: boolean) => {
-    const t = translator('eng');
+    const t = translator(pageLanguage(undefined, reply.request.headers['accept-language']));
     const nonce = newNonce();
     return sendPage(reply, framed ? inWindow(nonce) : topLevel(nonce), messagePage({ t, nonce }, t('acsTitle'), t('acsUnknown')), 404);
   };
@@ -83,7 +93,9 @@ export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }
     if (!tx || tx.protocol === '1.0.2' || tx.state !== 'pending' || tx.three_ds_server_trans_id !== creq?.threeDSServerTransID) return unknown(reply, true);
     const view = { t: translator(tx.language), nonce: newNonce() };
     const hidden = { acsTransID: tx.acs_trans_id, token: tx.form_token, threeDSSessionData: field(request.body, 'threeDSSessionData') ?? '' };
-    const intro = tx.amount_text ? view.t('acsIntro', { amount: tx.amount_text, merchant: tx.merchant_name }) : view.t('acsIntroCard', { merchant: tx.merchant_name });
+    const intro = tx.amount_text
+      ? view.t('acsIntro', { amount: localAmount(view.t, tx.amount_text), merchant: tx.merchant_name })
+      : view.t('acsIntroCard', { merchant: tx.merchant_name });
     return sendPage(reply, inWindow(view.nonce), bankPage(view, `${ACS_SIMULATOR_PATH}/challenge/answer`, hidden, intro));
   });
 
@@ -116,7 +128,7 @@ export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }
     if (!tx || tx.protocol !== '1.0.2' || tx.state !== 'pending' || sourceOf(termUrl) !== publicOrigin) return unknown(reply, false);
     const view = { t: translator(tx.language), nonce: newNonce() };
     const hidden = { acsTransID: tx.acs_trans_id, token: tx.form_token, TermUrl: termUrl, MD: field(request.body, 'MD') ?? '' };
-    const intro = view.t('acs3ds1Intro', { amount: tx.amount_text, merchant: tx.merchant_name });
+    const intro = view.t('acs3ds1Intro', { amount: localAmount(view.t, tx.amount_text), merchant: tx.merchant_name });
     return sendPage(reply, topLevel(view.nonce), bankPage(view, `${ACS_SIMULATOR_PATH}/3ds1/answer`, hidden, intro));
   });
 

@@ -11,6 +11,7 @@ export const stylesheet = `
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
 main{max-width:30rem;margin:2rem auto;padding:1.5rem;background:#fff;border:1px solid var(--line);border-radius:.75rem}
+@media (max-width:32rem){main{margin:1rem .75rem;padding:1.25rem 1rem}}
 header.summary{border-bottom:1px solid var(--line);margin-bottom:1rem;padding-bottom:.75rem}
 header.summary .merchant{margin:0;color:var(--muted);font-size:.95rem}
 header.summary .amount{margin:.25rem 0 0;font-size:1.75rem;font-weight:700}
@@ -19,16 +20,19 @@ h1{font-size:1.35rem;margin:0 0 .75rem}
 h2{font-size:1.1rem;margin:0 0 .5rem}
 .test-banner{background:#fff4d6;border:1px solid #c99a06;color:#4d3b00;padding:.5rem .75rem;border-radius:.5rem;font-size:.875rem;margin-bottom:1rem}
 .field{margin-bottom:1rem}
-.row{display:flex;gap:1rem}
-.row .field{flex:1}
+/* Expiry and CVC share their rows (subgrid): a label or hint that wraps in one language moves both inputs together, never one below the other. */
+.row{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));column-gap:1rem}
+.row .field{display:grid;grid-row:span 4;grid-template-rows:subgrid;align-content:start;margin-bottom:1rem}
+.row .field label{align-self:end}
+.row .hint{margin:.25rem 0 0}
 label,legend{display:block;font-weight:600;margin-bottom:.25rem}
 .hint{display:block;color:var(--muted);font-size:.85rem;margin:0 0 .25rem}
-input[type=text],input[type=tel]{width:100%;padding:.65rem .75rem;font-size:1rem;border:1px solid #767f8f;border-radius:.4rem;color:var(--ink);background:#fff}
+input[type=text],input[type=tel],input[type=email],select{width:100%;padding:.65rem .75rem;font-size:1rem;border:1px solid #767f8f;border-radius:.4rem;color:var(--ink);background:#fff}
 input:focus,button:focus,a:focus{outline:3px solid #8bb4f7;outline-offset:1px}
 input[aria-invalid=true]{border-color:var(--error)}
 .error{color:var(--error);font-size:.9rem;margin:.25rem 0 0}
 .error-summary{border:2px solid var(--error);border-radius:.5rem;padding:.5rem .75rem;margin-bottom:1rem;color:var(--error)}
-.brand{color:var(--muted);font-size:.9rem;margin:.25rem 0 0}
+.brand{color:var(--muted);font-size:.9rem;margin:.25rem 0 0;display:flex;align-items:center;gap:.5rem}
 .brand:empty{margin:0}
 .error-summary p{margin:0}
 fieldset{border:0;padding:0;margin:0 0 1rem}
@@ -38,6 +42,11 @@ button{font:inherit;cursor:pointer}
 .primary[disabled]{opacity:.7}
 .secondary{background:none;border:0;color:var(--accent);text-decoration:underline;padding:.5rem 0;margin-top:.5rem}
 .accepted{color:var(--muted);font-size:.85rem;margin:0 0 1rem}
+.marks{display:flex;flex-wrap:wrap;gap:.4rem}
+.mark{display:inline-block;width:2.6rem;height:auto;vertical-align:middle;transition:opacity .15s}
+.marks .mark.dim{opacity:.3}
+fieldset label .mark{width:2.2rem}
+main>p a{color:var(--accent)}
 .methods button{display:block;width:100%;text-align:left;padding:1rem;margin-bottom:.5rem;background:#fff;border:1px solid #767f8f;border-radius:.5rem;font-size:1.05rem}
 .outcome-success{color:var(--ok)}
 .outcome-failed{color:var(--error)}
@@ -53,6 +62,12 @@ main.bank{max-width:26rem;margin:.5rem auto;padding:1rem}
 .bank .logo{font-weight:800;color:#0b5137;font-size:1.2rem;margin:0 0 .5rem}
 .bank .primary{background:#0b5137}
 .code{font-family:ui-monospace,monospace;font-weight:700}
+.lines{width:100%;border-collapse:collapse;margin:0 0 1rem}
+.lines th,.lines td{text-align:left;padding:.4rem .25rem;border-bottom:1px solid var(--line)}
+.lines th:last-child,.lines td:last-child{text-align:right;white-space:nowrap}
+dl.transfer{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem;margin:0 0 1rem}
+dl.transfer dt{color:var(--muted)}
+dl.transfer dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere}
 `;
 
 /** Card page: browser data for 3-D Secure, live brand detection, a Luhn check before posting. */
@@ -71,6 +86,7 @@ var rules=JSON.parse(document.getElementById('brand-rules').textContent);
 var number=form.elements.namedItem('cardNumber');var brandText=document.getElementById('cardNumber-brand');
 var choice=document.getElementById('brand-choice');var cvc=document.getElementById('cvc-field');
 var numberError=document.getElementById('cardNumber-error');
+var marks=document.querySelectorAll('.marks .mark');
 function strength(d,p){if(typeof p==='number'){p=String(p);return d.slice(0,p.length)===p?p.length:0;}
 var w=String(p[0]).length;if(d.length<w)return 0;var h=Number(d.slice(0,w));return h>=p[0]&&h<=p[1]?w:0;}
 function detect(d){var m=[];rules.forEach(function(r){var s=0;r.patterns.forEach(function(p){s=Math.max(s,strength(d,p));});if(s>0)m.push({rule:r,s:s});});
@@ -79,6 +95,7 @@ function luhn(d){var s=0;for(var i=0;i<d.length;i++){var n=+d[d.length-1-i];if(i
 function digits(){return number.value.replace(/[\\s-]/g,'');}
 function update(){var d=digits();var m=d.length>=4?detect(d):[];
 brandText.textContent=m.length?form.dataset.brandLabel.replace('{brand}',m.map(function(r){return r.name;}).join(' / ')):'';
+marks.forEach(function(k){k.classList.toggle('dim',m.length>0&&!m.some(function(r){return r.brand===k.getAttribute('data-mark');}));});
 var chosen=null;
 if(choice){var opts=choice.querySelectorAll('[data-brand]');var shown=0;
 opts.forEach(function(o){var on=m.length>1&&m.some(function(r){return r.brand===o.dataset.brand;});o.hidden=!on;if(on)shown++;var i=o.querySelector('input');if(!on)i.checked=false;});

@@ -1,10 +1,19 @@
 /**
- * Translations of every customer page, as data: `eng` is the reference, and the type of
- * `nld` makes a missing key a compile error. `{name}` marks a value filled in at render
- * time. A payment's `language` picks the table; any other language falls back to `eng`.
+ * Translations of every customer page, as data: `eng` is the reference that defines the keys,
+ * and `translations` must hold every key in every page language, so a missing or misspelt
+ * text is a compile error. `{name}` marks a value filled in at render time. Which language a
+ * page shows: `pageLanguage` (docs/pages.md "Languages").
  */
+import { languageOfTag } from '../ground/language.ts';
+import { findCurrency } from '../ground/amount.ts';
+
+export const pageLanguages = ['eng', 'nld', 'deu', 'fra'] as const;
+export type PageLanguage = (typeof pageLanguages)[number];
+
 const eng = {
   htmlLang: 'en',
+  /** The Intl locale of amounts, numbers and dates on the page. */
+  locale: 'en-GB',
   title: 'Pay {merchant}',
   payTo: 'Payment to {merchant}',
   amount: 'Amount',
@@ -127,13 +136,18 @@ const eng = {
   sim_beneficiary: 'Beneficiary',
   sim_reference: 'Payment reference',
   sim_transferQuote: 'Quote the payment reference exactly, or the transfer cannot be matched to your order.',
+  // Kassa's own address (GET /)
+  homeTitle: 'Kassa – payment service',
+  homeIntro: 'Kassa is a payment service: shops send their customers here to pay. There is nothing to pay on this page.',
+  homeDocs: 'API documentation for developers',
 };
 
 export type MessageKey = keyof typeof eng;
 export type Messages = Record<MessageKey, string>;
 
-const nld: Messages = {
+const nld = {
   htmlLang: 'nl',
+  locale: 'nl-NL',
   title: 'Betalen aan {merchant}',
   payTo: 'Betaling aan {merchant}',
   amount: 'Bedrag',
@@ -248,18 +262,319 @@ const nld: Messages = {
   sim_beneficiary: 'Begunstigde',
   sim_reference: 'Betalingskenmerk',
   sim_transferQuote: 'Vermeld het betalingskenmerk precies zo, anders kan de overboeking niet aan uw bestelling worden gekoppeld.',
-};
+  homeTitle: 'Kassa – betaaldienst',
+  homeIntro: 'Kassa is een betaaldienst: webwinkels sturen hun klanten hierheen om te betalen. Op deze pagina valt niets te betalen.',
+  homeDocs: 'API-documentatie voor ontwikkelaars',
+} satisfies Messages;
 
-export const translations: Record<string, Messages> = { eng, nld };
-export const pageLanguages = Object.keys(translations);
+const deu = {
+  htmlLang: 'de',
+  locale: 'de-DE',
+  title: 'An {merchant} bezahlen',
+  payTo: 'Zahlung an {merchant}',
+  amount: 'Betrag',
+  description: 'Beschreibung',
+  testMode: 'Testmodus: Es wird kein Geld bewegt. Jede Kartennummer, die die Luhn-Prüfung besteht, funktioniert; die Cent-Stellen des Betrags bestimmen das Ergebnis.',
+  cardDetails: 'Kartendaten',
+  cardNumber: 'Kartennummer',
+  cardNumberHint: 'Die 12 bis 19 Ziffern auf der Vorderseite Ihrer Karte',
+  expiry: 'Ablaufdatum',
+  expiryHint: 'MM/JJ',
+  cvc: 'Sicherheitscode (CVC)',
+  cvcHint: '3 Ziffern auf der Rückseite, bei American Express 4 auf der Vorderseite',
+  holderName: 'Name auf der Karte',
+  brandChoice: 'Bezahlen mit',
+  brandDetected: 'Kartenmarke: {brand}',
+  acceptedCards: 'Akzeptierte Karten: {brands}',
+  pay: '{amount} bezahlen',
+  cancel: 'Zahlung abbrechen',
+  enrollTitle: 'Ihre Karte speichern',
+  saveCard: 'Karte speichern',
+  storedCard: 'Mit Ihrer gespeicherten Karte bezahlen',
+  enrolled: 'Karte gespeichert',
+  enrolledDetail: 'Ihre Karte ist bei {merchant} gespeichert.',
+  testModeEnrollment:
+    'Testmodus: Es wird keine Karte wirklich bei einer Bank gespeichert. Die letzten zwei Ziffern der Kartennummer bestimmen das Ergebnis (…11: Ihre Bank fragt nach einem Code).',
+  formErrors: 'Bitte korrigieren Sie die unten markierten Felder.',
+  attemptsLeft: 'Verbleibende Versuche: {count}.',
+  number_required: 'Geben Sie Ihre Kartennummer ein.',
+  number_invalid: 'Diese Kartennummer ist ungültig. Bitte prüfen Sie die Ziffern.',
+  brand_unknown: 'Diese Kartenmarke wird nicht erkannt.',
+  brand_not_accepted: 'Dieser Shop akzeptiert diese Kartenmarke nicht.',
+  brand_not_preselected: 'Diese Zahlung ist nur mit {brand} möglich.',
+  expiry_required: 'Geben Sie das Ablaufdatum ein.',
+  expiry_invalid: 'Geben Sie das Ablaufdatum im Format MM/JJ ein.',
+  expiry_past: 'Diese Karte ist abgelaufen.',
+  cvc_required: 'Geben Sie den Sicherheitscode ein.',
+  cvc_invalid: 'Der Sicherheitscode hat {length} Ziffern.',
+  name_required: 'Geben Sie den Namen auf der Karte ein.',
+  name_invalid: 'Geben Sie den Namen so ein, wie er auf der Karte steht (2 bis 45 Buchstaben).',
+  chooseMethod: 'Wie möchten Sie bezahlen?',
+  method_card: 'Karte',
+  method_walletpay: 'Wallet',
+  choose: 'Weiter',
+  walletTitle: 'Mit Ihrer Wallet bezahlen',
+  walletPay: '{amount} mit Wallet bezahlen',
+  walletTestSheet:
+    'Testmodus: Diese Schaltfläche steht für das Wallet-Fenster. Bezahlt wird mit einem Test-Wallet-Token, signiert mit den Testzertifikaten von Kassa; die Cent-Stellen des Betrags bestimmen das Ergebnis.',
+  walletUnavailable: 'Wallet-Zahlungen sind für diese Zahlung derzeit nicht verfügbar. Es wurde kein Geld abgebucht.',
+  validUntil: 'Dieser Zahlungslink ist gültig bis {time} (UTC).',
+  challengeTitle: 'Bestätigen Sie die Zahlung bei Ihrer Bank',
+  challengeIntro: 'Ihre Bank bittet Sie, diese Zahlung zu bestätigen. Folgen Sie den Schritten im Fenster.',
+  challengeFrame: 'Bestätigungsseite Ihrer Bank',
+  challengeContinue: 'Nach der Bestätigung bei Ihrer Bank fortfahren',
+  challengePending: 'Ihre Bank hat die Prüfung noch nicht abgeschlossen. Schließen Sie sie im Fenster ab und fahren Sie dann fort.',
+  methodTitle: 'Ihre Karte wird bei Ihrer Bank geprüft',
+  methodIntro: 'Ihre Bank prüft dieses Gerät. Das dauert einige Sekunden.',
+  methodFrame: 'Geräteprüfung Ihrer Bank',
+  redirectTitle: 'Ihre Bank prüft diese Zahlung',
+  redirectIntro: 'Sie werden jetzt zur Seite Ihrer Bank weitergeleitet, um die Zahlung zu bestätigen.',
+  redirectContinue: 'Weiter zu meiner Bank',
+  redirecting: 'Weiterleitung zu Ihrer Bank…',
+  outcome_success: 'Zahlung erfolgreich',
+  outcome_failed: 'Zahlung fehlgeschlagen',
+  outcome_pending: 'Zahlung in Bearbeitung',
+  outcome_manualintervention: 'Zahlung wird geprüft',
+  outcomeDetail_success: 'Vielen Dank. Ihre Zahlung von {amount} an {merchant} ist eingegangen.',
+  outcomeDetail_manualintervention: 'Ihre Zahlung von {amount} wird geprüft. {merchant} teilt Ihnen das Ergebnis mit; bitte zahlen Sie nicht erneut.',
+  outcomeDetail_pending: 'Ihre Zahlung wird verarbeitet. Bitte warten Sie einen Moment und laden Sie diese Seite dann neu.',
+  failure_expired: 'Die Zeit zum Bezahlen ist abgelaufen.',
+  failure_cancelled: 'Die Zahlung wurde abgebrochen.',
+  failure_unsufficient_balance: 'Das Guthaben reichte nicht aus.',
+  failure_fraud_detected: 'Die Zahlung wurde aus Sicherheitsgründen abgelehnt.',
+  failure_rejected: 'Ihre Bank konnte nicht bestätigen, dass Sie es waren.',
+  failure_card_refused: 'Ihre Karte wurde abgelehnt.',
+  failure_insufficient_funds: 'Die Karte war nicht ausreichend gedeckt.',
+  failure_processing_error: 'Die Zahlung konnte nicht verarbeitet werden.',
+  returnToShop: 'Zurück zu {merchant}',
+  notFoundTitle: 'Zahlung nicht gefunden',
+  notFound: 'Dieser Zahlungslink ist ungültig. Prüfen Sie den Link, den Sie erhalten haben, oder kehren Sie zum Shop zurück.',
+  formExpired: 'Dieses Formular ist abgelaufen oder wurde nicht von dieser Seite gesendet. Bitte versuchen Sie es erneut.',
+  unavailable: 'Kartenzahlungen sind für diese Zahlung derzeit nicht verfügbar. Es wurde kein Geld abgebucht.',
+  acsTitle: 'Demo Bank – Zahlung bestätigen',
+  acsIntro: 'Bestätigen Sie die Zahlung von {amount} an {merchant} mit dem Einmalcode, der an Ihr Telefon gesendet wurde.',
+  acsIntroCard: 'Bestätigen Sie mit dem Einmalcode, der an Ihr Telefon gesendet wurde, dass {merchant} Ihre Karte speichern darf.',
+  acsCode: 'Einmalcode',
+  acsTestCode: 'Testmodus: Der Code lautet {code}. Mit jedem anderen Code schlägt die Prüfung fehl.',
+  acsSubmit: 'Bestätigen',
+  acsCancel: 'Abbrechen',
+  acs3ds1Intro: 'Demo Bank (3-D Secure 1) bittet Sie, die Zahlung von {amount} an {merchant} zu bestätigen.',
+  acsDone: 'Prüfung abgeschlossen. Sie können fortfahren.',
+  acsContinue: 'Weiter',
+  acsUnknown: 'Diese Prüfung ist unbekannt oder wurde bereits beantwortet.',
+  method_ideal: 'iDEAL',
+  method_paypal: 'PayPal',
+  method_klarna: 'Klarna',
+  method_banktransfer: 'Überweisung',
+  sim_notice: 'Testmodus: Diese Seite steht für {method}. Wählen Sie, was geschieht; es wird kein Geld bewegt.',
+  sim_outcome: 'Ergebnis',
+  sim_outcome_paid: 'Bezahlt',
+  sim_outcome_failed: 'Fehlgeschlagen',
+  sim_outcome_cancelled: 'Vom Kunden abgebrochen',
+  sim_outcome_expired: 'Abgelaufen',
+  sim_outcome_open: 'Noch offen: zurück zum Shop',
+  sim_chooseBank: 'Wählen Sie Ihre Bank',
+  sim_email: 'E-Mail-Adresse',
+  sim_invoice: 'Zahlung innerhalb von 30 Tagen. Ihre Bestellung:',
+  sim_item: 'Artikel',
+  sim_quantity: 'Menge',
+  sim_transferIntro:
+    'Überweisen Sie {amount} auf das unten stehende Konto. Die Zahlung ist abgeschlossen, sobald das Geld eingegangen ist, meist innerhalb von ein bis drei Werktagen.',
+  sim_iban: 'IBAN',
+  sim_bic: 'BIC',
+  sim_beneficiary: 'Empfänger',
+  sim_reference: 'Verwendungszweck',
+  sim_transferQuote: 'Geben Sie den Verwendungszweck genau so an, sonst kann die Überweisung Ihrer Bestellung nicht zugeordnet werden.',
+  homeTitle: 'Kassa – Zahlungsdienst',
+  homeIntro: 'Kassa ist ein Zahlungsdienst: Shops leiten ihre Kundinnen und Kunden zum Bezahlen hierher. Auf dieser Seite ist nichts zu bezahlen.',
+  homeDocs: 'API-Dokumentation für Entwickler',
+} satisfies Messages;
+
+// French puts a no-break space before ':', ';' and '?', so the sign never starts a line.
+const fra = {
+  htmlLang: 'fr',
+  locale: 'fr-FR',
+  title: 'Payer {merchant}',
+  payTo: 'Paiement à {merchant}',
+  amount: 'Montant',
+  description: 'Description',
+  testMode: 'Mode test : aucun argent n’est débité. Tout numéro de carte qui passe le contrôle de Luhn fonctionne ; les centimes du montant déterminent le résultat.',
+  cardDetails: 'Informations de la carte',
+  cardNumber: 'Numéro de carte',
+  cardNumberHint: 'Les 12 à 19 chiffres au recto de votre carte',
+  expiry: 'Date d’expiration',
+  expiryHint: 'MM/AA',
+  cvc: 'Code de sécurité (CVC)',
+  cvcHint: '3 chiffres au verso, ou 4 au recto pour American Express',
+  holderName: 'Nom sur la carte',
+  brandChoice: 'Payer avec',
+  brandDetected: 'Type de carte : {brand}',
+  acceptedCards: 'Cartes acceptées : {brands}',
+  pay: 'Payer {amount}',
+  cancel: 'Annuler le paiement',
+  enrollTitle: 'Enregistrer votre carte',
+  saveCard: 'Enregistrer la carte',
+  storedCard: 'Payer avec votre carte enregistrée',
+  enrolled: 'Carte enregistrée',
+  enrolledDetail: 'Votre carte est enregistrée auprès de {merchant}.',
+  testModeEnrollment:
+    'Mode test : aucune carte n’est réellement enregistrée auprès d’une banque. Les deux derniers chiffres du numéro de carte déterminent le résultat (…11 : votre banque demande un code).',
+  formErrors: 'Veuillez corriger les champs signalés ci-dessous.',
+  attemptsLeft: 'Tentatives restantes : {count}.',
+  number_required: 'Saisissez votre numéro de carte.',
+  number_invalid: 'Ce numéro de carte n’est pas valide. Vérifiez les chiffres.',
+  brand_unknown: 'Ce type de carte n’est pas reconnu.',
+  brand_not_accepted: 'Cette boutique n’accepte pas ce type de carte.',
+  brand_not_preselected: 'Ce paiement ne peut être réglé qu’avec {brand}.',
+  expiry_required: 'Saisissez la date d’expiration.',
+  expiry_invalid: 'Saisissez la date d’expiration au format MM/AA.',
+  expiry_past: 'Cette carte a expiré.',
+  cvc_required: 'Saisissez le code de sécurité.',
+  cvc_invalid: 'Le code de sécurité comporte {length} chiffres.',
+  name_required: 'Saisissez le nom figurant sur la carte.',
+  name_invalid: 'Saisissez le nom tel qu’il figure sur la carte (2 à 45 lettres).',
+  chooseMethod: 'Comment souhaitez-vous payer ?',
+  method_card: 'Carte',
+  method_walletpay: 'Portefeuille numérique',
+  choose: 'Continuer',
+  walletTitle: 'Payer avec votre portefeuille numérique',
+  walletPay: 'Payer {amount} avec le portefeuille',
+  walletTestSheet:
+    'Mode test : ce bouton remplace la fenêtre du portefeuille. Il paie avec un jeton de portefeuille de test signé par les certificats de test de Kassa ; les centimes du montant déterminent le résultat.',
+  walletUnavailable: 'Les paiements par portefeuille numérique ne sont pas disponibles pour ce paiement pour le moment. Aucun montant n’a été débité.',
+  validUntil: 'Ce lien de paiement est valable jusqu’au {time} (UTC).',
+  challengeTitle: 'Confirmez le paiement auprès de votre banque',
+  challengeIntro: 'Votre banque vous demande de confirmer ce paiement. Suivez les étapes dans la fenêtre.',
+  challengeFrame: 'Page de vérification de votre banque',
+  challengeContinue: 'Continuer après confirmation auprès de votre banque',
+  challengePending: 'Votre banque n’a pas encore terminé la vérification. Terminez-la dans la fenêtre, puis continuez.',
+  methodTitle: 'Vérification de votre carte auprès de votre banque',
+  methodIntro: 'Votre banque vérifie cet appareil. Cela prend quelques secondes.',
+  methodFrame: 'Vérification de l’appareil par votre banque',
+  redirectTitle: 'Votre banque vérifie ce paiement',
+  redirectIntro: 'Vous allez maintenant accéder à la page de votre banque pour confirmer le paiement.',
+  redirectContinue: 'Aller à ma banque',
+  redirecting: 'Redirection vers votre banque…',
+  outcome_success: 'Paiement réussi',
+  outcome_failed: 'Échec du paiement',
+  outcome_pending: 'Paiement en cours',
+  outcome_manualintervention: 'Paiement en cours de vérification',
+  outcomeDetail_success: 'Merci. Votre paiement de {amount} à {merchant} a bien été reçu.',
+  outcomeDetail_manualintervention: 'Votre paiement de {amount} est en cours de vérification. {merchant} vous informera du résultat ; ne payez pas une seconde fois.',
+  outcomeDetail_pending: 'Votre paiement est en cours de traitement. Veuillez patienter un instant, puis actualiser cette page.',
+  failure_expired: 'Le délai de paiement est écoulé.',
+  failure_cancelled: 'Le paiement a été annulé.',
+  failure_unsufficient_balance: 'Le solde était insuffisant.',
+  failure_fraud_detected: 'Le paiement a été refusé pour des raisons de sécurité.',
+  failure_rejected: 'Votre banque n’a pas pu confirmer votre identité.',
+  failure_card_refused: 'Votre carte a été refusée.',
+  failure_insufficient_funds: 'Le solde de la carte était insuffisant.',
+  failure_processing_error: 'Le paiement n’a pas pu être traité.',
+  returnToShop: 'Retour à {merchant}',
+  notFoundTitle: 'Paiement introuvable',
+  notFound: 'Ce lien de paiement n’est pas valide. Vérifiez le lien que vous avez reçu ou retournez à la boutique.',
+  formExpired: 'Ce formulaire a expiré ou n’a pas été envoyé depuis cette page. Veuillez réessayer.',
+  unavailable: 'Les paiements par carte ne sont pas disponibles pour ce paiement pour le moment. Aucun montant n’a été débité.',
+  acsTitle: 'Demo Bank – confirmez votre paiement',
+  acsIntro: 'Confirmez le paiement de {amount} à {merchant} avec le code à usage unique envoyé sur votre téléphone.',
+  acsIntroCard: 'Confirmez avec le code à usage unique envoyé sur votre téléphone que {merchant} peut enregistrer votre carte.',
+  acsCode: 'Code à usage unique',
+  acsTestCode: 'Mode test : le code est {code}. Tout autre code fait échouer la vérification.',
+  acsSubmit: 'Confirmer',
+  acsCancel: 'Annuler',
+  acs3ds1Intro: 'Demo Bank (3-D Secure 1) vous demande de confirmer le paiement de {amount} à {merchant}.',
+  acsDone: 'Vérification terminée. Vous pouvez continuer.',
+  acsContinue: 'Continuer',
+  acsUnknown: 'Cette vérification est inconnue ou a déjà reçu une réponse.',
+  method_ideal: 'iDEAL',
+  method_paypal: 'PayPal',
+  method_klarna: 'Klarna',
+  method_banktransfer: 'Virement bancaire',
+  sim_notice: 'Mode test : cette page remplace {method}. Choisissez ce qui se passe ; aucun argent n’est débité.',
+  sim_outcome: 'Résultat',
+  sim_outcome_paid: 'Payé',
+  sim_outcome_failed: 'Échoué',
+  sim_outcome_cancelled: 'Annulé par le client',
+  sim_outcome_expired: 'Expiré',
+  sim_outcome_open: 'Toujours en attente : retour à la boutique',
+  sim_chooseBank: 'Choisissez votre banque',
+  sim_email: 'Adresse e-mail',
+  sim_invoice: 'Payez sous 30 jours. Votre commande :',
+  sim_item: 'Article',
+  sim_quantity: 'Quantité',
+  sim_transferIntro: 'Virez {amount} sur le compte ci-dessous. Le paiement est terminé dès réception des fonds, en général sous un à trois jours ouvrés.',
+  sim_iban: 'IBAN',
+  sim_bic: 'BIC',
+  sim_beneficiary: 'Bénéficiaire',
+  sim_reference: 'Référence du paiement',
+  sim_transferQuote: 'Indiquez exactement la référence du paiement, sinon le virement ne pourra pas être rattaché à votre commande.',
+  homeTitle: 'Kassa – service de paiement',
+  homeIntro: 'Kassa est un service de paiement : les boutiques y envoient leurs clients pour payer. Il n’y a rien à payer sur cette page.',
+  homeDocs: 'Documentation de l’API pour les développeurs',
+} satisfies Messages;
+
+export const translations = { eng, nld, deu, fra } satisfies Record<PageLanguage, Messages>;
+
+const isPageLanguage = (code: string | undefined): code is PageLanguage => (pageLanguages as readonly string[]).includes(code ?? '');
+
+/** An Accept-Language header's languages, the most preferred first (RFC 9110 §12.5.4: q=0 means "not acceptable"). */
+function acceptedLanguages(header: string | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((part, index) => {
+      const [tag, ...parameters] = part.trim().split(';');
+      const q = parameters.map((p) => /^\s*q=([0-9.]+)\s*$/i.exec(p)?.[1]).find(Boolean);
+      return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((entry) => entry.tag && entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index)
+    .map((entry) => entry.tag);
+}
+
+/**
+ * The page's language: the payment's `language` when a page exists in it, else the first of
+ * the browser's Accept-Language that has one, else English (docs/pages.md "Languages").
+ */
+export function pageLanguage(paymentLanguage: string | undefined, acceptLanguage: string | undefined): PageLanguage {
+  if (isPageLanguage(paymentLanguage)) return paymentLanguage;
+  return acceptedLanguages(acceptLanguage).map(languageOfTag).find(isPageLanguage) ?? 'eng';
+}
 
 export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string;
 
-/** The translator for a payment's language, falling back to `eng`. */
+/** The translator of a page language; any other code (an issuer page's browser language) falls back to `eng`. */
 export function translator(language: string): Translate {
-  const messages = translations[language] ?? eng;
+  const messages: Messages = isPageLanguage(language) ? translations[language] : eng;
   return (key, values = {}) => messages[key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
+
+/**
+ * An amount in major units as given (a line's `totalPrice`, the issuer's purchase amount: a JSON
+ * number or decimal text) in the currency, as the page's language writes it; the text as it is
+ * when Intl cannot (an unknown currency code).
+ */
+export function moneyText(t: Translate, major: number | string, currency: string): string {
+  const text = String(major).trim();
+  // The currency's own decimals (ISO 4217), as the page's amount has them: 30 → €30.00.
+  const digits = findCurrency(currency)?.exponent ?? text.split('.')[1]?.length ?? 0;
+  try {
+    return new Intl.NumberFormat(t('locale'), {
+      style: 'currency',
+      currency: currency.toUpperCase(),
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(Number(text));
+  } catch {
+    return `${text} ${currency.toUpperCase()}`;
+  }
+}
+
+/** A count as the page's language writes it. */
+export const formatNumber = (t: Translate, value: number) => new Intl.NumberFormat(t('locale')).format(value);
+
+/** A moment as the page's language writes it, in UTC (the page says so: a customer's own time zone is unknown without scripts). */
+export const formatDateTime = (t: Translate, at: Date | number) =>
+  new Intl.DateTimeFormat(t('locale'), { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(at);
 
 /** `{name}` placeholders of a message, for the completeness test. */
 export const placeholders = (message: string) => [...message.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();

@@ -18,7 +18,7 @@ import type { PaymentContext } from '../payments/payment-context.ts';
 import { landingMethods } from '../payments/operations/choose-method.ts';
 import { sendToMethod } from '../payments/operations/send-to-method.ts';
 import { run } from '../payments/operations/run.ts';
-import { translator } from './i18n.ts';
+import { pageLanguage, translator } from './i18n.ts';
 import { newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
 import { cardPage, challengePage, landingPage, messagePage, methodPage, outcomePage, redirect3ds1Page, storedCardPage, walletPage, type PaymentView } from './views.ts';
 
@@ -46,7 +46,7 @@ export const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: Tra
 });
 
 export const notFound = (reply: FastifyReply) => {
-  const t = translator('eng');
+  const t = translator(pageLanguage(undefined, reply.request.headers['accept-language']));
   const nonce = newNonce();
   return sendPage(reply, policy(nonce), messagePage({ t, nonce }, t('notFoundTitle'), t('notFound')), 404);
 };
@@ -64,7 +64,7 @@ export async function show(ports: Ports, reply: FastifyReply, loaded: Loaded, st
   if (shown === 'method-choice') {
     const methods = await landingMethods(ports, row, merchant.settings);
     if (methods.length === 0) return sendPage(reply, policy(nonce, {}, row), messagePage(view, view.t('outcome_pending'), view.t('unavailable')), 503);
-    const validUntil = row.expires_at ? new Date(row.expires_at).toISOString().slice(0, 16).replace('T', ' ') : undefined;
+    const validUntil = row.expires_at ? new Date(row.expires_at) : undefined;
     return sendPage(reply, policy(nonce, {}, row), landingPage(view, methods, validUntil), status);
   }
   // A method paid elsewhere: the customer is sent to its step (docs/payment-methods.md).

@@ -42,7 +42,7 @@ import { simulatorPage } from './method-views.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
 import { encodeCReq } from '../threeds/server.ts';
 import { encodeMethodData, transactionOf } from '../threeds/by-acquirer.ts';
-import { translator } from './i18n.ts';
+import { formatNumber, moneyText, pageLanguage, translator } from './i18n.ts';
 import { collectBrowserFacts } from './browser-info.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form } from '../lib/page-security.ts';
 import { challengeFramePage, messagePage, methodFramePage, notifyPage, type PaymentView } from './views.ts';
@@ -63,19 +63,20 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   const perform = <Body, Answer>(op: AnyOperation<PaymentContext, Body, Answer>, { row, merchant }: Loaded, body: Body, log: FastifyRequest['log']) =>
     run(op, body, { ports, caller: { row, merchant }, now: Date.now(), log });
 
-  async function load(token: string): Promise<Loaded | undefined> {
+  /** `acceptLanguage`: the browser's, for a payment whose language has no page (docs/pages.md "Languages"). */
+  async function load(token: string, acceptLanguage?: string): Promise<Loaded | undefined> {
     const row = await findByPageToken(store.read, token);
     if (!row || row.type === 'credit') return undefined;
     const merchant = await paymentMerchant(store.read, row.merchant_id);
     const page = await store.transact((db) => ensurePaymentPage(db, row.reference, randomBase62(32), Date.now()));
-    const t = translator(row.language);
+    const t = translator(pageLanguage(row.language, acceptLanguage));
     const view: PaymentView = {
       t,
       nonce: newNonce(),
       token,
       csrf: page.csrf_token,
       merchantName: merchant.name,
-      amountText: amountText(row, t('htmlLang')),
+      amountText: amountText(row, t('locale')),
       description: row.description,
       testMode: row.mode === 'test',
       returnUrl: row.return_url,
@@ -86,7 +87,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
 
   /** Loads the payment of a form post and checks its CSRF token; undefined when the reply was sent. */
   async function loadForm(request: TokenRequest, reply: FastifyReply): Promise<Loaded | undefined> {
-    const loaded = await load(request.params.token);
+    const loaded = await load(request.params.token, request.headers['accept-language']);
     if (!loaded) {
       await notFound(reply);
       return undefined;
@@ -122,7 +123,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   }
 
   app.setErrorHandler(async (error: Error, request, reply) => {
-    const t = translator('eng');
+    const t = translator(pageLanguage(undefined, request.headers['accept-language']));
     const nonce = newNonce();
     const unavailable = databaseUnavailable(error, request.log);
     if (unavailable) void reply.headers(unavailable.headers);
@@ -135,7 +136,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   });
 
   app.get<{ Params: { token: string } }>('/pay/:token', async (request, reply) => {
-    const loaded = await load(request.params.token);
+    const loaded = await load(request.params.token, request.headers['accept-language']);
     if (!loaded) return notFound(reply);
     return show(ports, reply, loaded);
   });
@@ -149,7 +150,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
 
   // A method paid elsewhere, in test mode: the page standing in for its step, where the tester picks the outcome (docs/payment-methods.md "Test mode").
   app.get<{ Params: { token: string } }>('/pay/:token/simulator', async (request, reply) => {
-    const loaded = await load(request.params.token);
+    const loaded = await load(request.params.token, request.headers['accept-language']);
     if (!loaded) return notFound(reply);
     const method = methodPaidElsewhere(loaded.row, loaded.page);
     const page = method && methods[method].simulator;
@@ -159,8 +160,8 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     const currency = findCurrency(row.currency)!;
     const lines = ((storedRequestOf(row).orderLines ?? []) as Record<string, unknown>[]).map((line) => ({
       name: String(line.name ?? ''),
-      quantity: String(line.quantity ?? ''),
-      total: typeof line.totalPrice === 'number' || typeof line.totalPrice === 'string' ? `${currency.code.toUpperCase()} ${line.totalPrice}` : '',
+      quantity: typeof line.quantity === 'number' ? formatNumber(view.t, line.quantity) : String(line.quantity ?? ''),
+      total: typeof line.totalPrice === 'number' || typeof line.totalPrice === 'string' ? moneyText(view.t, line.totalPrice, currency.code) : '',
     }));
     return sendPage(reply, policy(view.nonce, {}, row), simulatorPage(view, { page, methodName: view.t(`method_${method}`), reference: row.reference, lines }));
   });
@@ -174,7 +175,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
 
   // Back from a method's step elsewhere: to the merchant's returnUrl, where the shop reads the payment's state; pending too (a bank transfer on its way).
   app.get<{ Params: { token: string } }>('/pay/:token/return', async (request, reply) => {
-    const loaded = await load(request.params.token);
+    const loaded = await load(request.params.token, request.headers['accept-language']);
     if (!loaded) return notFound(reply);
     const { row } = loaded;
     if (!row.return_url || !methodPaidElsewhere(row, loaded.page)) return show(ports, reply, loaded);
@@ -240,7 +241,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
 
   // Inside the challenge window: Kassa's page posts the CReq to the ACS from here.
   app.get<{ Params: { token: string; session: string } }>('/pay/:token/3ds/frame/:session', async (request, reply) => {
-    const loaded = await load(request.params.token);
+    const loaded = await load(request.params.token, request.headers['accept-language']);
     const session = loaded && (await findThreeDSSession(store.read, request.params.session));
     if (!loaded || !session || session.reference !== loaded.row.reference || session.state !== 'challenge' || !session.acs_url) return notFound(reply);
     const { view } = loaded;
@@ -254,7 +255,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   // The notification URL: the ACS posts the CRes here, inside the challenge window. The
   // outcome was already taken from the RReq; this only tells Kassa's page to go on.
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds/notify', async (request, reply) => {
-    const loaded = await load(request.params.token);
+    const loaded = await load(request.params.token, request.headers['accept-language']);
     if (!loaded) return notFound(reply);
     const { view } = loaded;
     const received = await perform(
@@ -269,7 +270,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
 
   // Inside the 3DS method's hidden frame (3-D Secure by the acquirer): Kassa's page posts the 3DS method data to the issuer from here.
   app.get<{ Params: { token: string; session: string } }>('/pay/:token/3ds/method/:session', async (request, reply) => {
-    const loaded = await load(request.params.token);
+    const loaded = await load(request.params.token, request.headers['accept-language']);
     const session = loaded && (await findThreeDSSession(store.read, request.params.session));
     if (!loaded || !session || session.reference !== loaded.row.reference || session.state !== 'method' || !session.acs_url) return notFound(reply);
     const { view } = loaded;
@@ -282,7 +283,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
 
   // The 3DS method notification URL: the issuer posts the 3DS method data back here, inside the hidden frame, when its method is done.
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds/method-notify', async (request, reply) => {
-    const loaded = await load(request.params.token);
+    const loaded = await load(request.params.token, request.headers['accept-language']);
     if (!loaded) return notFound(reply);
     const { view } = loaded;
     const id = transactionOf(field(request.body, 'threeDSMethodData'))?.threeDSServerTransID;
@@ -308,7 +309,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
 
   // 3-D Secure 1 TermUrl: the ACS sends the browser back with the PaRes and our MD (sealed, bound to the session).
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds1', async (request, reply) => {
-    const loaded = await load(request.params.token);
+    const loaded = await load(request.params.token, request.headers['accept-language']);
     if (!loaded) return notFound(reply);
     const step = await perform(complete3ds1, loaded, { paRes: field(request.body, 'PaRes') ?? '', md: field(request.body, 'MD') ?? '' }, request.log);
     return respond(reply, loaded, step, { returnBy: 'page' });

@@ -5,7 +5,8 @@
  */
 import { html, htmlDocument, jsonScriptData, trusted, type SafeHtml } from '../lib/html.ts';
 import { autosubmitScript, browserFactsScript, cardScript, challengeScript, methodScript, notifyScript, stylesheet } from './assets.ts';
-import type { MessageKey, Translate } from './i18n.ts';
+import { formatDateTime, formatNumber, type MessageKey, type Translate } from './i18n.ts';
+import { brandMark } from './marks.ts';
 import type { CardError, CardField } from '../payments/card-input.ts';
 import { brandName, ruleOf } from '../ground/card-brand.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
@@ -32,7 +33,8 @@ export function layout(view: Pick<PaymentView, 't' | 'nonce'>, title: string, bo
     nonce,
     title,
     stylesheet,
-    head,
+    // Kassa's own icon on every page (served by site.ts), so no browser asks the shop's or another site's.
+    head: html`<link rel="icon" href="/favicon.svg" type="image/svg+xml">${head}`,
     body: html`${body}
 ${scripts.map((script) => html`<script nonce="${nonce}">${trusted(script)}</script>`)}`,
   });
@@ -59,7 +61,7 @@ const submitLabel = (view: PaymentView) => (view.enrollment ? view.t('saveCard')
 
 /** The form's error summary, announced to screen readers, with the attempts left when counted. */
 const errorSummary = (view: PaymentView, message: string, attemptsLeft?: number) =>
-  html`<div class="error-summary" role="alert"><p>${message}${attemptsLeft !== undefined ? html` ${view.t('attemptsLeft', { count: attemptsLeft })}` : ''}</p></div>`;
+  html`<div class="error-summary" role="alert"><p>${message}${attemptsLeft !== undefined ? html` ${view.t('attemptsLeft', { count: formatNumber(view.t, attemptsLeft) })}` : ''}</p></div>`;
 
 function cancelForm(view: PaymentView): SafeHtml {
   return html`<form method="post" action="/pay/${view.token}/cancel">${csrfField(view)}<button type="submit" class="secondary">${view.t('cancel')}</button></form>`;
@@ -95,7 +97,7 @@ export function cardPage(view: PaymentView, state: CardFormState): SafeHtml {
   const body = html`<main>
 ${summary(view)}
 <h1>${t('cardDetails')}</h1>
-<p class="accepted">${t('acceptedCards', { brands: brands.map(brandName).join(', ') })}</p>
+<p class="accepted"><span class="visually-hidden">${t('acceptedCards', { brands: brands.map(brandName).join(', ') })}</span><span class="marks">${brands.map(brandMark)}</span></p>
 ${hasErrors || state.notice ? errorSummary(view, state.notice ?? t('formErrors'), state.attemptsLeft) : ''}
 <form id="card-form" method="post" action="/pay/${view.token}/card" novalidate data-browser-facts data-brand-label="${t('brandDetected')}" data-number-invalid="${t('number_invalid')}">
 ${csrfField(view)}
@@ -111,22 +113,22 @@ ${
   state.preselected
     ? ''
     : html`<fieldset id="brand-choice" hidden><legend>${t('brandChoice')}</legend>${brands.map(
-        (brand) => html`<label data-brand="${brand}" hidden><input type="radio" name="brand" value="${brand}"> ${brandName(brand)}</label>`,
+        (brand) => html`<label data-brand="${brand}" hidden><input type="radio" name="brand" value="${brand}"> ${brandMark(brand)} ${brandName(brand)}</label>`,
       )}</fieldset>`
 }
 <div class="row">
 <div class="field">
 <label for="expiry">${t('expiry')}</label>
-<span class="hint" id="expiry-hint">${t('expiryHint')}</span>
 <input type="text" id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="${t('expiryHint')}" maxlength="7" required value="${state.values?.expiry ?? ''}" aria-describedby="${describedBy('expiry')}"${invalid('expiry')}>
+<span class="hint" id="expiry-hint">${t('expiryHint')}</span>
 ${errorLine('expiry')}
 </div>
 ${
   askCvc
     ? html`<div class="field" id="cvc-field">
 <label for="cvc">${t('cvc')}</label>
-<span class="hint" id="cvc-hint">${t('cvcHint')}</span>
 <input type="text" id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required aria-describedby="${describedBy('cvc')}"${invalid('cvc')}>
+<span class="hint" id="cvc-hint">${t('cvcHint')}</span>
 ${errorLine('cvc')}
 </div>`
     : ''
@@ -172,7 +174,7 @@ ${browserFactFields()}
 <div class="field">
 <label for="maskedPan">${t('cardNumber')}</label>
 <input type="text" id="maskedPan" value="${state.maskedPan}" readonly aria-describedby="maskedPan-brand">
-<p class="brand" id="maskedPan-brand">${t('brandDetected', { brand: brandName(state.brand) })}</p>
+<p class="brand" id="maskedPan-brand">${brandMark(state.brand)} ${t('brandDetected', { brand: brandName(state.brand) })}</p>
 ${errors.expiry ? html`<p class="error" id="expiry-error">${t(errors.expiry as MessageKey)}</p>` : ''}
 </div>
 ${state.holderName ? html`<div class="field"><label for="holderName">${t('holderName')}</label><input type="text" id="holderName" value="${state.holderName}" readonly></div>` : ''}
@@ -193,7 +195,7 @@ ${cancelForm(view)}
   return layout(view, t('title', { merchant: view.merchantName }), body, [browserFactsScript]);
 }
 
-export function landingPage(view: PaymentView, methods: readonly string[], validUntil?: string): SafeHtml {
+export function landingPage(view: PaymentView, methods: readonly string[], validUntil?: Date): SafeHtml {
   const { t } = view;
   const body = html`<main>
 ${summary(view)}
@@ -202,7 +204,7 @@ ${summary(view)}
 ${csrfField(view)}
 ${methods.map((method) => html`<button type="submit" name="method" value="${method}">${t(`method_${method}` as MessageKey)}</button>`)}
 </form>
-${validUntil ? html`<p class="accepted">${t('validUntil', { time: validUntil })}</p>` : ''}
+${validUntil ? html`<p class="accepted">${t('validUntil', { time: formatDateTime(t, validUntil) })}</p>` : ''}
 ${cancelForm(view)}
 </main>`;
   return layout(view, t('title', { merchant: view.merchantName }), body);
@@ -214,10 +216,10 @@ export function walletPage(view: PaymentView): SafeHtml {
   const body = html`<main>
 ${summary(view)}
 <h1>${t('walletTitle')}</h1>
-<p>${t('walletTestSheet')}</p>
+<p class="test-banner" role="note">${t('walletTestSheet')}</p>
 <form method="post" action="/pay/${view.token}/wallet">
 ${csrfField(view)}
-<button type="submit">${t('walletPay', { amount: view.amountText })}</button>
+<button type="submit" class="primary">${t('walletPay', { amount: view.amountText })}</button>
 </form>
 ${cancelForm(view)}
 </main>`;
@@ -233,7 +235,11 @@ export interface ChallengeView {
   pending?: boolean;
 }
 
-/** The challenge pop-up: a modal over Kassa's page holding the issuer's window, sized by challengeWindowSize. */
+/**
+ * The challenge pop-up: a modal over Kassa's page holding the issuer's window, sized by
+ * challengeWindowSize. Its one cancel is the issuer's own, inside the window: EMVCo's challenge
+ * screens always offer one, and its answer ends the challenge as any other (docs/pages.md "3-D Secure").
+ */
 export function challengePage(view: PaymentView, challenge: ChallengeView): SafeHtml {
   const { t } = view;
   const windowClass = WINDOW_CLASSES[challenge.windowSize] ?? 'window-05';
@@ -253,7 +259,6 @@ ${csrfField(view)}
 <input type="hidden" name="sealedCard" value="${challenge.sealedCard}">
 <noscript><button type="submit" class="primary">${t('challengeContinue')}</button></noscript>
 </form>
-${cancelForm(view)}
 </div>
 </div>`;
   return layout(view, t('challengeTitle'), body, [challengeScript]);
@@ -362,4 +367,10 @@ ${view.returnUrl ? html`<p><a class="button" href="${view.returnUrl}">${t('retur
 
 export function messagePage(view: Pick<PaymentView, 't' | 'nonce'>, title: string, message: string): SafeHtml {
   return layout(view, title, html`<main><h1>${title}</h1><p>${message}</p></main>`);
+}
+
+/** Kassa's own address (`GET /`): what this is, and where its API is described. */
+export function homePage(view: Pick<PaymentView, 't' | 'nonce'>): SafeHtml {
+  const { t } = view;
+  return layout(view, t('homeTitle'), html`<main><h1>Kassa</h1><p>${t('homeIntro')}</p><p><a href="/docs">${t('homeDocs')}</a></p></main>`);
 }

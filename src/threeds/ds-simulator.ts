@@ -9,13 +9,14 @@ import currencyCodes from 'currency-codes';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { scenarioFor } from '../ground/test-scenarios.ts';
 import { formatAmount } from '../ground/amount.ts';
+import { languageOfTag } from '../ground/language.ts';
 import { AcsSimulator, newAuthenticationValue } from './acs-simulator.ts';
 import { eciByBrand, type AuthenticationResponse, type DirectoryServer, type Enrolment3DS1, type EnrolmentRequest3DS1, type PaResult } from './directory.ts';
 
 export const ACS_SIMULATOR_PATH = '/simulator/acs';
 
-/** 3-letter page language from a BCP 47 browser language (the ACS localises by browserLanguage). */
-export const languageOfBrowser = (tag: unknown) => (typeof tag === 'string' && /^nl\b/i.test(tag) ? 'nld' : 'eng');
+/** 3-letter page language from a BCP 47 browser language (the ACS localises by browserLanguage); `eng` when it has none. */
+export const languageOfBrowser = (tag: unknown) => (typeof tag === 'string' && languageOfTag(tag)) || 'eng';
 
 const amountText = (minor: number, exponent: number, currencyAlpha: string) =>
   `${formatAmount(minor, { code: currencyAlpha.toLowerCase(), numeric: '', exponent })} ${currencyAlpha.toUpperCase()}`;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { api, cardPayment, startTestApp, suiteResource, type Backend, type TestApp } from '../support/app.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -124,8 +124,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-/** axe-core in the page (evaluated, so the page's CSP does not apply to it): no serious or critical violations. */
-export async function assertAccessible(page: Page, label: string): Promise<void> {
+/** axe-core in the page or frame (evaluated, so the page's CSP does not apply to it): no serious or critical violations. */
+export async function assertAccessible(page: Page | Frame, label: string): Promise<void> {
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     type Violation = { id: string; impact: string; help: string; nodes: { target: string[] }[] };

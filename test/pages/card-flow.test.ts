@@ -286,13 +286,17 @@ for (const backend of backends) {
       assert.deepEqual([transaction.status, transaction.failureCode], ['failed', 'cancelled']);
     });
 
-    test('a payment in nld is shown in Dutch; an unknown language falls back to English', async () => {
-      const dutch = await openPage(t.app, (await create({ language: 'nld' })).payUrl);
-      assert.match(dutch.page.body, /<html lang="nl">/);
-      assert.match(dutch.page.body, /Kaartnummer/);
-      const german = await openPage(t.app, (await create({ language: 'deu' })).payUrl);
-      assert.match(german.page.body, /<html lang="en">/);
-      assert.match(german.page.body, /Card number/);
+    test('a payment in nld, deu or fra is shown in its language; one without pages falls back to English', async () => {
+      for (const [language, lang, label] of [
+        ['nld', 'nl', 'Kaartnummer'],
+        ['deu', 'de', 'Kartennummer'],
+        ['fra', 'fr', 'Numéro de carte'],
+        ['spa', 'en', 'Card number'],
+      ]) {
+        const { page } = await openPage(t.app, (await create({ language })).payUrl);
+        assert.match(page.body, new RegExp(`<html lang="${lang}">`), language);
+        assert.match(page.body, new RegExp(label), language);
+      }
     });
 
     test('the merchant preselected brand is the only one accepted', async () => {

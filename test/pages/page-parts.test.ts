@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { placeholders, translations, translator } from '../../src/pages/i18n.ts';
+import { formatDateTime, moneyText, pageLanguage, placeholders, translations, translator } from '../../src/pages/i18n.ts';
+import { amountText } from '../../src/ground/amount.ts';
 import { html } from '../../src/lib/html.ts';
 import { contentSecurityPolicy, sourceOf } from '../../src/lib/page-security.ts';
 import { CardSealer } from '../../src/payments/card-seal.ts';
@@ -21,7 +22,46 @@ for (const [language, messages] of Object.entries(translations)) {
 
 test('the translator fills values and falls back to eng', () => {
   assert.equal(translator('nld')('pay', { amount: '€ 1,00' }), 'Betaal € 1,00');
-  assert.equal(translator('fra')('pay', { amount: '€1.00' }), 'Pay €1.00');
+  assert.equal(translator('fra')('pay', { amount: '1,00 €' }), 'Payer 1,00 €');
+  assert.equal(translator('spa')('pay', { amount: '€1.00' }), 'Pay €1.00');
+});
+
+/** [payment's language, Accept-Language, the page's language] (docs/pages.md "Languages"). */
+const languageCases: [string | undefined, string | undefined, string][] = [
+  ['deu', undefined, 'deu'],
+  ['fra', 'nl-NL,nl;q=0.9', 'fra'],
+  ['eng', 'fr-FR', 'eng'],
+  ['spa', 'de-CH,de;q=0.9,en;q=0.8', 'deu'],
+  ['spa', 'es-ES,fr;q=0.5,en;q=0.7', 'eng'],
+  ['spa', 'es,pt', 'eng'],
+  [undefined, 'nl-BE', 'nld'],
+  [undefined, 'fr;q=0,de', 'deu'],
+  [undefined, undefined, 'eng'],
+];
+for (const [payment, accept, expected] of languageCases) {
+  test(`a payment in ${payment ?? 'no language'} with Accept-Language ${accept ?? '(none)'} gets a page in ${expected}`, () =>
+    assert.equal(pageLanguage(payment, accept), expected));
+}
+
+/** [language, the amount 1234.56 EUR, 26 November 2026 15:30 UTC] as its pages write them. */
+const formatCases: [string, string, string][] = [
+  ['eng', '€1,234.56', '26 November 2026 at 15:30'],
+  ['nld', '€\u00a01.234,56', '26 november 2026 om 15:30'],
+  ['deu', '1.234,56\u00a0€', '26. November 2026 um 15:30'],
+  ['fra', '1\u202f234,56\u00a0€', '26 novembre 2026 à 15:30'],
+];
+for (const [language, amount, time] of formatCases) {
+  test(`${language} pages write amounts and times in their own locale`, () => {
+    const t = translator(language);
+    assert.equal(amountText({ amount_minor: 123456, currency: 'eur' }, t('locale')), amount);
+    assert.equal(formatDateTime(t, Date.UTC(2026, 10, 26, 15, 30)), time);
+  });
+}
+
+test("an amount in major units as given (an order line, the issuer page) gets the currency's decimals and the page's locale", () => {
+  assert.equal(moneyText(translator('eng'), -5, 'eur'), '-€5.00');
+  assert.equal(moneyText(translator('deu'), ' 4.95 ', 'EUR'), '4,95\u00a0€');
+  assert.equal(moneyText(translator('fra'), '1200', 'jpy'), '1\u202f200\u00a0JPY');
 });
 
 test('html escapes every interpolated value', () => {
