@@ -116,6 +116,10 @@ export const methods = {
 export type PaymentMethod = keyof typeof methods;
 export const paymentMethods = Object.keys(methods) as PaymentMethod[];
 
+/** The methods a landing page may offer: each has its name and its mark on the pages (pages/i18n.ts, pages/marks.ts). */
+export type OfferedMethod = { [M in PaymentMethod]: (typeof methods)[M]['landing'] extends 'never' ? never : M }[PaymentMethod];
+export const isOffered = (method: PaymentMethod): method is OfferedMethod => methods[method].landing !== 'never';
+
 /** The methods paid on a page elsewhere: each is a flow of its own (payments/flows.ts). */
 export type RedirectMethod = { [M in PaymentMethod]: (typeof methods)[M]['instrument'] extends 'redirect' ? M : never }[PaymentMethod];
 export const redirectMethods = paymentMethods.filter((method): method is RedirectMethod => methods[method].instrument === 'redirect');

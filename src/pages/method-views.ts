@@ -42,8 +42,9 @@ const steps: Record<SimulatorPage, (view: PaymentView, state: SimulatorView) => 
 
 export function simulatorPage(view: PaymentView, state: SimulatorView): SafeHtml {
   const { t } = view;
+  // Its own test notice below, not the card form's (which speaks of card numbers and cents).
   const body = html`<main>
-${summary(view)}
+${summary({ ...view, testMode: false })}
 <h1>${state.methodName}</h1>
 <p class="test-banner" role="note">${t('sim_notice', { method: state.methodName })}</p>
 <form method="post" action="/pay/${view.token}/simulator" class="methods">

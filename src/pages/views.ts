@@ -6,7 +6,8 @@
 import { html, htmlDocument, jsonScriptData, trusted, type SafeHtml } from '../lib/html.ts';
 import { autosubmitScript, browserFactsScript, cardScript, challengeScript, methodScript, notifyScript, stylesheet } from './assets.ts';
 import { formatDateTime, formatNumber, type MessageKey, type Translate } from './i18n.ts';
-import { brandMark } from './marks.ts';
+import { brandMark, methodMark } from './marks.ts';
+import type { OfferedMethod } from '../ground/payment-method.ts';
 import type { CardError, CardField } from '../payments/card-input.ts';
 import { brandName, ruleOf } from '../ground/card-brand.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
@@ -195,14 +196,14 @@ ${cancelForm(view)}
   return layout(view, t('title', { merchant: view.merchantName }), body, [browserFactsScript]);
 }
 
-export function landingPage(view: PaymentView, methods: readonly string[], validUntil?: Date): SafeHtml {
+export function landingPage(view: PaymentView, methods: readonly OfferedMethod[], validUntil?: Date): SafeHtml {
   const { t } = view;
   const body = html`<main>
 ${summary(view)}
 <h1>${t('chooseMethod')}</h1>
 <form method="post" action="/pay/${view.token}/method" class="methods">
 ${csrfField(view)}
-${methods.map((method) => html`<button type="submit" name="method" value="${method}">${t(`method_${method}` as MessageKey)}</button>`)}
+${methods.map((method) => html`<button type="submit" name="method" value="${method}">${methodMark(method)} ${t(`method_${method}`)}</button>`)}
 </form>
 ${validUntil ? html`<p class="accepted">${t('validUntil', { time: formatDateTime(t, validUntil) })}</p>` : ''}
 ${cancelForm(view)}

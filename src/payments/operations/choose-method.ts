@@ -8,7 +8,7 @@ import { ownerOf } from '../../store/transactions.ts';
 import { ensurePaymentPage, setPageFields } from '../../store/payment-pages.ts';
 import { randomBase62 } from '../../lib/tokens.ts';
 import type { MerchantSettings } from '../../merchants/merchants.ts';
-import { methods, type MethodSpec, type PaymentMethod } from '../../ground/payment-method.ts';
+import { isOffered, methods, type MethodSpec, type OfferedMethod } from '../../ground/payment-method.ts';
 import { storedRequestOf } from '../serialize.ts';
 import { takes } from '../../acquirer/connector.ts';
 import { customerOperation } from './operation.ts';
@@ -21,15 +21,15 @@ import { cardsTaken, type Ports } from '../ports.ts';
  * cardholder can be authenticated too) and that can make this payment (a sale; Klarna, which
  * only authorises, never is one), or one offered in test mode only.
  */
-export async function landingMethods(ports: Ports, row: TransactionRow, settings: MerchantSettings): Promise<PaymentMethod[]> {
+export async function landingMethods(ports: Ports, row: TransactionRow, settings: MerchantSettings): Promise<OfferedMethod[]> {
   if (settings.cardBrands.length === 0) return [];
   const acquirer = await ports.acquirers.find(ownerOf(row));
   const cardAvailable = await cardsTaken(ports, row);
   const ordered = storedRequestOf(row).orderLines !== undefined;
-  return settings.methods.filter((method) => {
+  return settings.methods.filter(isOffered).filter((method) => {
     const spec: MethodSpec = methods[method];
     if (spec.landing === 'test-mode') return row.mode === 'test';
-    if (spec.landing === 'never' || !acquirer || !takes(acquirer.serves, method, row.currency)) return false;
+    if (!acquirer || !takes(acquirer.serves, method, row.currency)) return false;
     // The payment must be one the method can make: its type (a landing page's is a sale), its currency, its order lines.
     if (!(spec.transactionTypes as readonly string[]).includes(row.type) || (spec.currencies !== 'all' && !spec.currencies.includes(row.currency))) return false;
     if (spec.orderLinesRequired && !ordered) return false;
