@@ -294,6 +294,9 @@ export function parsePaymentRequest(
  * how many, and its total price in the payment's currency, and the totals add up to the amount
  * exactly, as the method's own checkout refuses an invoice that does not.
  */
+/** Line types that take money off the order whatever the sign of their total (docs/payment-methods.md). */
+const deducted: ReadonlySet<string> = new Set(['DISCOUNT', 'STORE_CREDIT', 'GIFT_CARD']);
+
 export function orderLinesAddingUp(lines: readonly Record<string, unknown>[], amountMinor: number, currency: Currency): FieldError[] {
   const errors: FieldError[] = [];
   if (lines.length === 0) return [{ field: '/orderLines', code: 'min_items', message: 'must list at least one line' }];
@@ -306,7 +309,7 @@ export function orderLinesAddingUp(lines: readonly Record<string, unknown>[], am
     }
     const price = signedAmount(line.totalPrice, currency);
     if (!price.ok) errors.push({ field: `${at}/totalPrice`, code: price.code, message: price.message });
-    else total += price.minor;
+    else total += deducted.has(line.type as string) ? -Math.abs(price.minor) : price.minor;
   });
   if (errors.length === 0 && total !== amountMinor) {
     errors.push({
@@ -318,10 +321,27 @@ export function orderLinesAddingUp(lines: readonly Record<string, unknown>[], am
   return errors;
 }
 
+/**
+ * How far, in minor units, a line's JSON number may lie from a whole minor unit and still be read
+ * as it. The shop plugins compute a line's total in binary floating point (price plus tax, row total
+ * minus discount), so a total of 68.99 can arrive as 68.99000000000001 (docs/payment-methods.md "What the request
+ * takes"); a true extra decimal (68.995) is half a unit off and still refused.
+ */
+const FLOAT_NOISE_MINOR = 1e-6;
+
+/** A JSON number carrying only binary noise around a whole minor unit, as that amount's decimal text; anything else unchanged. */
+function withoutFloatNoise(value: unknown, currency: Currency): unknown {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return value;
+  const minor = value * 10 ** currency.exponent;
+  const whole = Math.round(minor);
+  // Only to recognise the noise; the amount itself is then parsed from its decimal text, as every amount.
+  return Math.abs(minor - whole) < FLOAT_NOISE_MINOR ? formatAmount(Math.abs(whole), currency) : Math.abs(value);
+}
+
 /** A line's total: a discount's is negative, a free line's zero (parseAmount takes positive amounts only). */
 function signedAmount(value: unknown, currency: Currency): AmountResult {
   const negative = (typeof value === 'number' && value < 0) || (typeof value === 'string' && value.trim().startsWith('-'));
-  const magnitude = typeof value === 'number' ? Math.abs(value) : typeof value === 'string' ? value.trim().replace(/^-/, '') : value;
+  const magnitude = typeof value === 'number' ? withoutFloatNoise(value, currency) : typeof value === 'string' ? value.trim().replace(/^-/, '') : value;
   if ((typeof magnitude === 'number' || typeof magnitude === 'string') && Number(magnitude) === 0 && String(magnitude).trim() !== '') return { ok: true, minor: 0 };
   const parsed = parseAmount(magnitude, currency);
   return parsed.ok && negative ? { ok: true, minor: -parsed.minor } : parsed;

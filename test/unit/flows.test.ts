@@ -236,3 +236,19 @@ for (const [duration, outcome] of expirationCases) {
     assert.equal(result.request?.expirationDuration ?? result.errors.map((e) => `${e.field} ${e.code} ${e.message}`).join(), outcome);
   });
 }
+
+/** Klarna lines whose totals the shop plugins computed in binary floating point (docs/payment-methods.md "What the request takes"). */
+const floatLineCases: [totals: (number | string)[], amount: string, errors: string[]][] = [
+  [[68.99000000000001, 5], '73.99', []],
+  [[21.849999999999998, 5, -1.2100000000000002], '25.64', []],
+  [[4.220000000000001, '0.78'], '5.00', []],
+  [[68.995, 5], '73.99', ['/orderLines/0/totalPrice decimals EUR allows 2 decimal places']],
+  [['68.99000000000001', 5], '73.99', ['/orderLines/0/totalPrice decimals EUR allows 2 decimal places']],
+  [[68.99000000000001, 5], '74.00', ["/orderLines total_mismatch the lines' totalPrice add up to 73.99, not the amount 74.00"]],
+];
+for (const [totals, amount, errors] of floatLineCases) {
+  test(`Klarna lines totalling ${totals.join(' + ')} for ${amount}: ${errors.length === 0 ? 'accepted' : errors.join('; ')}`, () => {
+    const orderLines = totals.map((totalPrice, index) => ({ name: `line ${index}`, quantity: 1, totalPrice }));
+    assert.deepEqual(errorsOf(request('klarna', {}, { amount, orderLines, transactionType: 'authorise' })), errors);
+  });
+}
