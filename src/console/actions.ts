@@ -17,11 +17,23 @@ import { capture } from '../payments/operations/capture.ts';
 import { reversal } from '../payments/operations/reversal.ts';
 import { cancel } from '../payments/operations/cancel.ts';
 import { resolve, type Resolution } from '../payments/operations/resolve.ts';
-import { previewCancel, previewCapture, previewRefund, previewResolve, previewReversal, type Preview } from '../payments/operations/preview.ts';
+import { completeTestPayment } from '../payments/operations/complete-test-payment.ts';
+import {
+  previewCancel,
+  previewCapture,
+  previewCompleteTestPayment,
+  previewRefund,
+  previewResolve,
+  previewReversal,
+  type Preview,
+} from '../payments/operations/preview.ts';
+import type { FailureCode } from '../ground/states.ts';
+import { methods } from '../ground/payment-method.ts';
+import { methodPaidElsewhere } from '../payments/operations/send-to-method.ts';
 import type { Form } from '../lib/page-security.ts';
 import { field } from '../lib/page-security.ts';
 
-export const actionNames = ['refund', 'capture', 'reversal', 'cancel', 'resolve'] as const;
+export const actionNames = ['refund', 'capture', 'reversal', 'cancel', 'complete', 'resolve'] as const;
 export type ActionName = (typeof actionNames)[number];
 
 export interface ActionContext {
@@ -71,6 +83,39 @@ function resolution(row: TransactionRow, input: ActionInput): Resolution {
   return { reference: row.reference, outcome: input.outcome, ...(input.failureCode ? { failureCode: input.failureCode } : {}) } as Resolution;
 }
 
+/**
+ * The outcomes a tester gives a pending test payment from the console, the words of a method's
+ * simulated page less "still open" (docs/payment-methods.md "Test mode"), and what the test helper
+ * completes the payment as for each.
+ */
+export const testOutcomes = {
+  paid: { outcome: 'success' },
+  failed: { outcome: 'failed', failureCode: 'rejected' },
+  cancelled: { outcome: 'failed', failureCode: 'cancelled' },
+  expired: { outcome: 'failed', failureCode: 'expired' },
+} as const satisfies Record<string, { outcome: 'success' | 'failed'; failureCode?: FailureCode }>;
+export type TestOutcome = keyof typeof testOutcomes;
+export const testOutcomeNames = Object.keys(testOutcomes) as TestOutcome[];
+
+/**
+ * A payment paid by bank transfer, its own method or the one its customer chose on a landing page:
+ * the method whose test-mode step is the transfer instructions. Not its refund, which keeps the
+ * payment's flow but is no money arriving.
+ */
+export function paidByTransfer(row: TransactionRow, page: { chosen_method: string | null } | undefined): boolean {
+  if (row.type === 'credit') return false;
+  const method = methodPaidElsewhere(row, page);
+  return method !== undefined && methods[method].simulator === 'transfer-instructions';
+}
+
+/** As `POST {base_url}/test/complete` takes it, for the outcome the tester picked. */
+function completion(row: TransactionRow, input: ActionInput) {
+  if (!Object.hasOwn(testOutcomes, input.outcome)) {
+    throw Problem.validation([{ field: '/outcome', code: 'enum', message: `must be one of ${testOutcomeNames.join(', ')}` }]);
+  }
+  return { reference: row.reference, ...testOutcomes[input.outcome as TestOutcome] };
+}
+
 export const actions: Record<ActionName, Action> = {
   refund: {
     probe: {},
@@ -110,6 +155,14 @@ export const actions: Record<ActionName, Action> = {
       const done = await run(cancel, body, as);
       return { reference: done.reference, status: done.status };
     },
+  },
+  complete: {
+    probe: { outcome: 'paid' },
+    input: (form) => ({ outcome: field(form, 'outcome') ?? '' }),
+    preview: (row, input, ctx) => previewCompleteTestPayment(completion(row, input), ctx),
+    confirmed: true,
+    carried: asInput,
+    perform: async (row, input, ctx) => resultOf(await run(completeTestPayment, completion(row, input), ctx)),
   },
   resolve: {
     probe: { outcome: 'success', reason: '-' },

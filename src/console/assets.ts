@@ -45,6 +45,8 @@ pre{margin:0;white-space:pre-wrap;word-break:break-word;font-size:.85rem}
 .problem{border:2px solid var(--error);border-radius:.5rem;padding:.5rem .75rem;margin-bottom:1rem;background:#fff;color:var(--error)}
 .actions{display:flex;flex-wrap:wrap;gap:1rem}
 .actions form{border:1px solid var(--line);border-radius:.5rem;padding:.75rem;flex:1 1 16rem}
+.actions fieldset{border:0;margin:0;padding:0}.actions legend{padding:0;margin-bottom:.2rem}
+.choices{display:flex;flex-wrap:wrap;gap:.5rem}
 .pager{display:flex;gap:1rem;margin:1rem 0}
 fieldset{border:1px solid var(--line);border-radius:.5rem;margin:0 0 .8rem;padding:.5rem .75rem}
 legend{font-weight:600;padding:0 .25rem}

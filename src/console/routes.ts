@@ -33,7 +33,7 @@ import { setPasswordAccount, setPasswordWithLink } from '../operators/accounts.t
 import { passwordProblem, BUSY_RETRY_AFTER_SECONDS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../operators/passwords.ts';
 import { audit, auditEntries } from '../operators/audit.ts';
 import { consoleTranslator, type MessageKey } from './i18n.ts';
-import { actionNames, actions, offeredActions, type ActionContext, type ActionName } from './actions.ts';
+import { actionNames, actions, offeredActions, paidByTransfer, type ActionContext, type ActionName } from './actions.ts';
 import type { Preview } from '../payments/operations/preview.ts';
 import { settingsRoutes } from './settings.ts';
 import { exportRoutes } from './export.ts';
@@ -225,7 +225,10 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
         const row = await visibleTransaction(session, request.params.reference);
         const outcome = await perform(name, row, request);
         const view = viewOf(request, session);
-        if (outcome.confirm) return send(reply, view, confirmPage(view, { row, action: name, ...outcome.confirm }));
+        if (outcome.confirm) {
+          const transfer = paidByTransfer(row, await findPaymentPage(store.read, row.reference));
+          return send(reply, view, confirmPage(view, { row, action: name, ...outcome.confirm, paidByTransfer: transfer }));
+        }
         if (outcome.problem === undefined) return reply.redirect(`/dashboard/payments/${row.reference}?done=${name}`, 303);
         const fresh = (await findTransaction(store.read, row.reference))!;
         return send(reply, view, await paymentView(view, fresh, { problem: view.t('actionRefused', { detail: problemText(outcome.problem) }) }), outcome.problem.status);
@@ -334,6 +337,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
       merchantName: ctx.caller.merchantName,
       actions: await offeredActions(row, ctx),
       failureCodes,
+      paidByTransfer: paidByTransfer(row, page),
       ...messages,
     });
   }

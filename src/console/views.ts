@@ -14,7 +14,7 @@ import type { Operator } from '../operators/sessions.ts';
 import { LEFT_OUT_FIELD, type LeftOutField } from '../threeds/validate.ts';
 import { consoleStylesheet } from './assets.ts';
 import { term, type MessageKey, type TermKind, type Translate } from './i18n.ts';
-import type { ActionName } from './actions.ts';
+import { testOutcomeNames, type ActionName, type TestOutcome } from './actions.ts';
 import { findCurrency, formatAmount } from '../ground/amount.ts';
 
 export interface ConsoleView {
@@ -204,11 +204,25 @@ export interface PaymentPageState {
   deliveries: DeliveryView[];
   related: ListedTransaction[];
   audit: AuditLogRow[];
-  actions: { refund: boolean; capture: boolean; reversal: boolean; cancel: boolean; resolve: boolean };
+  actions: Record<ActionName, boolean>;
   failureCodes: readonly string[];
+  /** Paid by a bank transfer (its own method, or chosen on a landing page): a test completion's success is its money arriving. */
+  paidByTransfer: boolean;
   notice?: string;
   problem?: string;
 }
+
+/** The button of each outcome a tester gives a test payment (docs/console.md "Actions"). */
+const testOutcomeLabels = {
+  paid: 'completion_paid',
+  failed: 'completion_failed',
+  cancelled: 'completion_cancelled',
+  expired: 'completion_expired',
+} as const satisfies Record<TestOutcome, MessageKey>;
+
+/** A bank transfer is paid when its money arrives, days later (docs/payment-methods.md): its success button says so. */
+const testOutcomeLabel = (outcome: TestOutcome, paidByTransfer: boolean): MessageKey =>
+  outcome === 'paid' && paidByTransfer ? 'completion_arrived' : testOutcomeLabels[outcome];
 
 /** The payment object's fields whose values are Kassa's terms, shown in the page's language with the value itself. */
 const termFields: Partial<Record<string, TermKind>> = { status: 'status', type: 'type', failureCode: 'failureCode' };
@@ -258,6 +272,14 @@ ${actions.refund ? action('refund', 'refund', html`<div class="field"><label for
 ${actions.capture ? action('capture', 'capture', html`<div class="field"><label for="capture-amount">${t('captureAmount')}</label><span class="hint" id="capture-amount-hint">${t('captureAmountHint')}</span><input type="text" id="capture-amount" name="amount" inputmode="decimal" aria-describedby="capture-amount-hint"></div>`) : ''}
 ${actions.reversal ? action('reversal', 'reversal') : ''}
 ${actions.cancel ? action('cancel', 'cancel') : ''}
+${
+  actions.complete
+    ? html`<form method="post" action="/dashboard/payments/${reference}/complete" aria-label="${t('complete')}">${csrfField(view)}<fieldset aria-describedby="complete-hint"><legend>${t('complete')}</legend><span class="hint" id="complete-hint">${t('completeHint')}</span><div class="choices">${testOutcomeNames.map(
+        (outcome) =>
+          html`<button type="submit" name="outcome" value="${outcome}"${outcome === 'paid' ? '' : trusted(' class="quiet"')}>${t(testOutcomeLabel(outcome, state.paidByTransfer))}</button>`,
+      )}</div></fieldset></form>`
+    : ''
+}
 ${
   actions.resolve
     ? action(
@@ -363,13 +385,21 @@ export function auditPage(view: ConsoleView, entries: AuditLogRow[], olderQuery?
  */
 export function confirmPage(
   view: ConsoleView,
-  state: { row: ListedTransaction; action: ActionName; preview: { amountMinor: number; currency: string }; carried: Record<string, string> },
+  state: {
+    row: ListedTransaction;
+    action: ActionName;
+    preview: { amountMinor: number; currency: string };
+    carried: Record<string, string>;
+    paidByTransfer: boolean;
+  },
 ): SafeHtml {
   const { t } = view;
   const { row, action, preview, carried } = state;
   const currency = findCurrency(preview.currency)!;
   const amount = `${currency.code.toUpperCase()} ${formatAmount(preview.amountMinor, currency)}`;
-  const question = t(`confirm_${action}` as MessageKey, { amount, reference: row.reference, outcome: term(t, 'status', carried.outcome ?? '') });
+  // A test completion was previewed with one of the tester's outcomes, so its words are known.
+  const outcome = action === 'complete' ? t(testOutcomeLabel(carried.outcome as TestOutcome, state.paidByTransfer)) : term(t, 'status', carried.outcome ?? '');
+  const question = t(`confirm_${action}` as MessageKey, { amount, reference: row.reference, outcome });
   return layout(
     view,
     t('confirmTitle', { action: t(action) }),

@@ -2,7 +2,8 @@
  * The console in Chromium, clicked as an operator would: sign in (a wrong password refused
  * without saying which part), search by merchantOrderReference, open, refund part and see the
  * refund and its webhook attempt appear, the audit log, Dutch, a phone's width, a merchant's
- * account meeting another merchant's payment (404), sign out; the overview chart, a merchant's
+ * account meeting another merchant's payment (404), sign out; a pending test bank transfer marked
+ * as its money having arrived; the overview chart, a merchant's
  * settings (webhook URL, a test webhook's attempt, a secret shown once, a payment method unchecked
  * and checked again, a refused change naming its field), the CSV download; setting a password.
  * axe on every page; screenshots of each.
@@ -120,6 +121,35 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.getByRole('status').filter({ hasText: 'You are signed out.' }).waitFor();
     await page.goto(`${harness.baseUrl}/dashboard/payments/${reference}`);
     assert.match(page.url(), /\/dashboard\/sign-in$/);
+    assert.deepEqual(cspViolations, []);
+    await context.close();
+  });
+
+  test('a pending test bank transfer marked as its money having arrived, once confirmed, with its webhook attempt', async () => {
+    const { context, page, cspViolations } = await harness.context();
+    const { reference } = await harness.createPayment({ webhookUrl, method: 'banktransfer', amount: '29.95' });
+    await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
+    await signIn(page, 'ops@kassa.test');
+    await page.waitForURL(/\/dashboard\/payments$/);
+    await page.goto(`${harness.baseUrl}/dashboard/payments/${reference}`);
+    const completion = page.getByRole('form', { name: 'Complete the test payment' });
+    await assertAccessible(page, 'test payment');
+    await screenshot(page, 'console-test-payment');
+    await completion.getByRole('button', { name: 'The money arrived' }).click();
+    await page.getByText(`Complete test payment ${reference} of EUR 29.95: The money arrived?`).waitFor();
+    assert.equal((await harness.transaction(reference)).status, 'pending', 'nothing changes before confirming');
+    await assertAccessible(page, 'test payment confirmation');
+    await screenshot(page, 'console-test-payment-confirm');
+    await page.getByRole('button', { name: 'Complete the test payment' }).click();
+    await page.getByRole('status').filter({ hasText: 'The test payment was completed.' }).waitFor();
+    assert.equal((await harness.transaction(reference)).status, 'success');
+    assert.equal(await completion.count(), 0, 'final: no longer offered');
+    const attempts = page.locator('.delivery tbody tr');
+    for (let i = 0; i < 100 && (await attempts.count()) === 0; i++) {
+      await page.waitForTimeout(100);
+      await page.reload();
+    }
+    assert.match((await attempts.first().textContent()) ?? '', /204/);
     assert.deepEqual(cspViolations, []);
     await context.close();
   });

@@ -301,7 +301,7 @@ for (const backend of backends) {
       assert.equal((await client.post(`/dashboard/payments/${authorisation}/capture`, { csrf, confirmed: 'yes' })).statusCode, 303);
       assert.deepEqual(await offered(authorisation), ['refund'], 'captured: refund only');
       const pending = (await kassa.client.post('/payment', cardPayment())).json().reference;
-      assert.deepEqual(await offered(pending), ['cancel']);
+      assert.deepEqual(await offered(pending), ['cancel', 'complete'], 'pending in test mode: cancel, or complete as the test helper');
       const held = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '10.31' });
       assert.deepEqual(await offered(held), ['resolve']);
       assert.equal((await client.post(`/dashboard/payments/${pending}/cancel`, { csrf })).statusCode, 303);

@@ -5,7 +5,9 @@
  * a real outcome. A `success` authorisation is left as the card page leaves one: held at
  * the simulated acquirer, ready to be captured or reversed (authorisation.ts). A payment
  * that is not pending any more is 409 Conflict: the request is well formed but clashes with
- * the payment's current state (a final state never changes).
+ * the payment's current state (a final state never changes). Test mode only: the route answers a
+ * live key as if it did not exist; the console acts with the payment's own mode, so `decide`
+ * refuses a live payment too, as not found (docs/console.md "Actions").
  */
 import { Problem } from '../../ground/problem.ts';
 import { failureCodes, type FailureCode } from '../../ground/states.ts';
@@ -52,8 +54,9 @@ export const completeTestPayment = merchantOperation({
   scope: 'test/complete',
   parse: parseCompletion,
   load: (completion, { ports, caller }) => findOwnTransaction(ports.store.read, caller, completion.reference),
-  decide: (row, completion) => {
+  decide: (row, completion, { caller }) => {
     if (!row) throw Problem.notFound(`No transaction with reference ${completion.reference}.`);
+    if (caller.mode !== 'test') throw Problem.notFound(`Transaction ${row.reference} is live; only a test-mode payment can be completed by the test helper.`);
     if (row.status !== 'pending') throw notPending(row.reference, row.status);
     return { row, completion };
   },

@@ -17,6 +17,7 @@ import { capture } from './capture.ts';
 import { reversal } from './reversal.ts';
 import { cancel, type CancellingParty } from './cancel.ts';
 import { resolve, type Resolution } from './resolve.ts';
+import { completeTestPayment } from './complete-test-payment.ts';
 
 /** The money an operation would move: its amount in minor units and the currency's code. */
 export interface Preview {
@@ -65,4 +66,11 @@ export async function previewResolve(body: Resolution, ctx: Context<undefined>):
   const state = await resolve.load(input, ctx);
   resolve.decide(state, input, ctx);
   return moneyOf(state!, state!.amount_minor);
+}
+
+/** A test payment's completion (the test helper's): the payment's whole amount, while it is pending and in test mode. */
+export async function previewCompleteTestPayment(body: { reference: string; outcome: string; failureCode?: string }, ctx: Context<Caller>): Promise<Preview> {
+  const input = completeTestPayment.parse(body, ctx);
+  const { row } = completeTestPayment.decide(await completeTestPayment.load(input, ctx), input, ctx);
+  return moneyOf(row, row.amount_minor);
 }
