@@ -24,9 +24,10 @@ interface OpenApi {
 /** Every `METHOD /path` Fastify lists under the API prefix, path parameters written as the document writes them. */
 function apiRoutes(printed: string): string[] {
   const routes: string[] = [];
-  for (const match of printed.matchAll(/(\/api\/v1\/\S*) \(([A-Z, ]+)\)/g)) {
+  // Under Kassa's own page at `/`, the tree prints the routes below it without their leading slash.
+  for (const match of printed.matchAll(/\/?(api\/v1\/\S*) \(([A-Z, ]+)\)/g)) {
     for (const method of match[2]!.split(', ')) {
-      if (method !== 'HEAD') routes.push(`${method} ${match[1]!.slice('/api/v1'.length).replace(/:(\w+)/g, '{$1}')}`);
+      if (method !== 'HEAD') routes.push(`${method} ${match[1]!.slice('api/v1'.length).replace(/:(\w+)/g, '{$1}')}`);
     }
   }
   return routes.sort();

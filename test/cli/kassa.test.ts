@@ -128,8 +128,14 @@ for (const backend of backends) {
       );
 
       for (const [args, message] of [
-        [['--enable', 'card,cash'], /^kassa: --enable names an unknown payment method: cash \(known: card, landingpage, walletpay\)\n$/],
-        [['--disable', 'cash,cheque'], /^kassa: --disable names unknown payment methods: cash, cheque \(known: card, landingpage, walletpay\)\n$/],
+        [
+          ['--enable', 'card,cash'],
+          /^kassa: --enable names an unknown payment method: cash \(known: card, landingpage, walletpay, ideal, paypal, klarna, banktransfer\)\n$/,
+        ],
+        [
+          ['--disable', 'cash,cheque'],
+          /^kassa: --disable names unknown payment methods: cash, cheque \(known: card, landingpage, walletpay, ideal, paypal, klarna, banktransfer\)\n$/,
+        ],
         [['--enable', 'card', '--disable', 'card'], /^kassa: --disable names card, which --enable names too\n$/],
       ] as const) {
         await assert.rejects(kassa(db.env, 'merchant', 'methods', '--merchant', created.merchantId, ...args), (e: { code: number; stderr: string }) => {

@@ -528,7 +528,10 @@ for (const backend of backends) {
       assert.equal((await api(kassa.app, shop.testApiKey).post('/payment', wallet)).statusCode, 200);
       const unknown = await client.post(`${base}/payment-methods`, { csrf, methods: 'cash' });
       assert.equal(unknown.statusCode, 422);
-      assert.match(unknown.body, /Not saved: Payment methods names an unknown payment method: cash \(known: card, landingpage, walletpay\)/);
+      assert.match(
+        unknown.body,
+        /Not saved: Payment methods names an unknown payment method: cash \(known: card, landingpage, walletpay, ideal, paypal, klarna, banktransfer\)/,
+      );
       assert.match(unknown.body, /<fieldset aria-invalid="true" aria-describedby="s-methods-hint settings-problem"><legend>Payment methods this merchant accepts/);
       assert.deepEqual((await paymentMerchant(kassa.store.read, shop.merchantId)).settings.methods, ['card', 'walletpay'], 'a refused change changes nothing');
       assert.equal((await client.post(`${base}/payment-methods`, { csrf })).statusCode, 303, 'none checked: the merchant accepts no payment');
@@ -549,7 +552,7 @@ for (const backend of backends) {
         [
           { methods: ['card'] },
           { methods: ['walletpay', 'card'] },
-          { methods: ['cash'], refused: '--enable names an unknown payment method: cash (known: card, landingpage, walletpay)' },
+          { methods: ['cash'], refused: '--enable names an unknown payment method: cash (known: card, landingpage, walletpay, ideal, paypal, klarna, banktransfer)' },
           { methods: [] },
         ],
       );
