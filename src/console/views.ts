@@ -200,7 +200,7 @@ export interface PaymentPageState {
   payment: Record<string, unknown>;
   authentication: { protocolVersion?: string; transStatus?: string; eci?: string; transStatusReason?: string } | null;
   acquirerReference: string | null;
-  events: { at: number; from_status: string | null; to_status: string; failure_code: string | null; cause: string }[];
+  events: { at: number; from_status: string | null; to_status: string; failure_code: string | null; cause: string; detail: string | null }[];
   deliveries: DeliveryView[];
   related: ListedTransaction[];
   audit: AuditLogRow[];
@@ -316,7 +316,7 @@ ${state.acquirerReference ? html`<dl><dt>${t('acquirerReference')}</dt><dd>${sta
 <div class="table-wrap" tabindex="0" role="region" aria-label="${t('timeline')}"><table><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('change')}</th><th scope="col">${t('cause')}</th></tr></thead><tbody>
 ${state.events.map(
   (e) =>
-    html`<tr><td>${time(e.at)}</td><td>${e.from_status ? term(t, 'status', e.from_status) : '–'} → ${term(t, 'status', e.to_status)}${e.failure_code ? ` / ${term(t, 'failureCode', e.failure_code)}` : ''}</td><td>${term(t, 'cause', e.cause)}</td></tr>`,
+    html`<tr><td>${time(e.at)}</td><td>${e.from_status ? term(t, 'status', e.from_status) : '–'} → ${term(t, 'status', e.to_status)}${e.failure_code ? ` / ${term(t, 'failureCode', e.failure_code)}` : ''}</td><td>${term(t, 'cause', e.cause)}${e.detail ? html`<span class="hint">${e.detail}</span>` : ''}</td></tr>`,
 )}
 </tbody></table></div>
 </section>

@@ -9,7 +9,15 @@ import type { Db } from './store.ts';
  */
 export async function recordAuthorisationChange(
   db: Db,
-  change: { reference: string; fromDetails: string; toDetails: string; cause: 'capture' | 'reversal' | 'reversal_refused_by_acquirer' | null; at: number },
+  change: {
+    reference: string;
+    fromDetails: string;
+    toDetails: string;
+    cause: 'capture' | 'reversal' | 'reversal_refused_by_acquirer' | 'acquirer_authorisation_expired' | 'acquirer_capture_failed' | null;
+    at: number;
+    /** What the acquirer said, when its notification made the change (transaction_events.detail). */
+    detail?: string;
+  },
 ): Promise<boolean> {
   const { cause } = change;
   const result = await db
@@ -23,7 +31,7 @@ export async function recordAuthorisationChange(
   if (cause === null) return true;
   await db
     .insertInto('transaction_events')
-    .values({ reference: change.reference, from_status: 'success', to_status: 'success', failure_code: null, cause, at: change.at })
+    .values({ reference: change.reference, from_status: 'success', to_status: 'success', failure_code: null, cause, at: change.at, detail: change.detail ?? null })
     .execute();
   return true;
 }

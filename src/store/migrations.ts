@@ -27,6 +27,7 @@ import { acquirerNotifications } from './migrations/019_acquirer_notifications.t
 import { signInAttempts } from './migrations/020_sign_in_attempts.ts';
 import { readinessProbe } from './migrations/021_readiness_probe.ts';
 import { explicitMerchantMethods } from './migrations/022_explicit_merchant_methods.ts';
+import { eventDetails } from './migrations/023_event_details.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -51,6 +52,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '020_sign_in_attempts': signInAttempts(),
   '021_readiness_probe': readinessProbe(),
   '022_explicit_merchant_methods': explicitMerchantMethods(dialect),
+  '023_event_details': eventDetails(),
 });
 
 /**

@@ -84,6 +84,8 @@ export interface TransactionEventTable {
   failure_code: string | null;
   cause: string;
   at: number;
+  /** What the acquirer said, for an event its notification made (023): its name of the event, amount and reason. */
+  detail: string | null;
 }
 
 export interface IdempotencyRecordTable {

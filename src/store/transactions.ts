@@ -94,6 +94,26 @@ export async function changeStatus(db: Db, change: StatusChange): Promise<boolea
   return true;
 }
 
+/**
+ * An event of a transaction's timeline that changes neither its status nor anything the state
+ * machine knows: the acquirer's word on it (a dispute stage, a report, a final outcome the acquirer
+ * later undid), with what it said (`detail`). The status is the transaction's as it is.
+ */
+export async function recordTimelineEntry(db: Db, entry: { reference: string; status: string; cause: string; detail: string | null; at: number }): Promise<void> {
+  await db
+    .insertInto('transaction_events')
+    .values({
+      reference: entry.reference,
+      from_status: entry.status,
+      to_status: entry.status,
+      failure_code: null,
+      cause: entry.cause,
+      at: entry.at,
+      detail: entry.detail,
+    })
+    .execute();
+}
+
 /** Whose a transaction is: its merchant and mode, as callers and connections name them. */
 export const ownerOf = (row: Pick<TransactionRow, 'merchant_id' | 'mode'>) => ({ merchantId: row.merchant_id, mode: row.mode });
 
@@ -174,15 +194,19 @@ export async function lockTransaction(db: Db, dialect: Dialect, reference: strin
 export async function refundTotals(db: Db, saleReference: string): Promise<{ reserved: number; refunded: number }> {
   const rows = await db
     .selectFrom('transactions')
-    .select(['status', (eb) => eb.fn.sum<number | string>('amount_minor').as('total')])
+    .select(['status', 'amount_minor', 'details'])
     .where('parent_reference', '=', saleReference)
     .where('type', '=', 'credit')
     .where('status', 'in', ['pending', 'success', 'manualintervention'])
-    .groupBy('status')
     .execute();
-  const total = (status: string) => Number(rows.find((row) => row.status === status)?.total ?? 0);
-  return { reserved: total('pending') + total('success') + total('manualintervention'), refunded: total('success') };
+  // A successful refund the acquirer undid afterwards (failed, or its money came back) holds nothing: docs/decisions.md "An acquirer undoing a final outcome".
+  const holding = rows.filter((row) => row.status !== 'success' || !undoneByAcquirer(row));
+  const total = (statuses: string[]) => holding.filter((row) => statuses.includes(row.status)).reduce((sum, row) => sum + Number(row.amount_minor), 0);
+  return { reserved: total(['pending', 'success', 'manualintervention']), refunded: total(['success']) };
 }
+
+/** What undid a successful capture or refund afterwards, by the acquirer's word (`details.undoneByAcquirer`), if anything did. */
+export const undoneByAcquirer = (row: Pick<TransactionRow, 'details'>) => (JSON.parse(row.details) as { undoneByAcquirer?: string }).undoneByAcquirer;
 
 /**
  * Replaces a transaction's `details` (what its payment object shows), bumping its version for
