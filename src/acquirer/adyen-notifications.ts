@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Problem } from '../ground/problem.ts';
 import { failureCodeOfRefusal } from './adyen-outcomes.ts';
-import type { AcquirerWord, NotificationReader } from './notifications.ts';
+import type { AcquirerEvent, AcquirerWord, NotificationReader } from './notifications.ts';
 
 export interface AdyenNotificationItem {
   pspReference: string;
@@ -80,8 +80,74 @@ export function signedWith(item: AdyenNotificationItem, hmacKeyHex: string): boo
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** Adyen's event codes that finish what Kassa asked for (a `/cancel` is a reversal); the rest (reports…) settle nothing. */
-const events: Record<string, AcquirerWord['event']> = { AUTHORISATION: 'authorisation', CAPTURE: 'capture', REFUND: 'refund', CANCELLATION: 'reversal' };
+/**
+ * Every event code of Adyen's standard notifications (`Webhooks-v1.json`) in Kassa's words
+ * (acquirer/notifications.ts `AcquirerEvent`; docs/acquirers.md "Notifications" says what each
+ * does). A code not here is `unknown`: accepted, logged, nothing changed.
+ */
+export const adyenEvents = {
+  AUTHORISATION: 'authorisation',
+  CAPTURE: 'capture',
+  REFUND: 'refund',
+  // A `/cancel` is Kassa's reversal.
+  CANCELLATION: 'reversal',
+  CAPTURE_FAILED: 'captureFailed',
+  REFUND_FAILED: 'refundFailed',
+  REFUNDED_REVERSED: 'refundReversed',
+  EXPIRE: 'authorisationExpired',
+  // Adyen's `/technicalCancel` is a cancel-or-refund by the merchant's reference: either code may report it.
+  TECHNICAL_CANCEL: 'cancelled',
+  CANCEL_OR_REFUND: 'cancelled',
+  OFFER_CLOSED: 'offerClosed',
+  // Disputes, kept on the payment's timeline until Kassa has a disputes feature.
+  NOTIFICATION_OF_CHARGEBACK: 'dispute',
+  CHARGEBACK: 'dispute',
+  SECOND_CHARGEBACK: 'dispute',
+  CHARGEBACK_REVERSED: 'dispute',
+  REQUEST_FOR_INFORMATION: 'dispute',
+  NOTIFICATION_OF_FRAUD: 'dispute',
+  DISPUTE_DEFENSE_PERIOD_ENDED: 'dispute',
+  INFORMATION_SUPPLIED: 'dispute',
+  ISSUER_COMMENTS: 'dispute',
+  ISSUER_RESPONSE_TIMEFRAME_EXPIRED: 'dispute',
+  PREARBITRATION_OPEN: 'dispute',
+  PREARBITRATION_WON: 'dispute',
+  PREARBITRATION_LOST: 'dispute',
+  PREARBITRATION_ACCEPTED: 'dispute',
+  PREARBITRATION_DECLINED: 'dispute',
+  PREARBITRATION_ISSUER_WITHDRAWN: 'dispute',
+  SCHEME_ARBITRATION: 'dispute',
+  SCHEME_ARBITRATION_WON: 'dispute',
+  SCHEME_ARBITRATION_LOST: 'dispute',
+  // Nothing Kassa asks for and nothing that changes a payment's outcome: on its timeline only.
+  AUTHENTICATION: 'notice',
+  AUTHORISATION_ADJUSTMENT: 'notice',
+  AUTORESCUE: 'notice',
+  CANCEL_AUTORESCUE: 'notice',
+  HANDLED_EXTERNALLY: 'notice',
+  MANUAL_REVIEW_ACCEPT: 'notice',
+  MANUAL_REVIEW_REJECT: 'notice',
+  ORDER_OPENED: 'notice',
+  ORDER_CLOSED: 'notice',
+  POSTPONED_REFUND: 'notice',
+  RECURRING_CONTRACT: 'notice',
+  REFUND_WITH_DATA: 'notice',
+  VOID_PENDING_REFUND: 'notice',
+  REPORT_AVAILABLE: 'notice',
+  PAIDOUT_REVERSED: 'notice',
+  PAYOUT_DECLINE: 'notice',
+  PAYOUT_EXPIRE: 'notice',
+  PAYOUT_THIRDPARTY: 'notice',
+} as const satisfies Record<string, AcquirerEvent>;
+
+const eventOf = (code: string): AcquirerEvent => (Object.hasOwn(adyenEvents, code) ? adyenEvents[code as keyof typeof adyenEvents] : 'unknown');
+
+/**
+ * An item's amount in Kassa's minor units. Adyen's `value` is in minor units of the currency as
+ * Adyen counts them; where that differs from ISO 4217 the conversion belongs here, the one place an
+ * Adyen amount becomes Kassa's (the Adyen amounts work provides it; until then taken as it is).
+ */
+const kassaAmountOf = (amount: AdyenNotificationItem['amount']) => ({ minor: amount.value, currency: amount.currency });
 
 /** Adyen takes a notification as delivered only from this answer, and sends again whatever it did not get it for. */
 const accepted = { contentType: 'text/plain', body: '[accepted]' };
@@ -102,11 +168,13 @@ export const readAdyenNotification: NotificationReader = async ({ json }, connec
     words.push({
       owner: { merchantId: signer.merchantId, mode: signer.mode },
       reference: item.merchantReference,
-      event: events[item.eventCode] ?? 'other',
+      event: eventOf(item.eventCode),
       success: item.success === 'true',
       acquirerReference: item.pspReference,
       failureCode: failureCodeOfRefusal(item.reason),
       item: { connector: 'adyen', eventCode: item.eventCode, originalReference: item.originalReference },
+      amount: kassaAmountOf(item.amount),
+      reason: item.reason,
     });
   }
   return { words, forged, answer: accepted };

@@ -16,7 +16,7 @@ export interface AcquirerWord {
   owner: { merchantId: string; mode: Mode };
   /** Kassa's reference of what the acquirer was asked: the payment (its authorisation or reversal), its capture or its refund. */
   reference: string;
-  event: 'authorisation' | 'capture' | 'refund' | 'reversal' | 'other';
+  event: AcquirerEvent;
   success: boolean;
   /** The acquirer's reference of what it did (an authorisation's is what a capture or refund names later). */
   acquirerReference: string;
@@ -24,7 +24,38 @@ export interface AcquirerWord {
   failureCode: FailureCode;
   /** How the acquirer names the item it came in: with `acquirerReference`, what makes it one. */
   item: { connector: string; eventCode: string; originalReference: string | undefined };
+  /** What the item says of its amount, in Kassa's minor units of its currency, and why (the acquirer's words), for the payment's timeline. */
+  amount: { minor: number; currency: string };
+  reason: string | undefined;
 }
+
+/**
+ * What an acquirer's notification tells, in Kassa's words (docs/acquirers.md "Notifications"); what
+ * each does is payments/operations/settle-by-acquirer.ts:
+ * - `authorisation`, `capture`, `refund`, `reversal`: the outcome of what Kassa asked;
+ * - `captureFailed`, `refundFailed`: a capture or refund the acquirer had taken failed (possibly after it said done);
+ * - `refundReversed`: a refund that was done came back to the merchant;
+ * - `authorisationExpired`: an authorisation's held amount was released without a capture;
+ * - `cancelled`: the outcome of a cancel by Kassa's own reference (the technical cancel of an unknown authorisation);
+ * - `offerClosed`: a payment the customer never finished at the method was closed by the acquirer;
+ * - `dispute`: a stage of a chargeback or another dispute, kept on the payment's timeline until disputes are built;
+ * - `notice`: something that changes nothing for the payment (a report, a review, a payout), kept on its timeline;
+ * - `unknown`: an event the connector does not know; it changes nothing and is logged.
+ */
+export type AcquirerEvent =
+  | 'authorisation'
+  | 'capture'
+  | 'refund'
+  | 'reversal'
+  | 'captureFailed'
+  | 'refundFailed'
+  | 'refundReversed'
+  | 'authorisationExpired'
+  | 'cancelled'
+  | 'offerClosed'
+  | 'dispute'
+  | 'notice'
+  | 'unknown';
 
 /** A notification as it arrived. */
 export interface ReceivedNotification {

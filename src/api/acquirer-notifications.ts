@@ -2,9 +2,10 @@
  * Where acquirers send their notifications (docs/acquirers.md "Notifications"):
  * `POST PUBLIC_URL/acquirer/<connector>/notifications`, read by that connector's reader
  * (acquirer/notifications.ts), which verifies each item against the connections of its account
- * and mode. A verified item settles its capture, refund, reversal or unanswered authorisation
- * (payments/operations/settle-by-acquirer.ts), once: an item sent again (by the acquirer's name of
- * it) changes nothing. An item signed for no connection changes nothing and is logged without its
+ * and mode. A verified item settles what it names (its capture, refund, reversal, unanswered
+ * authorisation, technical cancel…; payments/operations/settle-by-acquirer.ts) or is kept on the
+ * payment's timeline, once: an item sent again (by the acquirer's name of it) changes nothing. An
+ * item of an event the connector does not know is accepted, changes nothing and is logged. An item signed for no connection changes nothing and is logged without its
  * content. The answer is the one the acquirer expects (its reader says which), once every verified
  * item is recorded; when recording fails the answer is an error, so the acquirer sends it again.
  */
@@ -32,7 +33,10 @@ export async function acquirerNotifications(app: FastifyInstance, { config, stor
     );
     let sentAgain = 0;
     for (const word of notification.words) {
+      // Accepted all the same: the acquirer would send it again and again, and nothing of Kassa's waits for it.
+      if (word.event === 'unknown') request.log.warn({ eventCode: word.item.eventCode, connector }, 'an acquirer notification of an unknown event code changed nothing');
       const applied = await run(settleByAcquirer, word, { ports, caller: undefined, now: Date.now(), log: request.log });
+      if (applied.item === 'first' && applied.attention) request.log.warn({ reference: word.reference, eventCode: word.item.eventCode }, applied.attention);
       if (applied.item === 'sent again') {
         sentAgain++;
         // The same event with the other outcome is not the acquirer retrying: an operator should look at it.

@@ -166,3 +166,49 @@ export async function recordRefusedReversal(tx: Db, row: TransactionRow, at: num
   });
   if (applied) await enqueueWebhook(tx, { reference: row.reference, to: row.status, at });
 }
+
+/**
+ * A capture that the acquirer took and then could not make (its notification: the capture failed,
+ * docs/acquirers.md "Notifications"): no money was taken and the amount is still held, so the
+ * authorisation is `authorised` again, as after a refused capture, to be captured or reversed
+ * anew (the acquirer refuses what it can no longer do); it no longer names the capture. The
+ * merchant, told `captured` when the capture was taken, gets a webhook of the authorisation to
+ * read it again. Nothing changes when the authorisation no longer shows this capture.
+ */
+export async function giveCaptureBack(tx: Db, capture: Pick<TransactionRow, 'reference' | 'parent_reference'>, change: { at: number; detail?: string }): Promise<void> {
+  const authorisation = (await findTransaction(tx, capture.parent_reference!))!;
+  const status = captureStatusOf(authorisation);
+  // Still claimed (the capture was never answered): given back as a refused capture is, unseen by the merchant.
+  if (status === 'capturing') return endAuthorisationClaim(tx, authorisation.reference, { to: 'authorised' }, change.at);
+  if (status !== 'captured' || captureReferenceOf(authorisation) !== capture.reference) return;
+  const { captureReference: _reference, capturedAmount: _amount, ...details } = JSON.parse(authorisation.details) as Record<string, unknown>;
+  const applied = await recordAuthorisationChange(tx, {
+    reference: authorisation.reference,
+    fromDetails: authorisation.details,
+    toDetails: JSON.stringify({ ...details, captureStatus: 'authorised' satisfies CaptureStatus }),
+    cause: 'acquirer_capture_failed',
+    at: change.at,
+    detail: change.detail,
+  });
+  if (applied) await enqueueWebhook(tx, { reference: authorisation.reference, to: authorisation.status, at: change.at });
+}
+
+/**
+ * The acquirer released an authorisation's held amount without a capture (its expiry): it is
+ * `reversed`, as after a reversal, with the acquirer's word on the timeline and a webhook. False
+ * when it is not `authorised` as read (captured, reversed, or a capture or reversal is being asked).
+ */
+export async function recordExpiredAuthorisation(tx: Db, row: TransactionRow, change: { at: number; detail?: string }): Promise<boolean> {
+  if (captureStatusOf(row) !== 'authorised') return false;
+  const details = JSON.parse(row.details) as Record<string, unknown>;
+  const applied = await recordAuthorisationChange(tx, {
+    reference: row.reference,
+    fromDetails: row.details,
+    toDetails: JSON.stringify({ ...details, captureStatus: 'reversed' satisfies CaptureStatus }),
+    cause: 'acquirer_authorisation_expired',
+    at: change.at,
+    detail: change.detail,
+  });
+  if (applied) await enqueueWebhook(tx, { reference: row.reference, to: row.status, at: change.at });
+  return applied;
+}

@@ -17,7 +17,7 @@ import type { AcquirerClaimRow, TransactionRow } from '../store/schema.ts';
 import { endAcquirerClaim, insertAcquirerClaim } from '../store/acquirer-claims.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
 import { UnfinishedProblem } from './operations/idempotency.ts';
-import { endAuthorisationClaim, type ClaimEnd } from './authorisation.ts';
+import { endAuthorisationClaim, giveCaptureBack, type ClaimEnd } from './authorisation.ts';
 import { settleRefund } from './refunds.ts';
 import { transition } from './transition.ts';
 import type { Ports } from './ports.ts';
@@ -130,7 +130,7 @@ export const releaseClaim = (tx: Db, dialect: Dialect, claim: AcquirerClaimRow, 
 /**
  * A capture's or refund's one state change with what its parent shows, in one unit: a refund's
  * sale its `refundedAmount` (refunds.ts), a capture's authorisation `captured`, or `authorised`
- * again when it failed. The acquirer's answer, the recovery job and an operator's `resolve` alike.
+ * again when it failed (authorisation.ts `giveCaptureBack`, also after the acquirer had taken it). The acquirer's answer, the recovery job and an operator's `resolve` alike.
  */
 export async function settleFollowUp(
   tx: Db,
@@ -141,11 +141,13 @@ export async function settleFollowUp(
   if (row.type === 'credit') return (await settleRefund(tx, dialect, row, outcome)).row;
   const failureCode = outcome.to === 'failed' ? (outcome.failureCode ?? 'rejected') : null;
   if (await transition(tx, { reference: row.reference, from: outcome.from, to: outcome.to, failureCode, cause: outcome.cause, at: outcome.at })) {
-    const end =
-      outcome.to === 'success'
-        ? completed({ action: 'capture', reference: row.reference, amount_minor: row.amount_minor, currency: row.currency })
-        : { to: 'authorised' as const };
-    await endAuthorisationClaim(tx, row.parent_reference!, end, outcome.at);
+    if (outcome.to === 'success') {
+      const end = completed({ action: 'capture', reference: row.reference, amount_minor: row.amount_minor, currency: row.currency });
+      await endAuthorisationClaim(tx, row.parent_reference!, end, outcome.at);
+    } else {
+      // Claimed still, or `captured` since the acquirer took it (`received`): either way no money was taken.
+      await giveCaptureBack(tx, row, { at: outcome.at });
+    }
   }
   return (await findTransaction(tx, row.reference))!;
 }

@@ -13,7 +13,7 @@ import type { CardBrand } from '../ground/card-brand.ts';
 import type { FailureCode } from '../ground/states.ts';
 import type { Db, Dialect } from '../store/store.ts';
 import type { AcquirerClaimRow, Mode, TransactionRow } from '../store/schema.ts';
-import { findOwnTransaction, findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails } from '../store/transactions.ts';
+import { findOwnTransaction, findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails, undoneByAcquirer } from '../store/transactions.ts';
 import { findPaymentPage } from '../store/payment-pages.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import type { RefundWindows } from '../config.ts';
@@ -82,6 +82,8 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
   if (row.type === 'token') throw refusal('not_payment', 'is a vault enrollment; no money was taken');
   if (row.status !== 'success') throw refusal('not_paid', `is ${row.status}; only a successful payment can be refunded`);
   if (methodOf(row.method)?.refundable === false) throw refusal('not_refundable', `is paid by ${row.method}, which gives no money back`);
+  // A capture the acquirer could not make after all took no money (docs/decisions.md "An acquirer undoing a final outcome").
+  if (undoneByAcquirer(row)) throw refusal('not_paid', 'was not paid after all: the acquirer could not make the capture');
   const currency = findCurrency(row.currency)!;
   // A captured authorisation arrives here as its capture (loadSale).
   // Its capture may be under way (`capturing`): still not captured, as the merchant sees it.
@@ -154,12 +156,16 @@ export async function settleRefund(
     cause: outcome.cause,
     at: outcome.at,
   });
-  if (moved && outcome.to === 'success') {
-    // Held, as when reserving: two refunds settling at once each count the other's success.
-    const sale = (await lockTransaction(tx, dialect, refund.parent_reference!))!;
-    const { refunded } = await refundTotals(tx, sale.reference);
-    const details = { ...(JSON.parse(sale.details) as Record<string, unknown>), refundedAmount: amountNumber(refunded, findCurrency(sale.currency)!) };
-    await setTransactionDetails(tx, sale.reference, JSON.stringify(details));
-  }
+  if (moved && outcome.to === 'success') await recordRefundedAmount(tx, dialect, refund.parent_reference!);
   return { moved, row: (await findTransaction(tx, refund.reference))! };
+}
+
+/** The sale's `details.refundedAmount`: what its successful refunds add up to now, those the acquirer undid left out. */
+export async function recordRefundedAmount(tx: Db, dialect: Dialect, saleReference: string): Promise<TransactionRow> {
+  // Held, as when reserving: two refunds settling at once each count the other's success.
+  const sale = (await lockTransaction(tx, dialect, saleReference))!;
+  const { refunded } = await refundTotals(tx, sale.reference);
+  const details = { ...(JSON.parse(sale.details) as Record<string, unknown>), refundedAmount: amountNumber(refunded, findCurrency(sale.currency)!) };
+  await setTransactionDetails(tx, sale.reference, JSON.stringify(details));
+  return sale;
 }

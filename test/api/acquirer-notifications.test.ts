@@ -64,7 +64,7 @@ describe("Adyen's notification reader", () => {
       [
         ['m-shop', 'live', 'pay-1', 'authorisation', false, 'insufficient_funds', undefined],
         ['m-shop', 'live', 'pay-2', 'reversal', true, 'card_refused', 'PSP0'],
-        ['m-shop', 'live', 'pay-3', 'other', true, 'card_refused', undefined],
+        ['m-shop', 'live', 'pay-3', 'notice', true, 'card_refused', undefined],
       ],
     );
     assert.deepEqual(read.words[0].item, { connector: 'adyen', eventCode: 'AUTHORISATION', originalReference: undefined });

@@ -10,39 +10,75 @@
  * of it, in the unit of work that applies it: one sent again changes nothing and sends no webhook,
  * whatever happened to the payment since (a reversal refused, then made again, is not re-opened
  * by the first refusal's retry).
+ *
+ * The later words (docs/acquirers.md "Notifications", one line each there): a capture or refund
+ * that failed after the acquirer took it ends `failed` like a refused one, or, when it was `success`
+ * already, is undone (undone.ts: final states never change); an authorisation's expiry releases
+ * it (`reversed`); the outcome of Kassa's technical cancel ends a payment still waiting for it, or
+ * tells the merchant and an operator that it was refused; a closed offer ends a pending payment
+ * `failed`/`expired`. What changes nothing for the payment (a dispute's stage, until disputes are
+ * built; a report; an event Kassa does not act on) is an event of its timeline with the
+ * acquirer's words, and an event the connector does not know is logged by the route.
  */
 import type { TransactionRow } from '../../store/schema.ts';
 import type { Db, Dialect } from '../../store/store.ts';
-import { captureStatusOf, recordAcquirerOutcome, recordRefusedReversal } from '../authorisation.ts';
-import { findOwnTransaction, findTransaction } from '../../store/transactions.ts';
+import { captureStatusOf, recordAcquirerOutcome, recordExpiredAuthorisation, recordRefusedReversal } from '../authorisation.ts';
+import { findOwnTransaction, findTransaction, recordTimelineEntry } from '../../store/transactions.ts';
 import { settleFollowUp } from '../claims.ts';
-import { findPaymentPage, settleAuthorisationInFlight } from '../../store/payment-pages.ts';
+import { undoFollowUp, type Undoing } from '../undone.ts';
+import { transition } from '../transition.ts';
+import { enqueueWebhook } from '../../events/outbox.ts';
+import { endAuthorisationInFlight, findPaymentPage, leaveAuthorisationToOperator, settleAuthorisationInFlight, type PaymentPageRow } from '../../store/payment-pages.ts';
 import { recordAcquirerNotification } from '../../store/acquirer-notifications.ts';
+import { amountNumber, findCurrency } from '../../ground/amount.ts';
 import { Problem } from '../../ground/problem.ts';
 import { systemOperation } from './operation.ts';
 import type { AcquirerWord } from '../../acquirer/notifications.ts';
 
-/** What became of an item: applied (whether or not it changed anything), or recorded already. */
-export type Applied = { item: 'first'; row: TransactionRow | undefined } | { item: 'sent again'; differs: boolean };
+/**
+ * What became of an item: applied (whether or not it changed anything), or recorded already.
+ * `attention`: what an operator should look at, logged by the route (a technical cancel refused).
+ */
+export type Applied = { item: 'first'; row: TransactionRow | undefined; attention?: string } | { item: 'sent again'; differs: boolean };
 
-interface Settlement {
-  /**
-   * authorisation: a payment whose authorisation had no answer (manualintervention, docs/api.md#existing-clients), or
-   * whose process died before committing the answer (pending, its authorisation in flight), learns its outcome.
-   */
-  kind: 'authorisation' | 'capture' | 'refund' | 'refused reversal';
-  row: TransactionRow;
-  to: 'success' | 'failed';
-  word: AcquirerWord;
+type Settlement =
+  | {
+      /**
+       * authorisation: a payment whose authorisation had no answer (manualintervention, docs/api.md#existing-clients), or
+       * whose process died before committing the answer (pending, its authorisation in flight), learns its outcome.
+       */
+      kind: 'authorisation' | 'capture' | 'refund' | 'refused reversal';
+      row: TransactionRow;
+      to: 'success' | 'failed';
+      word: AcquirerWord;
+    }
+  /** A capture or refund that was `success` and that the acquirer undid (undone.ts). */
+  | { kind: 'undone'; row: TransactionRow; undoing: Undoing; word: AcquirerWord }
+  /** An authorisation held, not captured, released by the acquirer. */
+  | { kind: 'expired'; row: TransactionRow; word: AcquirerWord }
+  /** The technical cancel of a payment that waits for it (`manualintervention`) was done. */
+  | { kind: 'cancelled'; row: TransactionRow; word: AcquirerWord }
+  /** The technical cancel could not be done: whatever the acquirer held or took stands. */
+  | { kind: 'cancel refused'; row: TransactionRow; word: AcquirerWord; waiting: boolean }
+  /** A pending payment the customer never finished at the method: the acquirer closed it. */
+  | { kind: 'offer closed'; row: TransactionRow; word: AcquirerWord }
+  /** Nothing changes for the transaction; its timeline keeps what the acquirer said. */
+  | { kind: 'timeline'; row: TransactionRow; word: AcquirerWord; cause: 'acquirer_notice' | 'acquirer_dispute' };
+
+const open = (row: TransactionRow) => row.status === 'pending' || row.status === 'manualintervention';
+
+interface Found {
+  row: TransactionRow | undefined;
+  page: PaymentPageRow | undefined;
 }
 
 export const settleByAcquirer = systemOperation({
   name: 'settleByAcquirer',
   parse: (word: AcquirerWord) => word,
-  load: async (word, { ports }) => {
-    const row = word.event === 'other' ? undefined : await findOwnTransaction(ports.store.read, word.owner, word.reference);
-    const page = row?.status === 'pending' && word.event === 'authorisation' ? await findPaymentPage(ports.store.read, row.reference) : undefined;
-    return { row, inFlight: !!page?.authorisation_in_flight, leaseUntil: page?.processing_until ?? null };
+  load: async (word, { ports }): Promise<Found> => {
+    const row = word.event === 'unknown' ? undefined : await findOwnTransaction(ports.store.read, word.owner, word.reference);
+    const page = row && (open(row) || word.event === 'cancelled') ? await findPaymentPage(ports.store.read, row.reference) : undefined;
+    return { row, page };
   },
   decide: (found, word, { now }) => ({ word, settlement: settlementOf(found, word, now) }),
   commit: async (tx, { word, settlement }, { ports, now }): Promise<Applied> => {
@@ -55,47 +91,132 @@ export const settleByAcquirer = systemOperation({
       received: now,
     });
     if (!recorded.first) return { item: 'sent again', differs: recorded.success !== word.success };
-    return { item: 'first', row: settlement && (await settle(tx, settlement, { dialect: ports.store.dialect, now })) };
+    if (!settlement) return { item: 'first', row: undefined };
+    const attention =
+      settlement.kind === 'cancel refused'
+        ? `the acquirer could not cancel ${settlement.row.reference} (its technical cancel): what it held or took stands; an operator should look`
+        : undefined;
+    return { item: 'first', row: await settle(tx, settlement, { dialect: ports.store.dialect, now }), attention };
   },
   answer: (applied) => applied,
 });
 
 /** What the acquirer's word settles, if anything. Pure. */
-function settlementOf(
-  { row, inFlight, leaseUntil }: { row: TransactionRow | undefined; inFlight: boolean; leaseUntil: number | null },
-  word: AcquirerWord,
-  now: number,
-): Settlement | undefined {
+function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Settlement | undefined {
+  if (!row) return undefined;
   const to = word.success ? ('success' as const) : ('failed' as const);
-  // A request is still waiting for this authorisation's answer and commits it itself; after its lease, the word is wanted.
-  if (inFlight && word.event === 'authorisation' && leaseUntil !== null && leaseUntil >= now) throw authorisationBeingAnswered();
-  if ((row?.status === 'manualintervention' || inFlight) && word.event === 'authorisation') return { kind: 'authorisation', row: row!, to, word };
-  // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
-  if (word.event === 'reversal') return row && !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
-  // A capture or refund the recovery job left to an operator (claims.ts) is settled by the word too.
-  if (!row || (row.status !== 'pending' && row.status !== 'manualintervention') || row.parent_reference === null) return undefined;
-  const kind = row.type === 'credit' ? 'refund' : 'capture';
-  return kind === word.event ? { row, kind, to, word } : undefined;
+  const inFlight = !!page?.authorisation_in_flight;
+  const timeline = (cause: 'acquirer_notice' | 'acquirer_dispute' = 'acquirer_notice') => ({ kind: 'timeline' as const, row, word, cause });
+  switch (word.event) {
+    case 'authorisation': {
+      const leaseUntil = page?.processing_until ?? null;
+      // A request is still waiting for this authorisation's answer and commits it itself; after its lease, the word is wanted.
+      if (row.status === 'pending' && inFlight && leaseUntil !== null && leaseUntil >= now) throw authorisationBeingAnswered();
+      return row.status === 'manualintervention' || (row.status === 'pending' && inFlight) ? { kind: 'authorisation', row, to, word } : undefined;
+    }
+    case 'reversal':
+      // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
+      return !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
+    case 'capture':
+    case 'refund': {
+      // A capture or refund the recovery job left to an operator (claims.ts) is settled by the word too.
+      const kind = row.type === 'credit' ? 'refund' : 'capture';
+      return open(row) && row.parent_reference !== null && kind === word.event ? { row, kind, to, word } : undefined;
+    }
+    case 'captureFailed':
+    case 'refundFailed':
+    case 'refundReversed': {
+      const kind = row.type === 'credit' ? 'refund' : 'capture';
+      if (row.parent_reference === null || (kind === 'capture') !== (word.event === 'captureFailed')) return timeline();
+      // Not done yet as Kassa knows it: failed, as a refused one.
+      if (open(row)) return { kind, row, to: 'failed', word };
+      if (row.status === 'failed') return timeline();
+      const undoing = word.event === 'captureFailed' ? 'capture_failed' : word.event === 'refundFailed' ? 'refund_failed' : 'refund_reversed';
+      return { kind: 'undone', row, undoing, word };
+    }
+    case 'authorisationExpired':
+      return row.status === 'success' && captureStatusOf(row) === 'authorised' ? { kind: 'expired', row, word } : timeline();
+    case 'cancelled':
+      // Only the technical cancel of an unknown authorisation asks the acquirer to cancel by Kassa's reference.
+      if (word.success) return row.status === 'manualintervention' && !!page?.technical_cancel_sent_at ? { kind: 'cancelled', row, word } : timeline();
+      return page?.technical_cancel_sent_at ? { kind: 'cancel refused', row, word, waiting: row.status === 'manualintervention' } : timeline();
+    case 'offerClosed':
+      // While an authorisation is in flight its answer ends the payment, not the offer.
+      return row.status === 'pending' && !inFlight ? { kind: 'offer closed', row, word } : timeline();
+    case 'dispute':
+      return timeline('acquirer_dispute');
+    case 'notice':
+    case 'unknown':
+      return timeline();
+  }
 }
 
-async function settle(tx: Db, { row, kind, to, word }: Settlement, { dialect, now }: { dialect: Dialect; now: number }): Promise<TransactionRow | undefined> {
+/** What the acquirer said, as the timeline shows it: its name of the event, the amount, its reason. */
+export function detailOf(word: AcquirerWord): string {
+  const currency = findCurrency(word.amount.currency);
+  const amount = `${currency ? amountNumber(word.amount.minor, currency) : word.amount.minor} ${word.amount.currency}`;
+  const said = `${word.item.eventCode}${word.success ? '' : ' (not done)'}, ${amount}${word.reason ? `: ${word.reason}` : ''}`;
+  return said.slice(0, 500);
+}
+
+async function settle(tx: Db, settlement: Settlement, { dialect, now }: { dialect: Dialect; now: number }): Promise<TransactionRow | undefined> {
+  const { row, word } = settlement;
   const cause = 'acquirer_notification';
-  if (kind === 'refused reversal') {
-    await recordRefusedReversal(tx, row, now);
-    return findTransaction(tx, row.reference);
+  const detail = detailOf(word);
+  switch (settlement.kind) {
+    case 'refused reversal':
+      await recordRefusedReversal(tx, row, now);
+      break;
+    case 'refund':
+    case 'capture': {
+      const from = row.status as 'pending' | 'manualintervention';
+      const failureCode = settlement.kind === 'refund' ? 'rejected' : 'processing_error';
+      return settleFollowUp(tx, dialect, row, { from, to: settlement.to, failureCode, cause, at: now });
+    }
+    case 'authorisation': {
+      // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
+      if (!(await settleAuthorisationInFlight(tx, row.reference))) break;
+      const failureCode = settlement.to === 'success' ? null : word.failureCode;
+      await recordAcquirerOutcome(
+        tx,
+        { reference: row.reference, from: row.status as 'pending' | 'manualintervention', to: settlement.to, failureCode, cause, at: now },
+        word.acquirerReference,
+      );
+      break;
+    }
+    case 'undone':
+      await undoFollowUp(tx, dialect, row, { undoing: settlement.undoing, detail, at: now });
+      break;
+    case 'expired':
+      if (!(await recordExpiredAuthorisation(tx, row, { at: now, detail })))
+        await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: 'acquirer_notice', detail, at: now });
+      break;
+    case 'cancelled':
+      // As the recovery job records a technical cancel taken (cancel-unknown-authorisation.ts), whoever comes first.
+      await transition(tx, {
+        reference: row.reference,
+        from: 'manualintervention',
+        to: 'failed',
+        failureCode: 'processing_error',
+        cause: 'acquirer_technical_cancel',
+        at: now,
+      });
+      await endAuthorisationInFlight(tx, row.reference);
+      break;
+    case 'cancel refused':
+      await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: 'acquirer_cancel_refused', detail, at: now });
+      // Still waiting: the operator's, and a later AUTHORISATION notification may still settle it (docs/acquirers.md "Unknown outcomes").
+      if (settlement.waiting) await leaveAuthorisationToOperator(tx, row.reference);
+      // The merchant was told `failed` when the cancel was taken; the money may be held or taken after all.
+      else await enqueueWebhook(tx, { reference: row.reference, to: row.status, failureCode: row.failure_code, at: now });
+      break;
+    case 'offer closed':
+      await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode: 'expired', cause: 'acquirer_offer_closed', at: now });
+      break;
+    case 'timeline':
+      await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: settlement.cause, detail, at: now });
+      break;
   }
-  if (kind === 'refund' || kind === 'capture') {
-    const from = row.status as 'pending' | 'manualintervention';
-    return settleFollowUp(tx, dialect, row, { from, to, failureCode: kind === 'refund' ? 'rejected' : 'processing_error', cause, at: now });
-  }
-  // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
-  if (!(await settleAuthorisationInFlight(tx, row.reference))) return findTransaction(tx, row.reference);
-  const failureCode = to === 'success' ? null : word.failureCode;
-  await recordAcquirerOutcome(
-    tx,
-    { reference: row.reference, from: row.status as 'pending' | 'manualintervention', to, failureCode, cause, at: now },
-    word.acquirerReference,
-  );
   return findTransaction(tx, row.reference);
 }
 
