@@ -72,6 +72,12 @@ const paymentSchema: Schema = {
         refundedAmount: { type: 'number', description: 'What the successful refunds of this payment add up to.' },
         captureStatus: { type: 'string', description: 'Authorisations: `authorised`, `captured` or `reversed`.' },
         capturedAmount: { type: 'number' },
+        undoneByAcquirer: {
+          type: 'string',
+          enum: ['capture_failed', 'refund_failed', 'refund_reversed'],
+          description:
+            "A capture or refund that is `success` but that the acquirer undid afterwards: nothing was taken (its authorisation is `authorised` again) or nothing was given back (the sale's `refundedAmount` leaves it out).",
+        },
         vaultAccessToken: { type: 'string', description: 'Enrollments on success: pays with the stored card (a secret of the merchant).' },
         maskedPan: { type: 'string' },
         cardholderFirstName: { type: 'string' },

@@ -819,6 +819,11 @@ export interface components {
                 /** @description Authorisations: `authorised`, `captured` or `reversed`. */
                 captureStatus?: string;
                 capturedAmount?: number;
+                /**
+                 * @description A capture or refund that is `success` but that the acquirer undid afterwards: nothing was taken (its authorisation is `authorised` again) or nothing was given back (the sale's `refundedAmount` leaves it out).
+                 * @enum {string}
+                 */
+                undoneByAcquirer?: "capture_failed" | "refund_failed" | "refund_reversed";
                 /** @description Enrollments on success: pays with the stored card (a secret of the merchant). */
                 vaultAccessToken?: string;
                 maskedPan?: string;
