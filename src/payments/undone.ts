@@ -6,7 +6,8 @@
  * merchant and the console read it, in one unit of work: `details.undoneByAcquirer` on the
  * transaction, an event on its timeline with the acquirer's words, a merchant webhook of it, and
  * its parent put right with a webhook of its own — a refund's sale its `refundedAmount` (the
- * amount refundable again), a capture's authorisation `authorised` again.
+ * amount refundable again), a capture's authorisation `authorised` again. A sale captured with its
+ * authorisation has no parent: it is undone itself, and refunds of it are refused.
  */
 import type { Db, Dialect } from '../store/store.ts';
 import type { TransactionRow } from '../store/schema.ts';
@@ -35,7 +36,7 @@ export async function undoFollowUp(tx: Db, dialect: Dialect, row: TransactionRow
   if (row.type === 'credit') {
     const sale = await recordRefundedAmount(tx, dialect, row.parent_reference!);
     await enqueueWebhook(tx, { reference: sale.reference, to: sale.status, at: change.at });
-  } else {
+  } else if (row.parent_reference !== null) {
     await giveCaptureBack(tx, row, { at: change.at, detail: change.detail });
   }
   return true;

@@ -216,6 +216,18 @@ for (const backend of backends) {
       assert.deepEqual(adyen.violations, []);
     });
 
+    test('CAPTURE_FAILED of a sale captured with its authorisation: it stays success but says it was undone, with its webhook; it cannot be refunded', async () => {
+      const { reference, psp } = await paid({ amount: '40.00' });
+      const hooks = (await webhooks(reference)).length;
+      await notifyTwice({ eventCode: 'CAPTURE_FAILED', originalReference: psp, merchantReference: reference, amount: { value: 4000, currency: 'EUR' } }, async () => {
+        const sale = await transaction(reference);
+        assert.deepEqual([sale.status, sale.details.undoneByAcquirer], ['success', 'capture_failed']);
+        assert.deepEqual((await causes(reference)).slice(-1), ['acquirer_capture_failed']);
+        assert.equal((await webhooks(reference)).length, hooks + 1);
+      });
+      assert.equal((await t.client.post('/refund', { reference })).json().errors?.[0].code, 'not_paid');
+    });
+
     test('CAPTURE_FAILED before CAPTURE: the pending capture fails, the authorisation is authorised again with its webhook', async () => {
       const { reference, psp, capture } = await captured();
       assert.equal((await transaction(reference)).details.captureStatus, 'captured', 'as Kassa shows a capture Adyen took');

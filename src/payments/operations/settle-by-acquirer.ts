@@ -126,6 +126,10 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
     case 'captureFailed':
     case 'refundFailed':
     case 'refundReversed': {
+      // A sale captured with its authorisation (captureDelayHours 0) has no capture of its own: Adyen names the sale.
+      if (word.event === 'captureFailed' && row.type === 'sale' && row.parent_reference === null) {
+        return row.status === 'success' ? { kind: 'undone', row, undoing: 'capture_failed', word } : timeline();
+      }
       const kind = row.type === 'credit' ? 'refund' : 'capture';
       if (row.parent_reference === null || (kind === 'capture') !== (word.event === 'captureFailed')) return timeline();
       // Not done yet as Kassa knows it: failed, as a refused one.
