@@ -150,8 +150,10 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
     case 'dispute':
       return timeline('acquirer_dispute');
     case 'notice':
-    case 'unknown':
       return timeline();
+    case 'unknown':
+      // Not even looked up (load): an event the connector does not know changes nothing; the route logs it.
+      return undefined;
   }
 }
 
