@@ -19,6 +19,7 @@ import { authoriseResultOf, refusedRequestResult, retryAdvice } from '../../src/
 import { adyenCurrencies, adyenExponent, fromAdyenMinor, toAdyenMinor } from '../../src/acquirer/adyen-amounts.ts';
 import { shopperOf } from '../../src/payments/shopper.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
+import { ConsoleClient, makeAccount } from '../console/support.ts';
 import { notificationSignature, parseNotification, signedString, signedWith } from '../../src/acquirer/adyen-notifications.ts';
 import { eventsOf, insertTransaction } from '../../src/store/transactions.ts';
 import { ensurePaymentPage, setPageFields } from '../../src/store/payment-pages.ts';
@@ -653,6 +654,15 @@ for (const backend of backends) {
       assert.equal(refused.status, 'failed');
       assert.equal(refused.failureCode, 'card_refused');
       assert.deepEqual(refused.details.acquirerRefusal, { reason: 'Refused', code: '2', merchantAdviceCode: '03: Do not try again', retry: 'do not retry' });
+      // The console's transaction view says it in the operator's language.
+      await makeAccount(t.store, `ops-${backend}@kassa.test`);
+      const operator = new ConsoleClient(t.app);
+      await operator.signIn(`ops-${backend}@kassa.test`);
+      const view = await operator.get(`/dashboard/payments/${advised.reference}`, { 'accept-language': 'nl' });
+      assert.equal(view.statusCode, 200);
+      assert.match(view.body, /Waarom de acquirer het weigerde/);
+      assert.match(view.body, /03: Do not try again/);
+      assert.match(view.body, /class="retry-do-not-retry">Nee: de uitgever keurt deze kaart niet goed; stuur haar niet opnieuw</);
       const unsupported = (await live.get(`/transaction?reference=${(await payOnPage({ amount: '20.26' })).reference}`)).json();
       assert.deepEqual([unsupported.status, unsupported.failureCode], ['failed', 'processing_error'], 'a 4xx is no unknown outcome');
       assert.deepEqual(unsupported.details.acquirerRefusal, { reason: 'Payment details are not supported', code: '905', retry: 'do not retry' });
