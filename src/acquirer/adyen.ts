@@ -19,10 +19,10 @@ import type {
   Served,
 } from './connector.ts';
 import type { AcquirerAuthentication, AuthenticatingRequest, AuthenticationContinuation, PaymentAmount } from './connector.ts';
-import type { TechnicalCancelRequest } from './connector.ts';
-import { authoriseResultOf, type AdyenPaymentResult } from './adyen-outcomes.ts';
+import type { Shopper, ShopperAddress, TechnicalCancelRequest } from './connector.ts';
+import { authoriseResultOf, refusedRequestResult, type AdyenPaymentResult, type AdyenServiceError } from './adyen-outcomes.ts';
 import { authenticatingFields, authenticationStepOf, continuationFields, type AdyenAuthenticationResult } from './adyen-3ds2.ts';
-import { findCurrency } from '../ground/amount.ts';
+import { adyenCurrencies, toAdyenMinor } from './adyen-amounts.ts';
 
 export interface AdyenSettings {
   /** The Payment API base, e.g. `https://pal-test.adyen.com/pal/servlet/Payment/v68`, or a live endpoint with its prefix. */
@@ -33,8 +33,17 @@ export interface AdyenSettings {
   timeoutMs: number;
 }
 
-/** Adyen amounts are in minor units with an upper-case currency (Amount schema). */
-const amountOf = (amountMinor: number, currency: string) => ({ value: amountMinor, currency: currency.toUpperCase() });
+/**
+ * Adyen amounts are in Adyen's own minor units with an upper-case currency (Amount schema;
+ * adyen-amounts.ts), or undefined for an amount those units cannot carry exactly.
+ */
+function amountOf(amountMinor: number, currency: string): { value: number; currency: string } | undefined {
+  const value = toAdyenMinor(amountMinor, currency);
+  return value === undefined ? undefined : { value, currency: currency.toUpperCase() };
+}
+
+/** Refused before Adyen is asked: an amount its units cannot carry (a creation refuses such payments, docs/acquirers.md "Amounts"). */
+const notExpressible = (amountMinor: number, currency: string) => `${amountMinor} minor units of ${currency.toUpperCase()} cannot be expressed exactly in Adyen's units`;
 
 /** Kassa's authentication as Adyen's `ThreeDSecureData` (3-D Secure done by Kassa, or a wallet's cryptogram). */
 function mpiDataOf(authentication: AuthenticationData): Record<string, string> {
@@ -58,7 +67,11 @@ type Answer = { status: number; body: Record<string, unknown> } | { status: 'unk
 export class AdyenConnector implements AcquirerConnector {
   readonly name = 'adyen';
   /** The Classic API takes card data only: cards typed or stored, and the wallet's device cards (docs/acquirers.md#adyen). */
-  readonly serves: Served = { methods: ['card', 'walletpay'], currencies: 'all' };
+  readonly serves: Served = {
+    methods: ['card', 'walletpay'],
+    currencies: adyenCurrencies,
+    expresses: (amountMinor, currency) => toAdyenMinor(amountMinor, currency) !== undefined,
+  };
 
   constructor(private readonly settings: AdyenSettings) {}
 
@@ -67,14 +80,10 @@ export class AdyenConnector implements AcquirerConnector {
     // `serves` keeps every other method away from this connector (payments/ports.ts).
     if (instrument.kind !== 'card') throw new Error(`the Adyen Classic API takes cards only, not ${instrument.method}`);
     const { card, authentication } = instrument;
-    const body: Record<string, unknown> = {
-      ...cardAuthorisation(this.settings.merchantAccount, request, card),
-      ...(authentication ? { mpiData: mpiDataOf(authentication) } : {}),
-    };
-    const answer = await this.post('/authorise', body, idempotencyKey);
-    if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };
-    if (answer.status !== 200) return { outcome: 'unknown', reason: `Adyen answered ${answer.status}: ${String(answer.body.errorCode ?? '')}` };
-    return authoriseResultOf(answer.body as AdyenPaymentResult);
+    const payment = cardAuthorisation(this.settings.merchantAccount, request, card);
+    if (!payment) return refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) });
+    const body: Record<string, unknown> = { ...payment, ...(authentication ? { mpiData: mpiDataOf(authentication) } : {}) };
+    return authorisationResult(await this.post('/authorise', body, idempotencyKey));
   }
 
   capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
@@ -91,12 +100,13 @@ export class AdyenConnector implements AcquirerConnector {
 
   /** A modification of an authorisation: Adyen takes it (`[…-received]`) and says later, by notification, whether it was done. */
   private async modify(path: string, request: FollowUpRequest, idempotencyKey: string, withAmount: boolean): Promise<FollowUpResult> {
-    const currency = findCurrency(request.currency);
+    const modificationAmount = withAmount ? amountOf(request.amountMinor, request.currency) : undefined;
+    if (withAmount && !modificationAmount) return { outcome: 'refused', reason: notExpressible(request.amountMinor, request.currency) };
     const body: Record<string, unknown> = {
       merchantAccount: this.settings.merchantAccount,
       originalReference: request.acquirerReference,
       reference: request.reference,
-      ...(withAmount && currency ? { modificationAmount: amountOf(request.amountMinor, request.currency) } : {}),
+      ...(modificationAmount ? { modificationAmount } : {}),
     };
     return this.modificationResult(await this.post(path, body, idempotencyKey));
   }
@@ -148,6 +158,7 @@ export class AdyenConnector implements AcquirerConnector {
   readonly authentication: AcquirerAuthentication = {
     authorise: async (request: AuthenticatingRequest, idempotencyKey: string) => {
       const body = cardAuthorisation(this.settings.merchantAccount, request, request.card, { allow3DS2: 'true' });
+      if (!body) return { step: 'done', result: refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) }) };
       const step = this.authenticationStep(await this.post('/authorise', { ...body, ...authenticatingFields(request) }, idempotencyKey));
       if (step.step !== 'method' || step.methodUrl !== undefined) return step;
       // The issuer has no 3DS method: Adyen is told at once that none ran (EMVCo threeDSCompInd U).
@@ -155,37 +166,74 @@ export class AdyenConnector implements AcquirerConnector {
       return this.authentication.continue({ ...request, token: step.token, after }, `${idempotencyKey}:method`);
     },
     continue: async (request: AuthenticationContinuation, idempotencyKey: string) => {
-      const step = this.authenticationStep(
-        await this.post('/authorise3ds2', { ...paymentOf(this.settings.merchantAccount, request), ...continuationFields(request) }, idempotencyKey),
-      );
+      const payment = paymentOf(this.settings.merchantAccount, request);
+      if (!payment) return { step: 'done', result: refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) }) };
+      const step = this.authenticationStep(await this.post('/authorise3ds2', { ...payment, ...continuationFields(request) }, idempotencyKey));
       // A second IdentifyShopper without a method URL has nothing left to run: the table's answer for it.
       return step.step === 'method' && step.methodUrl === undefined ? { step: 'done', result: authoriseResultOf({ resultCode: 'IdentifyShopper' }) } : step;
     },
   };
 
   private authenticationStep(answer: Answer): ReturnType<typeof authenticationStepOf> {
-    if (answer.status === 'unknown') return { step: 'done', result: { outcome: 'unknown', reason: answer.reason } };
-    if (answer.status !== 200) return { step: 'done', result: { outcome: 'unknown', reason: `Adyen answered ${answer.status}: ${String(answer.body.errorCode ?? '')}` } };
+    if (answer.status !== 200) return { step: 'done', result: authorisationResult(answer) };
     return authenticationStepOf(answer.body as AdyenAuthenticationResult);
   }
 }
 
-/** Which payment, how much, and when it is captured: a sale at once, an authorisation when Kassa captures it (Adyen: manual capture). */
-function paymentOf(merchantAccount: string, request: PaymentAmount & { captureNow: boolean }, additionalData: Record<string, string> = {}): Record<string, unknown> {
+/**
+ * What an authorising call came to (docs/acquirers.md "What Adyen answers"): no answer that can
+ * be trusted (a timeout, a 5xx, a network error) leaves the outcome unknown; a 4xx is a request
+ * Adyen did not take, so nothing was authorised: a failure, with Adyen's error kept; a 200 goes
+ * through the outcome table.
+ */
+function authorisationResult(answer: Answer): AuthoriseResult {
+  if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };
+  if (answer.status !== 200) return refusedRequestResult(answer.status, answer.body as AdyenServiceError);
+  return authoriseResultOf(answer.body as AdyenPaymentResult);
+}
+
+/**
+ * Which payment, how much, and when it is captured: a sale at once, an authorisation when Kassa
+ * captures it (Adyen: manual capture). Undefined for an amount Adyen's units cannot carry.
+ */
+function paymentOf(
+  merchantAccount: string,
+  request: PaymentAmount & { captureNow: boolean },
+  additionalData: Record<string, string> = {},
+): Record<string, unknown> | undefined {
+  const amount = amountOf(request.amountMinor, request.currency);
+  if (!amount) return undefined;
   const data = request.captureNow ? additionalData : { ...additionalData, manualCapture: 'true' };
   return {
     merchantAccount,
     reference: request.reference,
-    amount: amountOf(request.amountMinor, request.currency),
+    amount,
     ...(request.captureNow ? { captureDelayHours: 0 } : {}),
     ...(Object.keys(data).length > 0 ? { additionalData: data } : {}),
   };
 }
 
-/** A card authorisation as `/authorise` takes it: the payment and the card, typed by the customer in Kassa's page. */
-function cardAuthorisation(merchantAccount: string, request: AuthorisationTerms, card: CardData, additionalData?: Record<string, string>): Record<string, unknown> {
+/** A card authorisation as `/authorise` takes it: the payment, the card, what pays with it, and the shopper. Undefined for an amount Adyen's units cannot carry. */
+function cardAuthorisation(
+  merchantAccount: string,
+  request: AuthorisationTerms,
+  card: CardData,
+  additionalData?: Record<string, string>,
+): Record<string, unknown> | undefined {
+  const payment = paymentOf(merchantAccount, request, additionalData);
+  if (!payment) return undefined;
   return {
-    ...paymentOf(merchantAccount, request, additionalData),
+    ...payment,
+    ...cardFields(card),
+    ...selectedBrandOf(card),
+    shopperInteraction: 'Ecommerce',
+    ...shopperFields(request.shopper ?? {}),
+  };
+}
+
+/** The card as `/authorise` takes it (its `card` object). */
+function cardFields(card: CardData): Record<string, unknown> {
+  return {
     card: {
       number: card.pan,
       expiryMonth: String(card.expiryMonth).padStart(2, '0'),
@@ -194,6 +242,47 @@ function cardAuthorisation(merchantAccount: string, request: AuthorisationTerms,
       ...(card.holderName ? { holderName: [...card.holderName].slice(0, 50).join('') } : {}),
       ...(card.cvc === undefined ? {} : { cvc: card.cvc }),
     },
-    shopperInteraction: 'Ecommerce',
+  };
+}
+
+/** A Bancontact card is processed as Maestro unless Adyen is told it is one (`selectedBrand`, PaymentRequest v68). */
+const selectedBrandOf = (card: CardData): Record<string, string> => (card.brand === 'bcmc' ? { selectedBrand: 'bcmc' } : {});
+
+// ---- The shopper (docs/acquirers.md "What Kassa sends on an authorisation") ----
+
+/** Adyen's `Name` takes at most 80 characters a part: a longer name is left out, not cut. */
+const MAX_NAME = 80;
+/** Adyen's postal code: at most ten characters outside the US, five digits (ZIP) or ZIP+4 there. */
+const MAX_POSTAL_CODE = 10;
+/** Adyen's `telephoneNumber`: a plus, the country code (1–3 digits) and 4 to 15 digits; else Adyen drops it. */
+const SUBSCRIBER_DIGITS = /^\d{4,15}$/;
+
+/** Adyen's `Address`, all of whose parts but the state are required: the house number inside the line leaves `houseNumberOrName` empty rather than guessed. */
+function adyenAddress(address: ShopperAddress | undefined): Record<string, string> | undefined {
+  if (!address || address.postalCode.length > MAX_POSTAL_CODE) return undefined;
+  return {
+    street: address.street,
+    houseNumberOrName: address.houseNumber ?? '',
+    postalCode: address.postalCode,
+    city: address.city,
+    ...(address.state ? { stateOrProvince: address.state } : {}),
+    country: address.country,
+  };
+}
+
+/** What Kassa was told of the shopper, in Adyen's PaymentRequest fields; each one only when there is a valid value. */
+export function shopperFields(shopper: Shopper): Record<string, unknown> {
+  const { name, phone } = shopper;
+  const billingAddress = adyenAddress(shopper.billingAddress);
+  const deliveryAddress = adyenAddress(shopper.deliveryAddress);
+  return {
+    ...(billingAddress ? { billingAddress } : {}),
+    ...(deliveryAddress ? { deliveryAddress } : {}),
+    ...(shopper.email ? { shopperEmail: shopper.email } : {}),
+    ...(phone && SUBSCRIBER_DIGITS.test(phone.number) ? { telephoneNumber: `+${phone.countryCode}${phone.number}` } : {}),
+    ...(name && name.firstName.length <= MAX_NAME && name.lastName.length <= MAX_NAME ? { shopperName: { firstName: name.firstName, lastName: name.lastName } } : {}),
+    ...(shopper.ipAddress ? { shopperIP: shopper.ipAddress } : {}),
+    ...(shopper.locale ? { shopperLocale: shopper.locale } : {}),
+    ...(shopper.merchantOrderReference ? { merchantOrderReference: shopper.merchantOrderReference } : {}),
   };
 }

@@ -40,11 +40,48 @@ export interface PaymentAmount {
   exponent: number;
 }
 
-/** What every authorisation says besides what pays: when it is captured and in whose name. */
+/** A postal address as the merchant gave it (docs/api.md#billing-and-shipping-fields), each part valid. */
+export interface ShopperAddress {
+  /** The address line: the street, with the house number when the merchant gave none apart. */
+  street: string;
+  /** The house number and its extension, when given apart from the line. */
+  houseNumber?: string;
+  postalCode: string;
+  city: string;
+  /** ISO 3166-2 subdivision part (`NH` of `NL-NH`). */
+  state?: string;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string;
+}
+
+/**
+ * What the merchant told of the shopper and the order (payments/shopper.ts), for the acquirer's
+ * risk checks and the issuer: each part only when the merchant gave it and it is valid, never
+ * made up. An address lacks a part the acquirer needs → the address is left out whole.
+ */
+export interface Shopper {
+  billingAddress?: ShopperAddress;
+  deliveryAddress?: ShopperAddress;
+  email?: string;
+  /** ITU-T E.164: the country calling code and the subscriber number, digits only. */
+  phone?: { countryCode: string; number: string };
+  /** The cardholder's name as the merchant knows it (billing name): both parts, or none. */
+  name?: { firstName: string; lastName: string };
+  /** The customer's browser's IP address as the merchant saw it (browserInfo). */
+  ipAddress?: string;
+  /** The payment's language as ISO 639-1 (`nl`), with the billing country when known (`nl-NL`). */
+  locale?: string;
+  /** The merchant's own reference of the order (merchantOrderReference). */
+  merchantOrderReference?: string;
+}
+
+/** What every authorisation says besides what pays: when it is captured, in whose name, and who the shopper is. */
 export interface AuthorisationTerms extends PaymentAmount {
   /** sale: authorise and capture at once; authorise: hold the amount until capture or reversal. */
   captureNow: boolean;
   merchantName: string;
+  /** Absent: nothing told (a connector sends nothing of the shopper). */
+  shopper?: Shopper;
 }
 
 /**
@@ -70,11 +107,29 @@ export interface AuthoriseRequest extends AuthorisationTerms {
   instrument: PaymentInstrument;
 }
 
-export type DeclineCode = 'card_refused' | 'insufficient_funds' | 'fraud_detected' | 'rejected' | 'processing_error';
+export type DeclineCode = 'card_refused' | 'insufficient_funds' | 'fraud_detected' | 'rejected' | 'processing_error' | 'cancelled';
+
+/**
+ * What the merchant may do with a refused card (docs/api.md#the-details-object): the issuer's
+ * advice (Mastercard's merchant advice code), else what the refusal reason says of the card.
+ */
+export const retryAdvices = ['do not retry', 'retry later', 'update card details', 'no advice'] as const;
+export type RetryAdvice = (typeof retryAdvices)[number];
+
+/** Why the acquirer refused an authorisation, in its own words, kept on the payment (`details.acquirerRefusal`). */
+export interface AcquirerRefusal {
+  /** The acquirer's reason (Adyen's `refusalReason`, or an error's message). */
+  reason?: string;
+  /** The acquirer's code of the reason (Adyen's `refusalReasonCode`, or an error's `errorCode`). */
+  code?: string;
+  /** Mastercard's merchant advice code as the acquirer passed it on. */
+  merchantAdviceCode?: string;
+  retry: RetryAdvice;
+}
 
 export type AuthoriseResult =
   | { outcome: 'authorised'; acquirerReference: string; authorisationCode: string }
-  | { outcome: 'declined'; failureCode: DeclineCode; acquirerReference?: string }
+  | { outcome: 'declined'; failureCode: DeclineCode; acquirerReference?: string; refusal?: AcquirerRefusal }
   /** The customer must take a step elsewhere first (`url`); the outcome comes when they are back, or by notification. */
   | { outcome: 'redirect'; url: string; acquirerReference: string }
   /** No answer in time: the authorisation may or may not exist (→ manualintervention). */
@@ -142,11 +197,16 @@ export interface Served {
   methods: readonly PaymentMethod[];
   /** ISO 4217 alphabetic codes, lower case; `all`: every currency Kassa knows. */
   currencies: 'all' | readonly string[];
+  /** Whether the acquirer's own units carry the amount (ISO 4217 minor units) exactly; absent: every amount. */
+  expresses?: (amountMinor: number, currency: string) => boolean;
 }
 
 /** Whether a connector takes the method in the currency. */
 export const takes = (served: Served, method: PaymentMethod, currency: string): boolean =>
   served.methods.includes(method) && (served.currencies === 'all' || served.currencies.includes(currency));
+
+/** Whether a connector can be asked for the amount (in the currency's ISO 4217 minor units) at all. */
+export const expresses = (served: Served, amountMinor: number, currency: string): boolean => served.expresses?.(amountMinor, currency) ?? true;
 
 export interface AcquirerConnector {
   readonly name: string;

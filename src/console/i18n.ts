@@ -4,6 +4,7 @@
  * Accept-Language picks the table; anything but Dutch gets English.
  */
 import type { FailureCode, Status } from '../ground/states.ts';
+import type { RetryAdvice } from '../acquirer/connector.ts';
 const eng = {
   htmlLang: 'en',
   console: 'Kassa console',
@@ -70,6 +71,11 @@ const eng = {
   acquirer: 'Acquirer',
   acquirerReference: 'Acquirer reference',
   acquirerNone: 'No answer from the acquirer was recorded.',
+  acquirerRefusal: 'Why the acquirer refused it',
+  refusalReason: 'Reason',
+  refusalCode: 'Code',
+  merchantAdviceCode: 'Merchant advice code',
+  retryAdvice: 'Try this card again?',
   timeline: 'Events',
   at: 'Time',
   change: 'Change',
@@ -281,6 +287,11 @@ const nld: Messages = {
   acquirer: 'Acquirer',
   acquirerReference: 'Referentie van de acquirer',
   acquirerNone: 'Er is geen antwoord van de acquirer vastgelegd.',
+  acquirerRefusal: 'Waarom de acquirer het weigerde',
+  refusalReason: 'Reden',
+  refusalCode: 'Code',
+  merchantAdviceCode: 'Advies aan de merchant (merchant advice code)',
+  retryAdvice: 'Deze kaart opnieuw proberen?',
   timeline: 'Gebeurtenissen',
   at: 'Tijd',
   change: 'Wijziging',
@@ -543,11 +554,28 @@ const causeTexts = {
   },
 } satisfies Record<Language, Record<string, string>>;
 
-export const consoleTerms: Record<'status' | 'type' | 'failureCode' | 'cause', Record<Language, Record<string, string>>> = {
+/** What a refused card's `details.acquirerRefusal.retry` tells the merchant (docs/acquirers.md "The refusal on the payment"). */
+const retryTexts = {
+  eng: {
+    'do not retry': 'No: the issuer will not approve this card; do not send it again',
+    'retry later': 'Later: the issuer may approve it another time',
+    'update card details': 'Only with new card details from the customer',
+    'no advice': 'The issuer gave no advice',
+  },
+  nld: {
+    'do not retry': 'Nee: de uitgever keurt deze kaart niet goed; stuur haar niet opnieuw',
+    'retry later': 'Later: de uitgever keurt haar misschien een andere keer goed',
+    'update card details': 'Alleen met nieuwe kaartgegevens van de klant',
+    'no advice': 'De uitgever gaf geen advies',
+  },
+} satisfies Record<Language, Record<RetryAdvice, string>>;
+
+export const consoleTerms: Record<'status' | 'type' | 'failureCode' | 'cause' | 'retry', Record<Language, Record<string, string>>> = {
   status: statusTexts,
   type: typeTexts,
   failureCode: failureCodeTexts,
   cause: causeTexts,
+  retry: retryTexts,
 };
 
 export type TermKind = keyof typeof consoleTerms;

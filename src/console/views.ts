@@ -14,6 +14,7 @@ import type { Operator } from '../operators/sessions.ts';
 import { LEFT_OUT_FIELD, type LeftOutField } from '../threeds/validate.ts';
 import { consoleStylesheet } from './assets.ts';
 import { term, type MessageKey, type TermKind, type Translate } from './i18n.ts';
+import type { AcquirerRefusal } from '../acquirer/connector.ts';
 import { testOutcomeNames, type ActionName, type TestOutcome } from './actions.ts';
 import { findCurrency, formatAmount } from '../ground/amount.ts';
 
@@ -245,6 +246,14 @@ function leftOutFields(payment: Record<string, unknown>): SafeHtml | string {
     : html`<dl><dt>${LEFT_OUT_FIELD}</dt><dd><ul>${entries.map((e) => html`<li><code>${e.field}</code> ${e.message}</li>`)}</ul></dd></dl>`;
 }
 
+/** Why the acquirer refused the payment and whether the card may be tried again (`details.acquirerRefusal`, docs/api.md#the-details-object). */
+function acquirerRefusalOf(t: Translate, payment: Record<string, unknown>): SafeHtml | string {
+  const refusal = (payment.details as { acquirerRefusal?: AcquirerRefusal } | undefined)?.acquirerRefusal;
+  if (!refusal) return '';
+  const item = (label: MessageKey, value: string | undefined) => (value === undefined ? '' : html`<dt>${t(label)}</dt><dd>${value}</dd>`);
+  return html`<h3>${t('acquirerRefusal')}</h3><dl>${item('refusalReason', refusal.reason)}${item('refusalCode', refusal.code)}${item('merchantAdviceCode', refusal.merchantAdviceCode)}<dt>${t('retryAdvice')}</dt><dd class="retry-${refusal.retry.replaceAll(' ', '-')}">${term(t, 'retry', refusal.retry)}</dd></dl>`;
+}
+
 export function paymentPage(view: ConsoleView, state: PaymentPageState): SafeHtml {
   const { t } = view;
   const { row, authentication, actions } = state;
@@ -310,6 +319,7 @@ ${
 ${leftOutFields(state.payment)}
 <h2>${t('acquirer')}</h2>
 ${state.acquirerReference ? html`<dl><dt>${t('acquirerReference')}</dt><dd>${state.acquirerReference}</dd></dl>` : html`<p>${t('acquirerNone')}</p>`}
+${acquirerRefusalOf(t, state.payment)}
 </section>
 <section class="card" aria-labelledby="events-title">
 <h2 id="events-title">${t('timeline')}</h2>

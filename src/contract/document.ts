@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { cardBrands } from '../ground/card-brand.ts';
+import { retryAdvices } from '../acquirer/connector.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { failureCodes, statuses } from '../ground/states.ts';
 import { DOCS_PATH, problemAnchor, problemSlug, problemTypeUri } from '../ground/problem.ts';
@@ -84,6 +85,23 @@ const paymentSchema: Schema = {
         cardholderLastName: { type: 'string' },
         scaToken: { type: 'boolean', description: 'Whether the enrollment authenticated the cardholder (3-D Secure 2, Y).' },
         walletPayPaymentSession: { type: 'string', description: "Hybrid wallet flow: the wallet's merchant session (JSON text) to complete merchant validation with." },
+        acquirerRefusal: {
+          type: 'object',
+          description: "A payment the acquirer refused (`failed`): why, in the acquirer's words, and whether the card may be tried again.",
+          required: ['retry'],
+          properties: {
+            reason: { type: 'string', description: "The acquirer's reason (Adyen's `refusalReason`, or the message of a request it did not take)." },
+            code: { type: 'string', description: "The acquirer's code of the reason (Adyen's `refusalReasonCode`, or its `errorCode`)." },
+            merchantAdviceCode: { type: 'string', description: "Mastercard's merchant advice code, as the acquirer passed it on (`03: Do not try again`)." },
+            retry: {
+              type: 'string',
+              enum: [...retryAdvices],
+              description:
+                '`do not retry`: this card will not be approved, do not send it again; `retry later`; `update card details`: ask the customer for new card data; `no advice`.',
+            },
+          },
+          additionalProperties: false,
+        },
       },
       additionalProperties: true,
     },

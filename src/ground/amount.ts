@@ -15,6 +15,9 @@ const currencies = new Map<string, Currency>(
   currencyCodes.data.filter((c) => Number.isInteger(c.digits)).map((c) => [c.code.toLowerCase(), { code: c.code.toLowerCase(), numeric: c.number, exponent: c.digits }]),
 );
 
+/** Every ISO 4217 currency Kassa knows (those with a number of decimals), lower case. */
+export const knownCurrencies: readonly string[] = [...currencies.keys()];
+
 /** ISO 4217 currency by alphabetic code, any case. */
 export function findCurrency(code: string): Currency | undefined {
   return currencies.get(code.toLowerCase());

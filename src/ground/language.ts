@@ -3,6 +3,7 @@ import { iso6392 } from 'iso-639-2';
 
 const terminologyCodes = new Set(iso6392.map((l) => l.iso6392T ?? l.iso6392B).filter((code) => /^[a-z]{3}$/.test(code)));
 const byTwoLetterCode = new Map(iso6392.filter((l) => l.iso6391).map((l) => [l.iso6391!, l.iso6392T ?? l.iso6392B]));
+const twoLetterOf = new Map(iso6392.filter((l) => l.iso6391).map((l) => [l.iso6392T ?? l.iso6392B, l.iso6391!]));
 const bibliographicOnly = new Map(iso6392.filter((l) => l.iso6392T).map((l) => [l.iso6392B, l.iso6392T!]));
 
 export const DEFAULT_LANGUAGE = 'eng';
@@ -18,4 +19,9 @@ export function checkLanguage(code: string): { ok: true; code: string } | { ok: 
 /** The ISO 639-2/T code of a BCP 47 tag's language (`de-CH` → `deu`), or undefined for a tag without a two-letter ISO 639-1 language. */
 export function languageOfTag(tag: string): string | undefined {
   return byTwoLetterCode.get(tag.split('-')[0].toLowerCase());
+}
+
+/** The ISO 639-1 two-letter code of an ISO 639-2/T language (`nld` → `nl`), or undefined for a language that has none. */
+export function twoLetterLanguage(code: string): string | undefined {
+  return twoLetterOf.get(code.toLowerCase());
 }

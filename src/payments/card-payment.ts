@@ -21,7 +21,7 @@
 import type { TransactionRow } from '../store/schema.ts';
 import type { Db } from '../store/store.ts';
 import type { BrowserInfo } from '../ground/browser-info.ts';
-import type { AcquirerAuthentication, AuthenticationContinuation, AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
+import type { AcquirerAuthentication, AcquirerRefusal, AuthenticationContinuation, AuthoriseResult, CardData, PaymentAmount } from '../acquirer/connector.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
 import {
   authorisationInFlight,
@@ -51,6 +51,7 @@ import type { PaymentContext } from './payment-context.ts';
 import type { CardError, CardField } from './card-input.ts';
 import { transition } from './transition.ts';
 import { authorisedDetails } from './authorisation.ts';
+import { shopperOf } from './shopper.ts';
 import { stop, type Context, type Stop } from './operations/operation.ts';
 
 export const MAX_CARD_ATTEMPTS = 5;
@@ -201,6 +202,7 @@ async function authoriseAuthenticating(authentication: AcquirerAuthentication, p
       card,
       captureNow: row.type !== 'authorise',
       merchantName: merchant.name,
+      shopper: shopperOf(row),
       browser: browserSeen({ data, collectedBrowserInfo: plan.browser.collected }),
       javascriptEnabled: data.browserInfo ? true : plan.browser.javascriptEnabled,
       challengeIndicator: challengeIndicatorCode({ kind: 'payment', usesVaultToken, storeInVault: stored.storeInVault ?? false, data }),
@@ -306,6 +308,7 @@ export async function authorise(card: CardData, authentication: Authentication |
       instrument: { kind: 'card', card, authentication: authentication && toAuthenticationData(authentication) },
       captureNow: row.type !== 'authorise',
       merchantName: merchant.name,
+      shopper: shopperOf(row),
     },
     idempotencyKey,
   );
@@ -322,7 +325,7 @@ function settlementOf(result: AuthoriseResult, card: CardData, authentication: A
       return { finish: { ...common, status: 'success', cause: 'acquirer_authorised', acquirerReference: result.acquirerReference, vault } };
     }
     case 'declined':
-      return { finish: { ...common, status: 'failed', failureCode: result.failureCode, cause: 'acquirer_declined' } };
+      return { finish: { ...common, status: 'failed', failureCode: result.failureCode, cause: 'acquirer_declined', acquirerRefusal: result.refusal } };
     case 'unknown':
       return { finish: { ...common, status: 'manualintervention', cause: 'acquirer_timeout' } };
     // A card sent on to a step elsewhere (a 3-D Secure redirect of the acquirer's) is not taken yet (docs/acquirers.md#adyen).
@@ -350,6 +353,8 @@ export interface Finish {
   vault?: PreparedCard;
   /** Enrollments: whether the cardholder was authenticated (docs/api.md#the-details-object). */
   scaToken?: boolean;
+  /** A refusal: why, in the acquirer's words, and whether the card may be tried again (`details.acquirerRefusal`). */
+  acquirerRefusal?: AcquirerRefusal;
 }
 
 /** A step the acquirer asked for (3-D Secure by the acquirer): its session keeps the acquirer's token. */
@@ -380,7 +385,8 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
       outcome.status === 'success' && outcome.vault
         ? { ...shownOfStoredCard(outcome.vault), ...(outcome.scaToken === undefined ? {} : { scaToken: outcome.scaToken }) }
         : undefined;
-    const details = { ...(JSON.parse(current.details) as Record<string, unknown>), ...stored };
+    const refusal = outcome.acquirerRefusal ? { acquirerRefusal: outcome.acquirerRefusal } : undefined;
+    const details = { ...(JSON.parse(current.details) as Record<string, unknown>), ...stored, ...refusal };
     const authorisedOnly = current.type === 'authorise' && outcome.status === 'success';
     const moved = await transition(tx, {
       reference,
@@ -393,7 +399,7 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
         brand: outcome.brand,
         ...(outcome.lastFour ? { card_last_four: outcome.lastFour } : {}),
         authentication: outcome.authentication ? JSON.stringify(outcome.authentication) : null,
-        ...(authorisedOnly || stored ? { details: authorisedOnly ? authorisedDetails(details) : JSON.stringify(details) } : {}),
+        ...(authorisedOnly || stored || refusal ? { details: authorisedOnly ? authorisedDetails(details) : JSON.stringify(details) } : {}),
       },
     });
     // Only with the state change: a payment cancelled meanwhile stores no card.

@@ -73,9 +73,12 @@ const steps: [string, AdyenAuthenticationResult, unknown][] = [
     { step: 'done', result: { outcome: 'authorised', acquirerReference: 'P', authorisationCode: 'A1' } },
   ],
   [
-    'Refused: 3D Not Authenticated → rejected',
+    'Refused: 3D Not Authenticated → rejected, with its reason kept',
     { resultCode: 'Refused', refusalReason: '3D Not Authenticated', pspReference: 'P' },
-    { step: 'done', result: { outcome: 'declined', failureCode: 'rejected', acquirerReference: 'P' } },
+    {
+      step: 'done',
+      result: { outcome: 'declined', failureCode: 'rejected', acquirerReference: 'P', refusal: { reason: '3D Not Authenticated', retry: 'no advice' } },
+    },
   ],
   ['Received → unknown', { resultCode: 'Received' }, { step: 'done', result: { outcome: 'unknown', reason: 'Adyen resultCode Received' } }],
 ];

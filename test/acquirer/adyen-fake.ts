@@ -4,7 +4,9 @@
  * (`PaymentService-v68.json` of `/work/shared/acquirers/adyen`, JSON Schema 2020-12) and a request
  * that breaks it is answered 422 and recorded as a violation, so a test fails on it. Outcomes
  * are chosen by the amount's cents, like the simulator's (README "Test mode"): .21 Refused,
- * .22 Not enough balance, .23 FRAUD, .31 no answer in time; anything else Authorised.
+ * .22 Not enough balance, .23 FRAUD, .25 Refused with Mastercard's merchant advice "do not try
+ * again", .26 a 422 ServiceError (`905` Payment details are not supported), .27 Cancelled,
+ * .31 no answer in time; anything else Authorised.
  * Modifications are answered `[…-received]`; the test sends the notifications.
  * An `/authorise` asking Adyen to authenticate (`threeDS2RequestData`) plays Adyen's native 3DS2
  * with an issuer's ACS served here too (section "Native 3-D Secure 2" below).
@@ -120,21 +122,34 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
       const instead = MODIFICATIONS.includes(route) ? await fake.beforeModification?.(route, body) : undefined;
       return instead ?? answer;
     };
-    if (idempotencyKey && answers.has(key)) return modified(answers.get(key));
-    const answer = threeDS2.asked(route, body)
-      ? await threeDS2.answer(route, body)
-      : route === '/authorise'
-        ? await authorise(body)
-        : { pspReference: pspReference(), response: `[${route.slice(1).replace('technicalCancel', 'technical-cancel')}-received]` };
+    const replayed = idempotencyKey ? answers.get(key) : undefined;
+    if (replayed && typeof (replayed as { status?: unknown }).status === 'number') return reply.code((replayed as { status: number }).status).send(replayed);
+    if (replayed) return modified(replayed);
+    // A refusal that comes before any authentication (.25, .26, .27) is answered alike with or without native 3DS2.
+    const refusedAtOnce = route === '/authorise' && [25, 26, 27].includes((body.amount as { value: number }).value % 100);
+    const answer =
+      threeDS2.asked(route, body) && !refusedAtOnce
+        ? await threeDS2.answer(route, body)
+        : route === '/authorise'
+          ? await authorise(body)
+          : { pspReference: pspReference(), response: `[${route.slice(1).replace('technicalCancel', 'technical-cancel')}-received]` };
     // An authorisation made, by /authorise or at the end of native 3DS2 by /authorise3ds2.
     if ((answer as { resultCode?: string }).resultCode === 'Authorised') await made(fake, body, (answer as { pspReference: string }).pspReference);
     if (idempotencyKey) answers.set(key, answer);
     if (route === '/technicalCancel') technicalCancel(fake, body);
+    const { status } = answer as { status?: unknown };
+    if (typeof status === 'number') return reply.code(status).send(answer);
     return modified(answer);
   });
   async function authorise(body: Record<string, unknown>) {
     const cents = (body.amount as { value: number }).value % 100;
     if (cents === 31) await new Promise((resolve) => setTimeout(resolve, fake.slowMs));
+    if (cents === 25) {
+      const additionalData = { merchantAdviceCode: '03: Do not try again', refusalReasonRaw: '05 : Do not honor' };
+      return { pspReference: pspReference(), resultCode: 'Refused', refusalReason: 'Refused', refusalReasonCode: '2', additionalData };
+    }
+    if (cents === 26) return { status: 422, errorCode: '905', message: 'Payment details are not supported', errorType: 'configuration', pspReference: pspReference() };
+    if (cents === 27) return { pspReference: pspReference(), resultCode: 'Cancelled' };
     const refusal = { 21: 'Refused', 22: 'Not enough balance', 23: 'FRAUD' }[cents];
     if (refusal) return { pspReference: pspReference(), resultCode: 'Refused', refusalReason: refusal };
     return { pspReference: pspReference(), resultCode: 'Authorised', authCode: '123456' };

@@ -14,8 +14,12 @@ import { randomBytes } from 'node:crypto';
 import { api, backends, cardPayment, createTestDatabase, suiteApp } from '../support/app.ts';
 import { pendingPaymentRow, deliveriesFor } from '../events/support.ts';
 import { connectToFake, startFakeAdyen, ADYEN_CONTRACT, type FakeAdyen } from './adyen-fake.ts';
-import { AdyenConnector } from '../../src/acquirer/adyen.ts';
-import { authoriseResultOf } from '../../src/acquirer/adyen-outcomes.ts';
+import { AdyenConnector, shopperFields } from '../../src/acquirer/adyen.ts';
+import { authoriseResultOf, refusedRequestResult, retryAdvice } from '../../src/acquirer/adyen-outcomes.ts';
+import { adyenCurrencies, adyenExponent, fromAdyenMinor, toAdyenMinor } from '../../src/acquirer/adyen-amounts.ts';
+import { shopperOf } from '../../src/payments/shopper.ts';
+import { card, openPage, postForm } from '../pages/flow.ts';
+import { ConsoleClient, makeAccount } from '../console/support.ts';
 import { notificationSignature, parseNotification, signedString, signedWith } from '../../src/acquirer/adyen-notifications.ts';
 import { eventsOf, insertTransaction } from '../../src/store/transactions.ts';
 import { ensurePaymentPage, setPageFields } from '../../src/store/payment-pages.ts';
@@ -56,12 +60,150 @@ test("Adyen's answers map to Kassa's outcomes through one table", () => {
     outcome: 'declined',
     failureCode: 'insufficient_funds',
     acquirerReference: 'P2',
+    refusal: { reason: 'Not enough balance', retry: 'retry later' },
   });
   assert.equal((authoriseResultOf({ resultCode: 'Refused', refusalReason: 'FRAUD' }) as { failureCode: string }).failureCode, 'fraud_detected');
   assert.equal((authoriseResultOf({ resultCode: 'Refused', refusalReason: 'Expired Card' }) as { failureCode: string }).failureCode, 'card_refused');
   assert.equal((authoriseResultOf({ resultCode: 'Error' }) as { failureCode: string }).failureCode, 'processing_error');
-  assert.equal(authoriseResultOf({ resultCode: 'Received' }).outcome, 'unknown');
-  assert.equal(authoriseResultOf({ resultCode: 'Something new' }).outcome, 'unknown');
+  for (const code of ['Received', 'Pending', 'PresentToShopper', 'Something new']) assert.equal(authoriseResultOf({ resultCode: code }).outcome, 'unknown', code);
+});
+
+test('Cancelled is the shopper or merchant cancelling, not a card refused; Error keeps its reason', () => {
+  assert.deepEqual(authoriseResultOf({ resultCode: 'Cancelled', pspReference: 'P3' }), { outcome: 'declined', failureCode: 'cancelled', acquirerReference: 'P3' });
+  assert.deepEqual(authoriseResultOf({ resultCode: 'Error', refusalReason: 'Acquirer Error' }), {
+    outcome: 'declined',
+    failureCode: 'processing_error',
+    refusal: { reason: 'Acquirer Error', retry: 'retry later' },
+  });
+});
+
+test("a refusal keeps Adyen's reason, its code and the merchant advice code, and says whether to try the card again", () => {
+  const refused = authoriseResultOf({
+    resultCode: 'Refused',
+    refusalReason: 'Refused',
+    refusalReasonCode: '2',
+    pspReference: 'P4',
+    additionalData: { merchantAdviceCode: '03: Do not try again' },
+  });
+  assert.deepEqual(refused, {
+    outcome: 'declined',
+    failureCode: 'card_refused',
+    acquirerReference: 'P4',
+    refusal: { reason: 'Refused', code: '2', merchantAdviceCode: '03: Do not try again', retry: 'do not retry' },
+  });
+  const cases: [string | undefined, string | undefined, string][] = [
+    ['Refused', '01: New account information available', 'update card details'],
+    ['Refused', '02: Cannot approve at this time, try again later', 'retry later'],
+    ['Not enough balance', '03: Do not try again', 'do not retry'],
+    ['Not enough balance', undefined, 'retry later'],
+    ['Blocked Card', undefined, 'do not retry'],
+    ['Expired Card', undefined, 'update card details'],
+    ['Refused', undefined, 'no advice'],
+    ['Refused', '99', 'no advice'],
+    [undefined, undefined, 'no advice'],
+  ];
+  for (const [reason, code, advice] of cases) assert.equal(retryAdvice(reason, code), advice, `${reason} ${code}`);
+});
+
+test('a 4xx from Adyen is a request it did not take: failed with its error, not an unknown outcome', () => {
+  assert.deepEqual(refusedRequestResult(422, { status: 422, errorCode: '905', message: 'Payment details are not supported', pspReference: 'P5' }), {
+    outcome: 'declined',
+    failureCode: 'processing_error',
+    acquirerReference: 'P5',
+    refusal: { reason: 'Payment details are not supported', code: '905', retry: 'do not retry' },
+  });
+  assert.deepEqual(refusedRequestResult(403, {}), {
+    outcome: 'declined',
+    failureCode: 'processing_error',
+    refusal: { reason: 'Adyen answered 403', retry: 'no advice' },
+  });
+});
+
+test("Kassa's minor units are Adyen's but for the currencies Adyen documents otherwise (CLP, ISK: 2; CVE: 0)", () => {
+  const cases: [string, number, number | undefined][] = [
+    ['eur', 1050, 1050],
+    ['jpy', 500, 500],
+    ['kwd', 1234, 1234],
+    ['clp', 5000, 500_000],
+    ['isk', 2790, 279_000],
+    ['cve', 1000, 10],
+    ['cve', 1050, undefined],
+    ['xyz', 100, undefined],
+  ];
+  for (const [currency, kassa, adyen] of cases) {
+    assert.equal(toAdyenMinor(kassa, currency), adyen, `${currency} ${kassa} to Adyen`);
+    if (adyen !== undefined) assert.equal(fromAdyenMinor(adyen, currency), kassa, `${currency} ${adyen} from Adyen`);
+  }
+  assert.equal(fromAdyenMinor(500_050, 'clp'), undefined, 'CLP centavos have no ISO 4217 minor unit');
+  assert.equal(fromAdyenMinor(7, 'CVE'), 700);
+  assert.deepEqual([adyenExponent('CLP'), adyenExponent('isk'), adyenExponent('cve'), adyenExponent('eur')], [2, 2, 0, 2]);
+  for (const code of ['eur', 'usd', 'clp', 'isk', 'cve', 'jpy']) assert.ok(adyenCurrencies.includes(code), code);
+  for (const code of ['che', 'bov', 'clf', 'uyw']) assert.ok(!adyenCurrencies.includes(code), code);
+});
+
+/** A stored payment row with the given request fields, as create-payment stores them. */
+const rowWith = (threeDS: Record<string, unknown>, columns: { language?: string; merchant_order_reference?: string | null; echo?: string } = {}) => ({
+  request: JSON.stringify({ threeDS: { scaReady: 'no', ...threeDS } }),
+  echo: columns.echo ?? '{}',
+  language: columns.language ?? 'nld',
+  merchant_order_reference: columns.merchant_order_reference ?? null,
+});
+
+test('the shopper: what the merchant told, each part only when whole and valid, in Adyen’s fields', () => {
+  const full = rowWith(
+    {
+      billingAddress: 'Keizersgracht',
+      billingHouseNumber: '117',
+      billingHouseExtension: 'A',
+      billingPostalCode: '1015 CJ',
+      billingCity: 'Amsterdam',
+      billingState: 'NH',
+      billingCountry: 'NL',
+      billingPhoneNumber: '612345678',
+      billingPhoneCountry: '31',
+      billingEmail: 'jo@example.com',
+      billingFirstName: 'Jo',
+      billingLastName: 'Tester',
+      shippingAddress: 'Damrak 1',
+      shippingPostalCode: '1012 LG',
+      shippingCity: 'Amsterdam',
+      shippingCountry: 'NL',
+      browserInfo: { ipAddress: '203.0.113.7' },
+    },
+    { merchant_order_reference: 'order-42' },
+  );
+  assert.deepEqual(shopperFields(shopperOf(full)), {
+    billingAddress: { street: 'Keizersgracht', houseNumberOrName: '117 A', postalCode: '1015 CJ', city: 'Amsterdam', stateOrProvince: 'NH', country: 'NL' },
+    deliveryAddress: { street: 'Damrak 1', houseNumberOrName: '', postalCode: '1012 LG', city: 'Amsterdam', country: 'NL' },
+    shopperEmail: 'jo@example.com',
+    telephoneNumber: '+31612345678',
+    shopperName: { firstName: 'Jo', lastName: 'Tester' },
+    shopperIP: '203.0.113.7',
+    shopperLocale: 'nl-NL',
+    merchantOrderReference: 'order-42',
+  });
+  // Nothing told: nothing sent but the payment's language.
+  assert.deepEqual(shopperFields(shopperOf(rowWith({}, { language: 'eng' }))), { shopperLocale: 'en' });
+  // A part missing leaves the whole out; a value Adyen would drop or refuse is not sent.
+  const partial = rowWith({
+    billingAddress: 'Keizersgracht 117',
+    billingCity: 'Amsterdam',
+    billingCountry: 'NL',
+    billingFirstName: 'Jo',
+    billingPhoneNumber: '123',
+    billingPhoneCountry: '31',
+    shippingAddress: 'Main Street 1',
+    shippingPostalCode: '12345-6789-0000',
+    shippingCity: 'Springfield',
+    shippingCountry: 'US',
+  });
+  assert.deepEqual(shopperFields(shopperOf(partial)), { shopperLocale: 'nl-NL' });
+  assert.deepEqual(shopperFields({ name: { firstName: 'J', lastName: 'x'.repeat(81) } }), {}, "a name longer than Adyen's 80 characters is left out, not cut");
+  // The e-mail of the customer's account when no billing e-mail was given; the legacy browser's address.
+  assert.deepEqual(shopperOf(rowWith({ accountInfo: { email: 'acc@example.com' }, browser: { ipAddress: '198.51.100.1' } }, { language: 'xyz' })), {
+    email: 'acc@example.com',
+    ipAddress: '198.51.100.1',
+  });
 });
 
 describe('the Adyen connector against the contract', { skip }, () => {
@@ -113,8 +255,69 @@ describe('the Adyen connector against the contract', { skip }, () => {
     const slow = new AdyenConnector({ endpoint: adyen.url, merchantAccount: 'ShopNL', apiKey: adyen.apiKey, timeoutMs: 100 });
     assert.equal((await slow.authorise(request(1031), 'k31')).outcome, 'unknown');
     const wrongKey = new AdyenConnector({ endpoint: adyen.url, merchantAccount: 'ShopNL', apiKey: 'wrong', timeoutMs: 2000 });
-    assert.equal((await wrongKey.authorise(request(1000), 'k-401')).outcome, 'unknown');
+    assert.deepEqual(await wrongKey.authorise(request(1000), 'k-401'), {
+      outcome: 'declined',
+      failureCode: 'processing_error',
+      refusal: { reason: 'HTTP Status Response - Unauthorized', code: '000', retry: 'no advice' },
+    });
     assert.equal((await wrongKey.refund({ reference: 'tr_r', acquirerReference: 'P', amountMinor: 100, currency: 'eur' }, 'k-r')).outcome, 'refused');
+    assert.deepEqual(adyen.violations, []);
+  });
+
+  test("the shopper, a Bancontact card and Adyen's own units go out as Adyen's contract has them", async () => {
+    const connector = new AdyenConnector({ endpoint: adyen.url, merchantAccount: 'ShopNL', apiKey: adyen.apiKey, timeoutMs: 2000 });
+    const shopper = shopperOf(
+      rowWith(
+        {
+          billingAddress: 'Rue de la Loi',
+          billingHouseNumber: '16',
+          billingPostalCode: '1000',
+          billingCity: 'Bruxelles',
+          billingCountry: 'BE',
+          billingEmail: 'jo@example.com',
+          billingPhoneNumber: '471234567',
+          billingPhoneCountry: '32',
+          billingFirstName: 'Jo',
+          billingLastName: 'Tester',
+          browserInfo: { ipAddress: '2001:db8::1' },
+        },
+        { language: 'fra', merchant_order_reference: 'order-7' },
+      ),
+    );
+    const bcmc = request(1000);
+    const bcmcCard = { pan: '6703444444444449', expiryMonth: 3, expiryYear: 2030, holderName: 'J. Smit', brand: 'bcmc' as const };
+    assert.equal((await connector.authorise({ ...bcmc, reference: 'tr_bcmc', shopper, instrument: { kind: 'card', card: bcmcCard } }, 'k-bcmc')).outcome, 'authorised');
+    const sent = adyen.requests.find((r) => r.idempotencyKey === 'k-bcmc')!.body;
+    assert.equal(sent.selectedBrand, 'bcmc', 'processed as Bancontact, not Maestro');
+    assert.deepEqual(sent.billingAddress, { street: 'Rue de la Loi', houseNumberOrName: '16', postalCode: '1000', city: 'Bruxelles', country: 'BE' });
+    assert.equal(sent.shopperEmail, 'jo@example.com');
+    assert.equal(sent.telephoneNumber, '+32471234567');
+    assert.deepEqual(sent.shopperName, { firstName: 'Jo', lastName: 'Tester' });
+    assert.equal(sent.shopperIP, '2001:db8::1');
+    assert.equal(sent.shopperLocale, 'fr-BE');
+    assert.equal(sent.merchantOrderReference, 'order-7');
+    await connector.authorise({ ...request(1000), currency: 'clp', exponent: 0, reference: 'tr_clp' }, 'k-clp');
+    assert.deepEqual(adyen.requests.find((r) => r.idempotencyKey === 'k-clp')!.body.amount, { value: 100_000, currency: 'CLP' });
+    const cents = await connector.authorise({ ...request(1050), currency: 'cve', reference: 'tr_cve' }, 'k-cve');
+    assert.equal(cents.outcome, 'declined', 'CVE has no cents at Adyen: refused before Adyen is asked');
+    assert.equal(
+      adyen.requests.find((r) => r.idempotencyKey === 'k-cve'),
+      undefined,
+    );
+    const refund = await connector.refund({ reference: 'tr_r2', acquirerReference: 'P', amountMinor: 525, currency: 'cve' }, 'k-r2');
+    assert.equal(refund.outcome, 'refused');
+    assert.deepEqual(adyen.violations, []);
+  });
+
+  test('a 422 from Adyen fails the authorisation with its error; Cancelled and a refusal with advice keep their words', async () => {
+    const connector = new AdyenConnector({ endpoint: adyen.url, merchantAccount: 'ShopNL', apiKey: adyen.apiKey, timeoutMs: 2000 });
+    const unsupported = await connector.authorise(request(1026), 'k-905');
+    assert.equal(unsupported.outcome, 'declined');
+    assert.deepEqual((unsupported as { refusal: unknown }).refusal, { reason: 'Payment details are not supported', code: '905', retry: 'do not retry' });
+    assert.deepEqual(await connector.authorise(request(1026), 'k-905'), unsupported, 'asked again with its key: the same answer');
+    assert.equal(((await connector.authorise(request(1027), 'k-cancel')) as { failureCode: string }).failureCode, 'cancelled');
+    const advised = await connector.authorise(request(1025), 'k-mac');
+    assert.deepEqual((advised as { refusal: unknown }).refusal, { reason: 'Refused', code: '2', merchantAdviceCode: '03: Do not try again', retry: 'do not retry' });
     assert.deepEqual(adyen.violations, []);
   });
 });
@@ -392,6 +595,96 @@ for (const backend of backends) {
       const created = (await t.client.post('/payment', cardPayment({ transactionType: 'authorise', amount: '12.00' }))).json();
       await t.client.post('/test/complete', { reference: created.reference, outcome: 'success' });
       assert.equal((await t.client.post('/capture', { reference: created.reference })).json().status, 'success', 'the simulator captures at once');
+    });
+
+    /** A live card payment paid on Kassa's page as a browser without scripts: its page's last answer. */
+    async function payOnPage(body: Record<string, unknown>) {
+      const created = await live.post('/payment', cardPayment(body));
+      assert.equal(created.statusCode, 200, created.body);
+      const payment = created.json();
+      const { path: page, csrf } = await openPage(t.app, payment.payUrl);
+      await postForm(t.app, `${page}/card`, { csrf, ...card() });
+      return payment as { reference: string };
+    }
+    const authorisationOf = (reference: string) => adyen.requests.find((r) => r.path === '/authorise' && r.body.reference === reference)!.body;
+
+    test("what the merchant told of the shopper goes on the authorisation, within Adyen's contract", async () => {
+      const payment = await payOnPage({
+        amount: '20.00',
+        merchantOrderReference: 'order-2026-001',
+        language: 'deu',
+        billingAddress: 'Unter den Linden',
+        billingHouseNumber: '77',
+        billingPostalCode: '10117',
+        billingCity: 'Berlin',
+        billingState: 'BE',
+        billingCountry: 'DEU',
+        billingEmail: 'kunde@example.com',
+        billingPhoneNumber: '+49 30 1234567',
+        billingFirstName: 'Erika',
+        billingLastName: 'Mustermann',
+        shippingAddress: 'Friedrichstraße 43',
+        shippingPostalCode: '10117',
+        shippingCity: 'Berlin',
+        shippingCountry: 'DE',
+      });
+      assert.equal((await live.get(`/transaction?reference=${payment.reference}`)).json().status, 'success');
+      const sent = authorisationOf(payment.reference);
+      assert.deepEqual(sent.billingAddress, {
+        street: 'Unter den Linden',
+        houseNumberOrName: '77',
+        postalCode: '10117',
+        city: 'Berlin',
+        stateOrProvince: 'BE',
+        country: 'DE',
+      });
+      assert.deepEqual(sent.deliveryAddress, { street: 'Friedrichstraße 43', houseNumberOrName: '', postalCode: '10117', city: 'Berlin', country: 'DE' });
+      assert.equal(sent.shopperEmail, 'kunde@example.com');
+      assert.equal(sent.telephoneNumber, '+49301234567');
+      assert.deepEqual(sent.shopperName, { firstName: 'Erika', lastName: 'Mustermann' });
+      assert.equal(sent.shopperLocale, 'de-DE');
+      assert.equal(sent.merchantOrderReference, 'order-2026-001');
+      assert.equal(typeof sent.shopperIP, 'string', "the customer's address as the page saw it (Adyen authenticates)");
+      assert.deepEqual(adyen.violations, []);
+    });
+
+    test('a refusal is failed with its reason and advice on the payment; a 422 from Adyen too; Cancelled is cancelled', async () => {
+      const advised = await payOnPage({ amount: '20.25' });
+      const refused = (await live.get(`/transaction?reference=${advised.reference}`)).json();
+      assert.equal(refused.status, 'failed');
+      assert.equal(refused.failureCode, 'card_refused');
+      assert.deepEqual(refused.details.acquirerRefusal, { reason: 'Refused', code: '2', merchantAdviceCode: '03: Do not try again', retry: 'do not retry' });
+      // The console's transaction view says it in the operator's language.
+      await makeAccount(t.store, `ops-${backend}@kassa.test`);
+      const operator = new ConsoleClient(t.app);
+      await operator.signIn(`ops-${backend}@kassa.test`);
+      const view = await operator.get(`/dashboard/payments/${advised.reference}`, { 'accept-language': 'nl' });
+      assert.equal(view.statusCode, 200);
+      assert.match(view.body, /Waarom de acquirer het weigerde/);
+      assert.match(view.body, /03: Do not try again/);
+      assert.match(view.body, /class="retry-do-not-retry">Nee: de uitgever keurt deze kaart niet goed; stuur haar niet opnieuw</);
+      const unsupported = (await live.get(`/transaction?reference=${(await payOnPage({ amount: '20.26' })).reference}`)).json();
+      assert.deepEqual([unsupported.status, unsupported.failureCode], ['failed', 'processing_error'], 'a 4xx is no unknown outcome');
+      assert.deepEqual(unsupported.details.acquirerRefusal, { reason: 'Payment details are not supported', code: '905', retry: 'do not retry' });
+      const cancelled = (await live.get(`/transaction?reference=${(await payOnPage({ amount: '20.27' })).reference}`)).json();
+      assert.deepEqual([cancelled.status, cancelled.failureCode], ['failed', 'cancelled']);
+      assert.equal(cancelled.details.acquirerRefusal, undefined, 'Adyen gave no reason');
+      assert.deepEqual(adyen.violations, []);
+    });
+
+    test("a currency Adyen does not take, or an amount its units cannot carry, is refused at creation; CLP goes out in Adyen's units", async () => {
+      const che = await live.post('/payment', cardPayment({ currency: 'CHE', amount: '10.00' }));
+      assert.equal(che.statusCode, 422, che.body);
+      assert.deepEqual(che.json().errors, [{ field: '/currency', code: 'not_served', message: "is not taken by this merchant's live acquirer (adyen)" }]);
+      const cve = await live.post('/payment', cardPayment({ currency: 'CVE', amount: '10.50' }));
+      assert.equal(cve.statusCode, 422, cve.body);
+      assert.deepEqual(cve.json().errors, [
+        { field: '/amount', code: 'not_served', message: "has more decimals than this merchant's live acquirer (adyen) takes in CVE" },
+      ]);
+      assert.equal((await live.post('/payment', cardPayment({ currency: 'CVE', amount: '10.00' }))).statusCode, 200);
+      assert.equal((await t.client.post('/payment', cardPayment({ currency: 'CVE', amount: '10.50' }))).statusCode, 200, 'the test-mode simulator takes every amount');
+      const clp = await payOnPage({ currency: 'CLP', amount: '5000' });
+      assert.deepEqual(authorisationOf(clp.reference).amount, { value: 500_000, currency: 'CLP' });
     });
   });
 }

@@ -1,5 +1,5 @@
 /**
- * Every status, transaction type, failure code and event cause Kassa can produce has a text in
+ * Every status, transaction type, failure code, event cause and retry advice Kassa can produce has a text in
  * every language of the console (src/console/i18n.ts): the causes are read from the code that
  * writes them, so a new one without a text fails here.
  */
@@ -11,6 +11,7 @@ import { consoleTerms, consoleTranslations, term, type TermKind } from '../../sr
 import { failureCodes, statuses } from '../../src/ground/states.ts';
 import { flows } from '../../src/payments/flows.ts';
 import { filterChoices } from '../../src/console/views.ts';
+import { retryAdvices } from '../../src/acquirer/connector.ts';
 
 const sourceFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -47,6 +48,7 @@ const produced: Record<TermKind, string[]> = {
   type: [...transactionTypes],
   failureCode: [...failureCodes],
   cause: [...causesInCode()],
+  retry: [...retryAdvices],
 };
 
 test('the causes read from the code include the known ones, so the scan itself works', () => {

@@ -833,6 +833,20 @@ export interface components {
                 scaToken?: boolean;
                 /** @description Hybrid wallet flow: the wallet's merchant session (JSON text) to complete merchant validation with. */
                 walletPayPaymentSession?: string;
+                /** @description A payment the acquirer refused (`failed`): why, in the acquirer's words, and whether the card may be tried again. */
+                acquirerRefusal?: {
+                    /** @description The acquirer's reason (Adyen's `refusalReason`, or the message of a request it did not take). */
+                    reason?: string;
+                    /** @description The acquirer's code of the reason (Adyen's `refusalReasonCode`, or its `errorCode`). */
+                    code?: string;
+                    /** @description Mastercard's merchant advice code, as the acquirer passed it on (`03: Do not try again`). */
+                    merchantAdviceCode?: string;
+                    /**
+                     * @description `do not retry`: this card will not be approved, do not send it again; `retry later`; `update card details`: ask the customer for new card data; `no advice`.
+                     * @enum {string}
+                     */
+                    retry: "do not retry" | "retry later" | "update card details" | "no advice";
+                };
             } & {
                 [key: string]: unknown;
             };
