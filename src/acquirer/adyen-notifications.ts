@@ -9,6 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Problem } from '../ground/problem.ts';
 import { failureCodeOfRefusal } from './adyen-outcomes.ts';
+import { fromAdyenMinor } from './adyen-amounts.ts';
 import type { AcquirerEvent, AcquirerWord, NotificationReader } from './notifications.ts';
 
 export interface AdyenNotificationItem {
@@ -143,11 +144,16 @@ export const adyenEvents = {
 const eventOf = (code: string): AcquirerEvent => (Object.hasOwn(adyenEvents, code) ? adyenEvents[code as keyof typeof adyenEvents] : 'unknown');
 
 /**
- * An item's amount in Kassa's minor units. Adyen's `value` is in minor units of the currency as
- * Adyen counts them; where that differs from ISO 4217 the conversion belongs here, the one place an
- * Adyen amount becomes Kassa's (the Adyen amounts work provides it; until then taken as it is).
+ * An item's amount in Kassa's minor units (ISO 4217): Adyen counts some currencies in other
+ * units (docs/acquirers.md "Amounts", adyen-amounts.ts). The one place a notification's amount
+ * becomes Kassa's; one Kassa's units cannot carry (or of a currency it does not know) is kept as
+ * Adyen sent it, for the timeline to say so.
  */
-const kassaAmountOf = (amount: AdyenNotificationItem['amount']) => ({ minor: amount.value, currency: amount.currency });
+const kassaAmountOf = ({ value, currency }: AdyenNotificationItem['amount']): AcquirerWord['amount'] => ({
+  minor: fromAdyenMinor(value, currency),
+  currency,
+  asSent: value,
+});
 
 /** Adyen takes a notification as delivered only from this answer, and sends again whatever it did not get it for. */
 const accepted = { contentType: 'text/plain', body: '[accepted]' };

@@ -24,8 +24,12 @@ export interface AcquirerWord {
   failureCode: FailureCode;
   /** How the acquirer names the item it came in: with `acquirerReference`, what makes it one. */
   item: { connector: string; eventCode: string; originalReference: string | undefined };
-  /** What the item says of its amount, in Kassa's minor units of its currency, and why (the acquirer's words), for the payment's timeline. */
-  amount: { minor: number; currency: string };
+  /**
+   * What the item says of its amount, in Kassa's minor units of its currency (undefined when they
+   * cannot carry it: `asSent` is the acquirer's own number), and why (the acquirer's words), for the
+   * payment's timeline.
+   */
+  amount: { minor: number | undefined; currency: string; asSent: number };
   reason: string | undefined;
 }
 

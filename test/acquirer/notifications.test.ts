@@ -74,6 +74,32 @@ describe("Adyen's event codes in Kassa's words", { skip }, () => {
     ['SOMETHING_ADYEN_ADDS_LATER', 'unknown'],
     ['constructor', 'unknown'],
   ];
+  test("an item's amount in Adyen's own units is read in Kassa's (ISK: Adyen counts 2 decimals, ISO 4217 none)", async () => {
+    const item = {
+      pspReference: 'PSP1',
+      merchantAccountCode: 'ShopNL',
+      merchantReference: 'r',
+      amount: { value: 150000, currency: 'ISK' },
+      eventCode: 'CHARGEBACK',
+      success: 'true',
+    };
+    const json = {
+      live: 'false',
+      notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
+    };
+    const connection = {
+      merchantId: 'm',
+      mode: 'test' as const,
+      connector: 'adyen',
+      endpoint: 'https://x',
+      account: 'ShopNL',
+      secrets: { hmacKey: HMAC_KEY },
+      updated: 0,
+    };
+    const read = await readAdyenNotification({ raw: Buffer.alloc(0), json, headers: {} }, async () => [connection]);
+    assert.deepEqual(read.words[0].amount, { minor: 1500, currency: 'ISK', asSent: 150000 });
+  });
+
   for (const [code, event] of cases) {
     test(`${code} is read as ${event}`, async () => {
       const item = {
@@ -99,7 +125,7 @@ describe("Adyen's event codes in Kassa's words", { skip }, () => {
       };
       const read = await readAdyenNotification({ raw: Buffer.alloc(0), json, headers: {} }, async () => [connection]);
       assert.equal(read.words[0].event, event);
-      assert.deepEqual(read.words[0].amount, { minor: 1000, currency: 'EUR' });
+      assert.deepEqual(read.words[0].amount, { minor: 1000, currency: 'EUR', asSent: 1000 });
     });
   }
 });

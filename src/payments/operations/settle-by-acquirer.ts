@@ -159,8 +159,9 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
 
 /** What the acquirer said, as the timeline shows it: its name of the event, the amount, its reason. */
 export function detailOf(word: AcquirerWord): string {
-  const currency = findCurrency(word.amount.currency);
-  const amount = `${currency ? amountNumber(word.amount.minor, currency) : word.amount.minor} ${word.amount.currency}`;
+  const { minor, currency: code, asSent } = word.amount;
+  const currency = findCurrency(code);
+  const amount = minor !== undefined && currency ? `${amountNumber(minor, currency)} ${code}` : `${asSent} ${code} (as the acquirer counts it)`;
   const said = `${word.item.eventCode}${word.success ? '' : ' (not done)'}, ${amount}${word.reason ? `: ${word.reason}` : ''}`;
   return said.slice(0, 500);
 }
