@@ -14,6 +14,7 @@ import type {
   AuthoriseRequest,
   AuthoriseResult,
   CardData,
+  StoredCardUse,
   FollowUpRequest,
   FollowUpResult,
   Served,
@@ -83,7 +84,7 @@ export class AdyenConnector implements AcquirerConnector {
     const payment = cardAuthorisation(this.settings.merchantAccount, request, card);
     if (!payment) return refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) });
     const body: Record<string, unknown> = { ...payment, ...(authentication ? { mpiData: mpiDataOf(authentication) } : {}) };
-    return authorisationResult(await this.post('/authorise', body, idempotencyKey));
+    return authorisationResult(await this.post('/authorise', withStoredCard(body, request.storedCard), idempotencyKey));
   }
 
   capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
@@ -159,7 +160,9 @@ export class AdyenConnector implements AcquirerConnector {
     authorise: async (request: AuthenticatingRequest, idempotencyKey: string) => {
       const body = cardAuthorisation(this.settings.merchantAccount, request, request.card, { allow3DS2: 'true' });
       if (!body) return { step: 'done', result: refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) }) };
-      const step = this.authenticationStep(await this.post('/authorise', { ...body, ...authenticatingFields(request) }, idempotencyKey));
+      const step = this.authenticationStep(
+        await this.post('/authorise', withStoredCard({ ...body, ...authenticatingFields(request) }, request.storedCard), idempotencyKey),
+      );
       if (step.step !== 'method' || step.methodUrl !== undefined) return step;
       // The issuer has no 3DS method: Adyen is told at once that none ran (EMVCo threeDSCompInd U).
       const after = { step: 'method', completed: 'U' } as const;
@@ -176,7 +179,8 @@ export class AdyenConnector implements AcquirerConnector {
 
   private authenticationStep(answer: Answer): ReturnType<typeof authenticationStepOf> {
     if (answer.status !== 200) return { step: 'done', result: authorisationResult(answer) };
-    return authenticationStepOf(answer.body as AdyenAuthenticationResult);
+    const step = authenticationStepOf(answer.body as AdyenAuthenticationResult);
+    return step.step === 'done' ? { ...step, result: withNetworkReference(step.result, answer.body) } : step;
   }
 }
 
@@ -189,7 +193,7 @@ export class AdyenConnector implements AcquirerConnector {
 function authorisationResult(answer: Answer): AuthoriseResult {
   if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };
   if (answer.status !== 200) return refusedRequestResult(answer.status, answer.body as AdyenServiceError);
-  return authoriseResultOf(answer.body as AdyenPaymentResult);
+  return withNetworkReference(authoriseResultOf(answer.body as AdyenPaymentResult), answer.body);
 }
 
 /**
@@ -285,4 +289,39 @@ export function shopperFields(shopper: Shopper): Record<string, unknown> {
     ...(shopper.locale ? { shopperLocale: shopper.locale } : {}),
     ...(shopper.merchantOrderReference ? { merchantOrderReference: shopper.merchantOrderReference } : {}),
   };
+}
+
+// ---- Stored cards (docs/vault.md "Paying off-session") ----
+
+/** Adyen's recurringProcessingModel of each agreement a stored card is used under. */
+const recurringProcessingModels = {
+  'card-on-file': 'CardOnFile',
+  subscription: 'Subscription',
+  unscheduled: 'UnscheduledCardOnFile',
+} as const satisfies Record<StoredCardUse['agreement'], string>;
+
+/**
+ * An authorisation that stores a card or pays with a stored one, as Adyen classifies it: the
+ * cardholder present (`Ecommerce`, card on file) or the merchant charging without them
+ * (`ContAuth` with `Subscription` or `UnscheduledCardOnFile`, which Adyen needs to treat it as
+ * merchant-initiated), the merchant's `shopperReference` of the card, and for a merchant-initiated
+ * payment `additionalData.networkTxReference`, the scheme's reference of the first
+ * customer-present payment, as Kassa keeps the card itself and Adyen does not tokenise it.
+ */
+function withStoredCard(body: Record<string, unknown>, use: StoredCardUse | undefined): Record<string, unknown> {
+  if (!use) return body;
+  const networkReference = use.initiator === 'merchant' && use.networkReference ? { networkTxReference: use.networkReference } : undefined;
+  return {
+    ...body,
+    shopperInteraction: use.initiator === 'merchant' ? 'ContAuth' : 'Ecommerce',
+    recurringProcessingModel: recurringProcessingModels[use.agreement],
+    shopperReference: use.shopperReference,
+    ...(networkReference ? { additionalData: { ...(body.additionalData as Record<string, string> | undefined), ...networkReference } } : {}),
+  };
+}
+
+/** The scheme's reference Adyen answers with an authorisation (`additionalData.networkTxReference`), kept with a stored card. */
+function withNetworkReference(result: AuthoriseResult, body: Record<string, unknown>): AuthoriseResult {
+  const reference = (body.additionalData as Record<string, unknown> | undefined)?.networkTxReference;
+  return result.outcome === 'authorised' && typeof reference === 'string' && reference !== '' ? { ...result, networkReference: reference } : result;
 }

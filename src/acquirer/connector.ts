@@ -18,6 +18,27 @@ export interface CardData {
   cvc?: string;
   holderName: string;
   brand: CardBrand;
+  /** A card taken from the vault: how the acquirer knows it (docs/vault.md "Paying off-session"). */
+  stored?: StoredCardReference;
+}
+
+/** A stored card as the acquirer knows it: never card data. */
+export interface StoredCardReference {
+  /** One per merchant and stored card (vault/vault.ts `shopperReferenceOf`). */
+  shopperReference: string;
+  /** The scheme's reference of the card's first customer-present authorisation, once an acquirer answered one. */
+  networkReference?: string;
+}
+
+/**
+ * How a payment uses a stored card (docs/vault.md "Paying off-session"): the cardholder stores it
+ * or pays with it on Kassa's page (`cardholder`, card on file), or the merchant charges it without
+ * the cardholder under their earlier consent (`merchant`: a subscription's fixed schedule, or
+ * unscheduled), naming the network reference of the first customer-present payment.
+ */
+export interface StoredCardUse extends StoredCardReference {
+  initiator: 'cardholder' | 'merchant';
+  agreement: 'card-on-file' | 'subscription' | 'unscheduled';
 }
 
 /** The cardholder authentication that goes with the authorisation (liability shift). */
@@ -105,6 +126,8 @@ export type PaymentInstrument =
 
 export interface AuthoriseRequest extends AuthorisationTerms {
   instrument: PaymentInstrument;
+  /** A payment that stores a card or pays with a stored one (docs/vault.md "Paying off-session"). */
+  storedCard?: StoredCardUse;
 }
 
 export type DeclineCode = 'card_refused' | 'insufficient_funds' | 'fraud_detected' | 'rejected' | 'processing_error' | 'cancelled';
@@ -128,7 +151,13 @@ export interface AcquirerRefusal {
 }
 
 export type AuthoriseResult =
-  | { outcome: 'authorised'; acquirerReference: string; authorisationCode: string }
+  | {
+      outcome: 'authorised';
+      acquirerReference: string;
+      authorisationCode: string;
+      /** The scheme's transaction reference, kept with a card stored or paid on file for its merchant-initiated payments (docs/vault.md "Paying off-session"). */
+      networkReference?: string;
+    }
   | { outcome: 'declined'; failureCode: DeclineCode; acquirerReference?: string; refusal?: AcquirerRefusal }
   /** The customer must take a step elsewhere first (`url`); the outcome comes when they are back, or by notification. */
   | { outcome: 'redirect'; url: string; acquirerReference: string }
@@ -163,6 +192,8 @@ export interface AuthenticatingRequest extends AuthorisationTerms {
   challengeIndicator: string;
   /** Where the issuer's ACS posts the CRes: Kassa's page. */
   notificationUrl: string;
+  /** A customer-present payment that stores a card or pays with a stored one (docs/vault.md "Paying off-session"). */
+  storedCard?: StoredCardUse;
 }
 
 /** The next call of an authorisation the acquirer authenticates: after the 3DS method, or after the challenge. */

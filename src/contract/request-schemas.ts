@@ -11,7 +11,7 @@
  */
 import type { CompiledField, CompiledTable } from '../payments/common-fields.ts';
 import { flows, type Flow, type PaymentFlow } from '../payments/flows.ts';
-import { flowsByMethod, methodTable, paymentTable } from '../payments/request.ts';
+import { flowsByMethod, methodTable, paymentTable, type MethodFlows } from '../payments/request.ts';
 import { enrollmentTable } from '../payments/enrollment.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { LEFT_OUT_FIELD, leftOutCodes } from '../threeds/validate.ts';
@@ -76,20 +76,29 @@ const anyRequired = (names: readonly string[]): Schema =>
   names.length === 1 ? { required: [names[0]] } : { anyOf: names.map((name) => ({ title: `with ${name}`, required: [name] })) };
 const detailsWith = (names: readonly string[]): Schema => ({ required: ['details'], properties: { details: anyRequired(names) } });
 
-/** When a request is of `flow`: its method, and the details fields that mark it and not a flow before it (request.ts recogniseFlow). */
+/** A request with sequenceInfo.source `source` (docs/api.md#sequence-information). */
+const sequenceSourceIs = (source: string): Schema => ({
+  required: ['sequenceInfo'],
+  properties: { sequenceInfo: { required: ['source'], properties: { source: { const: source } } } },
+});
+
+/** What marks one flow of a method: one of its details fields, and where it says so the sequence source. */
+function markedBy(entry: MethodFlows['marked'][number]): Schema {
+  const details = detailsWith(entry.marks.map((mark) => mark.name));
+  return entry.sequenceSource === undefined ? details : { allOf: [details, sequenceSourceIs(entry.sequenceSource)] };
+}
+
+/** When a request is of `flow`: its method, and what marks it and not a flow before it (request.ts recogniseFlow). */
 function flowCondition(flow: PaymentFlow): Schema {
   const { marked, plain } = flowsByMethod[flows[flow].method as (typeof paymentMethods)[number]];
   const method = { required: ['method'], properties: { method: { const: flows[flow].method } } };
-  const marks = (until: number) => marked.slice(0, until).flatMap((entry) => entry.marks.map((mark) => mark.name));
+  const notEarlier = (until: number): Schema[] => marked.slice(0, until).map((entry) => ({ not: markedBy(entry) }));
   if (flow === plain) {
-    const all = marks(marked.length);
-    return all.length === 0 ? method : { allOf: [method, { not: detailsWith(all) }] };
+    const none = notEarlier(marked.length);
+    return none.length === 0 ? method : { allOf: [method, ...none] };
   }
   const index = marked.findIndex((entry) => entry.flow === flow);
-  const earlier = marks(index);
-  return {
-    allOf: [method, detailsWith(marked[index]!.marks.map((mark) => mark.name)), ...(earlier.length > 0 ? [{ not: detailsWith(earlier) }] : [])],
-  };
+  return { allOf: [method, markedBy(marked[index]!), ...notEarlier(index)] };
 }
 
 /** What `flow` adds to the table's rules: fields it requires, values it allows, details it requires and forbids, browserInfo where the merchant captures card data. */
@@ -254,18 +263,41 @@ function strictProperties(spec: ObjectSpec, operation: 'payment' | 'enrollment')
   return Object.fromEntries(givenFields(spec, operation).map(([name, field]) => [name, propertySchema(name, field)]));
 }
 
+/** An object whose fields `when` names hold one of the values listed for each. */
+const siblingsAre = (when: Readonly<Record<string, readonly string[]>>): Schema => {
+  const entries = Object.entries(when);
+  return { required: entries.map(([sibling]) => sibling), properties: Object.fromEntries(entries.map(([sibling, values]) => [sibling, { enum: [...values] }])) };
+};
+
+/**
+ * The conditions of docs/api.md#sequence-information that a vault token relaxes (a stored card's
+ * payment needs no `initialTransactionId`): at the top of the body, where the token is seen.
+ */
+function vaultTokenRules(operation: 'payment' | 'enrollment'): Schema[] {
+  const withToken = { required: ['details'], properties: { details: { required: ['vaultAccessToken'] } } };
+  return Object.entries(objectSpecs).flatMap(([object, spec]) =>
+    givenFields(spec, operation).flatMap(([name, field]) =>
+      typeof field.required === 'object' && field.required.unlessVaultToken
+        ? [
+            {
+              description: `${object}.${name} is not required on a vault payment (details.vaultAccessToken).`,
+              if: { required: [object], properties: { [object]: siblingsAre(field.required.when) }, not: withToken },
+              then: { properties: { [object]: { required: [name] } } },
+            },
+          ]
+        : [],
+    ),
+  );
+}
+
 /** An object's fields as taken without `scaReady: yes`, and the rules that hold either way: required fields, the conditions of docs/api.md#sequence-information, all or nothing. */
 function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollment'): Schema {
   const fields = givenFields(spec, operation);
   const conditional: Schema[] = [];
   for (const [name, field] of fields) {
-    if (typeof field.required !== 'object') continue;
-    const when = Object.entries(field.required.when);
-    conditional.push({
-      if: { required: when.map(([sibling]) => sibling), properties: Object.fromEntries(when.map(([sibling, values]) => [sibling, { enum: [...values] }])) },
-      then: { required: [name] },
-      ...(field.required.unlessVaultToken ? { description: `${name} is not required on a vault payment (details.vaultAccessToken).` } : {}),
-    });
+    // Said at the top of the body, where details.vaultAccessToken is seen (vaultTokenRules).
+    if (typeof field.required !== 'object' || field.required.unlessVaultToken) continue;
+    conditional.push({ if: siblingsAre(field.required.when), then: { required: [name] } });
   }
   const always = fields.filter(([, field]) => field.required === 'always').map(([name]) => name);
   const names = fields.map(([name]) => name);
@@ -295,7 +327,7 @@ function threeDSSchema(operation: 'payment' | 'enrollment'): { properties: Schem
     ...Object.fromEntries(Object.entries(objectSpecs).map(([name, spec]) => [name, { properties: strictProperties(spec, operation) }])),
   };
   const whenScaReady = { if: scaReadyYes, then: { required: sca, properties: strict } };
-  return { properties: { ...top.properties, ...objects }, allOf: [whenScaReady, ...(top.allOf ?? [])] };
+  return { properties: { ...top.properties, ...objects }, allOf: [whenScaReady, ...(top.allOf ?? []), ...vaultTokenRules(operation)] };
 }
 
 /** The fields left out of the 3-D Secure data for their format (threeds/validate.ts), as the payment object names them. */

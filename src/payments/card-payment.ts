@@ -51,6 +51,7 @@ import type { PaymentContext } from './payment-context.ts';
 import type { CardError, CardField } from './card-input.ts';
 import { transition } from './transition.ts';
 import { authorisedDetails } from './authorisation.ts';
+import { networkReferenceToKeep, storedCardUseOf, storesCard } from './stored-card-use.ts';
 import { shopperOf } from './shopper.ts';
 import { stop, type Context, type Stop } from './operations/operation.ts';
 
@@ -92,12 +93,6 @@ export interface CardPlan {
   attempt?: number;
   /** The card cannot be had (a stored card that no longer opens). */
   unavailable?: boolean;
-}
-
-/** Whether paying this payment stores its card (an enrollment always; a payment when asked with storeInVault, docs/api.md#the-details-object). */
-function storesCard(row: TransactionRow): boolean {
-  const { storesCard } = flowOf(row.flow);
-  return storesCard === 'always' || (storesCard === 'if-asked' && !!storedRequestOf(row).storeInVault);
 }
 
 /** Whether Kassa can complete a card payment of this kind at all now (cards taken; vault key where the card is to be stored). */
@@ -207,6 +202,7 @@ async function authoriseAuthenticating(authentication: AcquirerAuthentication, p
       javascriptEnabled: data.browserInfo ? true : plan.browser.javascriptEnabled,
       challengeIndicator: challengeIndicatorCode({ kind: 'payment', usesVaultToken, storeInVault: stored.storeInVault ?? false, data }),
       notificationUrl: pageAddress(ctx, '/3ds/notify'),
+      storedCard: storedCardUseOf(row, card),
     },
     idempotencyKey,
     windowSize,
@@ -309,6 +305,7 @@ export async function authorise(card: CardData, authentication: Authentication |
       captureNow: row.type !== 'authorise',
       merchantName: merchant.name,
       shopper: shopperOf(row),
+      storedCard: storedCardUseOf(row, card),
     },
     idempotencyKey,
   );
@@ -321,8 +318,11 @@ function settlementOf(result: AuthoriseResult, card: CardData, authentication: A
   const common = { ...cardFacts(card), authentication };
   switch (result.outcome) {
     case 'authorised': {
-      const vault = storesCard(row) ? prepareForVault(card, ctx) : undefined;
-      return { finish: { ...common, status: 'success', cause: 'acquirer_authorised', acquirerReference: result.acquirerReference, vault } };
+      const kept = networkReferenceToKeep(row, card, result.networkReference);
+      const vault = storesCard(row) ? withNetworkReference(prepareForVault(card, ctx), kept) : undefined;
+      return {
+        finish: { ...common, status: 'success', cause: 'acquirer_authorised', acquirerReference: result.acquirerReference, vault, networkReference: kept },
+      };
     }
     case 'declined':
       return { finish: { ...common, status: 'failed', failureCode: result.failureCode, cause: 'acquirer_declined', acquirerRefusal: result.refusal } };
@@ -333,6 +333,10 @@ function settlementOf(result: AuthoriseResult, card: CardData, authentication: A
       return { finish: { ...common, status: 'failed', failureCode: 'processing_error', cause: 'acquirer_redirect_not_taken' } };
   }
 }
+
+/** A card stored by this payment keeps the scheme's reference of its authorisation (docs/vault.md "Paying off-session"). */
+const withNetworkReference = (prepared: PreparedCard | undefined, kept: { networkReference: string } | undefined): PreparedCard | undefined =>
+  prepared && kept ? { ...prepared, row: { ...prepared.row, network_reference: kept.networkReference } } : prepared;
 
 /** Encrypted before the unit of work; stored with the state change, so a card is in the vault exactly when its transaction succeeded. */
 function prepareForVault(card: CardData, { ports, caller, now }: CardContext): PreparedCard | undefined {
@@ -353,6 +357,8 @@ export interface Finish {
   vault?: PreparedCard;
   /** Enrollments: whether the cardholder was authenticated (docs/api.md#the-details-object). */
   scaToken?: boolean;
+  /** A customer-present authorisation's scheme reference, for the stored card paid with (`vaultCardId`) or stored (docs/vault.md "Paying off-session"). */
+  networkReference?: { vaultCardId?: string; networkReference: string };
   /** A refusal: why, in the acquirer's words, and whether the card may be tried again (`details.acquirerRefusal`). */
   acquirerRefusal?: AcquirerRefusal;
 }
@@ -404,6 +410,7 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
     });
     // Only with the state change: a payment cancelled meanwhile stores no card.
     if (moved && stored && outcome.vault) await ports.vault.insert(tx, outcome.vault);
+    if (moved && outcome.networkReference?.vaultCardId) await ports.vault.keepNetworkReference(tx, outcome.networkReference.vaultCardId, outcome.networkReference.networkReference);
     if (outcome.acquirerReference) await setPageFields(tx, reference, { acquirer_reference: outcome.acquirerReference });
   }
   return { step: 'final', row: (await findTransaction(tx, reference))! };

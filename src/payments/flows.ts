@@ -22,7 +22,7 @@ import { methods, redirectMethods, type PaymentMethod, type RedirectMethod } fro
 import type { ThreeDSContext } from '../threeds/validate.ts';
 
 /** The card and wallet flows, the landing page, the enrollment, and one flow per method paid elsewhere (named as the method). */
-export type Flow = 'card' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid' | 'enrollment' | RedirectMethod;
+export type Flow = 'card' | 'vault-mit' | 'vault' | 'landingpage' | 'walletpay-hosted' | 'walletpay-direct' | 'walletpay-hybrid' | 'enrollment' | RedirectMethod;
 
 /** The flows of a create-payment request (docs/api.md#create-a-payment): all but the enrollment. */
 export type PaymentFlow = Exclude<Flow, 'enrollment'>;
@@ -66,8 +66,12 @@ export interface FlowSpec {
   method: PaymentMethod | 'vault';
   /** How error messages name the flow. */
   title: string;
-  /** A create-payment request with `method` and one of these `details` fields sent (none: the method's plain flow); or the enrollment request (docs/api.md#vault-enrollment). */
-  recognisedBy: { detailsSent: readonly DetailsField[] } | { dataType: 'card' };
+  /**
+   * A create-payment request with `method` and one of these `details` fields sent (none: the
+   * method's plain flow), and where given, `sequenceInfo.source` (docs/api.md#sequence-information);
+   * or the enrollment request (docs/api.md#vault-enrollment).
+   */
+  recognisedBy: { detailsSent: readonly DetailsField[]; sequenceSource?: 'MIT' } | { dataType: 'card' };
   /** `details` fields the request must send (`conditional_required`). */
   requires: readonly DetailsField[];
   forbids: readonly Forbidden[];
@@ -92,6 +96,12 @@ export interface FlowSpec {
   expiryInDetails: boolean;
   /** The addresses its payment object carries (docs/api.md#the-payment-object). */
   answer: { payUrl: boolean; cancelUrl: boolean; cardDataUrl: boolean };
+  /**
+   * Who starts the payment: absent, the customer on Kassa's page; `merchant`, the merchant's
+   * server with a stored card and no customer present, authorised while the create request is
+   * answered (docs/vault.md "Paying off-session").
+   */
+  initiator?: 'merchant';
 }
 
 /** A vault access token pays with a stored card: a card payment (docs/api.md#the-service). */
@@ -149,6 +159,26 @@ const ownFlows = {
     storesCard: 'if-asked',
     expiryInDetails: false,
     answer: { payUrl: true, cancelUrl: true, cardDataUrl: false },
+  },
+  // Before `vault`: the same token marks both, and the sequence source picks this one (request.ts recogniseFlow).
+  'vault-mit': {
+    method: 'card',
+    title: 'off-session vault',
+    recognisedBy: { detailsSent: ['vaultAccessToken'], sequenceSource: 'MIT' },
+    requires: ['vaultAccessToken'],
+    forbids: [],
+    // No customer is sent anywhere: the create answer carries the outcome (docs/vault.md "Paying off-session").
+    requiresReturnUrl: false,
+    transactionTypes: ['sale', 'authorise'],
+    brand: false,
+    storeInVault: false,
+    threeDS: { operation: 'payment', usesVaultToken: true, merchantCapturesCardData: false },
+    page: 'none',
+    creation: 'vault-card',
+    storesCard: 'never',
+    expiryInDetails: false,
+    answer: { payUrl: false, cancelUrl: false, cardDataUrl: false },
+    initiator: 'merchant',
   },
   vault: {
     method: 'card',

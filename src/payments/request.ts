@@ -28,7 +28,7 @@ import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 import { parseWalletToken, type WalletPaymentToken } from '../wallet/index.ts';
 import { checkValidationUrl } from '../wallet/merchant-session.ts';
-import { flowNames, flowOf, flows, type DetailsField, type PaymentFlow } from './flows.ts';
+import { flowNames, flowOf, flows, type DetailsField, type FlowSpec, type PaymentFlow } from './flows.ts';
 
 export interface PaymentRequest extends CommonFields {
   method: PaymentMethod;
@@ -209,8 +209,8 @@ export const paymentTable = compileTable({
 const marksOnlyAsString: ReadonlySet<DetailsField> = new Set(['vaultAccessToken']);
 
 export interface MethodFlows {
-  /** In table order: the direct wallet's token wins over the hybrid fields. */
-  marked: { flow: PaymentFlow; marks: readonly { name: DetailsField; onlyAsString: boolean }[] }[];
+  /** In table order: the direct wallet's token wins over the hybrid fields, an off-session vault payment over the vault's page. */
+  marked: { flow: PaymentFlow; marks: readonly { name: DetailsField; onlyAsString: boolean }[]; sequenceSource?: 'MIT' }[];
   /** The method's flow when no details field marks another. */
   plain: PaymentFlow;
 }
@@ -221,7 +221,11 @@ function methodFlows(method: PaymentMethod): MethodFlows {
   if (plain === undefined) throw new Error(`flows.ts gives method ${method} no flow without details`);
   const marked = own
     .filter((flow) => flow !== plain)
-    .map((flow) => ({ flow, marks: flows[flow].recognisedBy.detailsSent.map((name) => ({ name, onlyAsString: marksOnlyAsString.has(name) })) }));
+    .map((flow) => ({
+      flow,
+      marks: flows[flow].recognisedBy.detailsSent.map((name) => ({ name, onlyAsString: marksOnlyAsString.has(name) })),
+      sequenceSource: (flows[flow].recognisedBy as Extract<FlowSpec['recognisedBy'], { detailsSent: unknown }>).sequenceSource,
+    }));
   return { marked, plain };
 }
 
@@ -229,15 +233,31 @@ export const flowsByMethod = Object.fromEntries(paymentMethods.map((method) => [
 
 const NOTHING_SENT: Record<string, unknown> = Object.freeze({});
 
-function recogniseFlow(method: PaymentMethod, details: Record<string, unknown>): PaymentFlow {
+/** `sequenceInfo.source` as sent (docs/api.md#sequence-information); its own validation reports a wrong one. */
+function sequenceSourceOf(body: Record<string, unknown>): unknown {
+  return isObject(body.sequenceInfo) ? body.sequenceInfo.source : undefined;
+}
+
+function recogniseFlow(method: PaymentMethod, details: Record<string, unknown>, sequenceSource: unknown): PaymentFlow {
   const { marked, plain } = flowsByMethod[method];
-  for (const { flow, marks } of marked) {
+  for (const { flow, marks, sequenceSource: wanted } of marked) {
+    if (wanted !== undefined && sequenceSource !== wanted) continue;
     for (const mark of marks) {
       const value = details[mark.name];
       if (given(value) && (!mark.onlyAsString || typeof value === 'string')) return flow;
     }
   }
   return plain;
+}
+
+/**
+ * The flow a create-payment body asks for, read before it is validated (a request that another
+ * operation runs, create-payment.ts): undefined without a method Kassa knows.
+ */
+export function requestedFlow(body: Record<string, unknown>): PaymentFlow | undefined {
+  const { method } = body;
+  if (typeof method !== 'string' || !(paymentMethods as readonly string[]).includes(method)) return undefined;
+  return recogniseFlow(method as PaymentMethod, isObject(body.details) ? body.details : NOTHING_SENT, sequenceSourceOf(body));
 }
 
 // ── The request ──────────────────────────────────────────────────────────────────────────
@@ -253,7 +273,7 @@ export function parsePaymentRequest(
   if (retired === undefined) checkTable(methodTable, body, run, run.values);
   else run.errors.push({ field: '/method', code: 'retired', message: `is no longer offered: ${retired}` });
   const method = run.values.method as PaymentMethod | undefined;
-  const flow = method === undefined ? undefined : recogniseFlow(method, isObject(body.details) ? body.details : NOTHING_SENT);
+  const flow = method === undefined ? undefined : recogniseFlow(method, isObject(body.details) ? body.details : NOTHING_SENT, sequenceSourceOf(body));
   run.flow = flow;
   checkTable(paymentTable, body, run, run.values);
 

@@ -253,6 +253,8 @@ export interface VaultCardTable {
   /** The enrollment (or `storeInVault` payment) that stored the card. */
   enrollment_reference: string;
   created: number;
+  /** The scheme's reference of the card's first customer-present authorisation (023_vault_network_reference), named by its merchant-initiated payments. */
+  network_reference: string | null;
 }
 
 /** The check value of the secrets key this database's secrets are sealed with (store/secrets.ts): one row. */

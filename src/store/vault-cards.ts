@@ -17,3 +17,12 @@ export async function findOwnVaultCardByTokenHash(db: Db, owner: { merchantId: s
 export async function findOwnVaultCard(db: Db, owner: { merchantId: string; mode: Mode }, id: string): Promise<VaultCardRow | undefined> {
   return ownVaultCards(db, owner).where('id', '=', id).executeTakeFirst();
 }
+
+/**
+ * Keeps the card's network transaction reference from its first customer-present authorisation
+ * that answered one (docs/vault.md "Paying off-session"): a compare-and-set from none, so a later
+ * payment never replaces the reference the cardholder's consent was given with.
+ */
+export async function keepVaultCardNetworkReference(db: Db, id: string, networkReference: string): Promise<void> {
+  await db.updateTable('vault_cards').set({ network_reference: networkReference }).where('id', '=', id).where('network_reference', 'is', null).execute();
+}

@@ -8,7 +8,7 @@ import type { Store, Db } from '../store/store.ts';
 import type { Mode, NewVaultCard, VaultCardRow } from '../store/schema.ts';
 import type { CardData } from '../acquirer/connector.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
-import { findOwnVaultCard, findOwnVaultCardByTokenHash, insertVaultCard } from '../store/vault-cards.ts';
+import { findOwnVaultCard, findOwnVaultCardByTokenHash, insertVaultCard, keepVaultCardNetworkReference } from '../store/vault-cards.ts';
 import { newVaultAccessToken, newVaultCardId, sha256Hex } from '../lib/tokens.ts';
 import { Problem } from '../ground/problem.ts';
 import type { VaultKeyring } from './cipher.ts';
@@ -59,6 +59,14 @@ export const shownOfStoredCard = (prepared: PreparedCard): CardView & { vaultAcc
     cardholder_last_name: prepared.row.cardholder_last_name ?? null,
   }),
 });
+
+/**
+ * The merchant's shopper as the acquirer is told it for a stored card (docs/vault.md "Paying
+ * off-session"): one per merchant and card, stable from the payment that stored the card on (its
+ * reference is the card's `enrollment_reference`), and neither card data nor anything about the
+ * person: a hash of the merchant and that reference.
+ */
+export const shopperReferenceOf = (merchantId: string, enrollmentReference: string) => `kassa-${sha256Hex(`${merchantId}|${enrollmentReference}`).slice(0, 32)}`;
 
 /** The encryption's associated data: a ciphertext opens only in the row it was made for. */
 const bindingOf = (row: Pick<VaultCardRow, 'id' | 'merchant_id' | 'mode'>) => `${row.id}|${row.merchant_id}|${row.mode}`;
@@ -112,6 +120,11 @@ export class Vault {
     await insertVaultCard(db, prepared.row);
   }
 
+  /** Keeps a stored card's network reference from its first customer-present authorisation that answered one, in the caller's unit of work. */
+  async keepNetworkReference(db: Db, id: string, networkReference: string): Promise<void> {
+    await keepVaultCardNetworkReference(db, id, networkReference);
+  }
+
   /** The owner's card with this token; another merchant's or mode's is simply not there. */
   async find(db: Db, owner: Owner, accessToken: string): Promise<VaultCardRow | undefined> {
     this.keys();
@@ -131,6 +144,10 @@ export class Vault {
       ...(cvc ? { cvc } : {}),
       holderName,
       brand: row.brand as CardBrand,
+      stored: {
+        shopperReference: shopperReferenceOf(row.merchant_id, row.enrollment_reference),
+        ...(row.network_reference ? { networkReference: row.network_reference } : {}),
+      },
     };
   }
 }

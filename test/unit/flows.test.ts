@@ -44,6 +44,10 @@ test('a request is recognised as its flow by its method and the details field se
     [request('card'), 'card'],
     [request('card', { vaultAccessToken: 'vat_1' }), 'vault'],
     [request('card', { vaultAccessToken: '' }), 'card'],
+    // docs/vault.md "Paying off-session": the merchant charges the stored card without the customer.
+    [request('card', { vaultAccessToken: 'vat_1' }, { sequenceInfo: { type: 'UNSCHEDULED', mode: 'SUBSEQUENT', source: 'MIT' } }), 'vault-mit'],
+    [request('card', { vaultAccessToken: 'vat_1' }, { sequenceInfo: { type: 'RECURRING', mode: 'SUBSEQUENT', source: 'CIT' } }), 'vault'],
+    [request('card', {}, { sequenceInfo: { type: 'RECURRING', mode: 'SUBSEQUENT', source: 'MIT', initialTransactionId: 'abc' } }), 'card'],
     [request('card', { walletPayEncryptedToken: walletToken }), 'card'],
     [request('landingpage'), 'landingpage'],
     [request('walletpay'), 'walletpay-hosted'],
@@ -171,6 +175,8 @@ test('the payment object carries the addresses its flow answers with (docs/api.m
   const cases: [Flow, string[]][] = [
     ['card', ['payUrl', 'cancelUrl']],
     ['vault', ['payUrl', 'cancelUrl']],
+    // docs/vault.md "Paying off-session": no customer, no address; the create answer carries the outcome.
+    ['vault-mit', []],
     ['landingpage', ['payUrl']],
     ['walletpay-hosted', ['payUrl']],
     ['walletpay-direct', ['payUrl']],
@@ -211,7 +217,8 @@ test('the table holds together', () => {
     // docs/api.md#the-service: a flow that sends the customer to a Kassa page brings them back to returnUrl.
     assert.equal(spec.requiresReturnUrl, spec.page !== 'none', `${flow} returnUrl`);
     assert.ok(spec.storesCard !== 'if-asked' || spec.storeInVault, `${flow} stores a card when asked only if it accepts storeInVault`);
-    assert.ok(spec.answer.payUrl, `${flow} has a payUrl`);
+    // Only a payment no customer takes part in (docs/vault.md "Paying off-session") has none.
+    assert.equal(spec.answer.payUrl, flowOf(flow).initiator !== 'merchant', `${flow} has a payUrl`);
   }
 });
 

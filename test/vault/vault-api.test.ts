@@ -10,25 +10,7 @@ import { createMerchant, setVaultPaymentPath } from '../../src/merchants/merchan
 import { eventsOf } from '../../src/store/transactions.ts';
 import { sha256Hex } from '../../src/lib/tokens.ts';
 import { card, csrfOf, openPage, playChallenge, postForm } from '../pages/flow.ts';
-
-const RETURN_URL = 'https://shop.example/return';
-/** Zero-amount enrollments: the card number's last two digits choose the test scenario (…11 challenge, …14 attempt, …12 not authenticated). */
-const FRICTIONLESS_VISA = '4000 0000 0000 0200';
-const CHALLENGE_VISA = '4111 1111 1111 1111';
-const ATTEMPT_VISA = '4000 0000 0000 0614';
-const FAILING_VISA = '4000 0000 0000 0812';
-
-export const enrollmentBody = (overrides: Record<string, unknown> = {}) => ({ dataType: 'card', returnUrl: RETURN_URL, language: 'eng', ...overrides });
-
-/** Enrolls a card through POST /token and the hosted card page; returns the enrollment as read afterwards. */
-export async function enroll(t: TestApp, cardNumber = FRICTIONLESS_VISA, holderName = 'Jo van Tester') {
-  const created = await t.client.post('/token', enrollmentBody());
-  assert.equal(created.statusCode, 200, created.body);
-  const { path, csrf } = await openPage(t.app, created.json().payUrl);
-  const submitted = await postForm(t.app, `${path}/card`, { csrf, ...card({ cardNumber, holderName }) });
-  if (cardNumber === CHALLENGE_VISA) await playChallenge(t.app, path, submitted.body, '1234');
-  return (await t.client.get(`/transaction?reference=${created.json().reference}`)).json();
-}
+import { ATTEMPT_VISA, CHALLENGE_VISA, enroll, enrollmentBody, FAILING_VISA, FRICTIONLESS_VISA, RETURN_URL } from './enroll.ts';
 
 for (const backend of backends) {
   describe(`vault (${backend})`, () => {

@@ -351,7 +351,7 @@ export interface components {
                 industryPractice?: string;
             } & {
                 [key: string]: unknown;
-            }) & (unknown & unknown & unknown & unknown & unknown & unknown);
+            }) & (unknown & unknown & unknown & unknown & unknown);
             accountInfo?: {
                 accountIdentifier?: string;
                 /** @description One of NO_ACCOUNT, CREATED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
@@ -492,7 +492,7 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
-        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /** @description The vault-enrollment request. */
         EnrollmentRequest: ({
             /** @enum {string} */
@@ -567,7 +567,7 @@ export interface components {
                 industryPractice?: string;
             } & {
                 [key: string]: unknown;
-            }) & (unknown & unknown & unknown & unknown & unknown & unknown);
+            }) & (unknown & unknown & unknown & unknown & unknown);
             accountInfo?: {
                 accountIdentifier?: string;
                 /** @description One of NO_ACCOUNT, CREATED_DURING_TRANSACTION, LESS_THAN_30_DAYS, 30_TO_60_DAYS, MORE_THAN_60_DAYS (checked with `scaReady: yes`, else another value is left out). */
@@ -706,7 +706,7 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
-        }) & unknown;
+        }) & (unknown & unknown);
         RefundRequest: {
             /** @description The Kassa reference of a transaction (`tr_…`). */
             reference: string;

@@ -13,6 +13,8 @@ import { prepareWalletPayment, TOKEN_FIELD } from '../create-wallet.ts';
 import { storePendingTransaction } from '../pending-transaction.ts';
 import { recordWalletTokenUse } from '../pay-by-wallet.ts';
 import { payWallet } from './pay-wallet.ts';
+import { payOffSession } from './pay-off-session.ts';
+import { requestedFlow } from '../request.ts';
 import { runLater } from './run.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
@@ -44,6 +46,11 @@ function refuseUnlessTaken(acquirer: AcquirerConnector, request: PaymentRequest,
 export const createPayment = merchantOperation({
   name: 'createPayment',
   scope: 'payment',
+  // An off-session payment is authorised while its request is answered (docs/vault.md "Paying off-session").
+  handsOver: (body: Record<string, unknown>) => {
+    const flow = requestedFlow(body);
+    return flow !== undefined && flowOf(flow).initiator === 'merchant' ? payOffSession : undefined;
+  },
   parse: (body: Record<string, unknown>, { caller, ports }) => validatePaymentBody(body, caller, requestRules(caller.mode, ports.config)),
   load: async (request, { ports, caller }) => {
     if (request.storeInVault) ports.vault.keys();

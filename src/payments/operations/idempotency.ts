@@ -21,6 +21,7 @@ import {
   type IdempotencyKey,
 } from '../../store/idempotency-records.ts';
 import { findAcquirerClaim } from '../../store/acquirer-claims.ts';
+import { findPaymentPage } from '../../store/payment-pages.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
 import { bindings } from '../../store/secrets.ts';
 import { findOwnPayment } from '../../store/transactions.ts';
@@ -191,18 +192,27 @@ export class IdempotencyRecord {
   }
 
   /**
-   * A request held in flight and not answered: 409 while its acquirer claim's lease runs (its
+   * A request held in flight and not answered: 409 while its acquirer claim's lease, or its
+   * payment's processing lease (an off-session payment's authorisation, pay-off-session.ts), runs (its
    * request may still answer; never a second ask); after it, or once the claim ended, the
    * transaction the record names as it is now — final, or still pending for the recovery job or
    * the acquirer's notification — instead of 409 for ever.
    */
   private async replayInFlight(store: Store, reference: string | null): Promise<Outcome> {
-    const claim = reference === null ? undefined : await findAcquirerClaim(store.read, reference);
-    const row = reference === null || (claim && claim.due_at > Date.now()) ? undefined : await findOwnPayment(store.read, this.key, reference);
+    const row = reference === null || (await stillAnswering(store, reference)) ? undefined : await findOwnPayment(store.read, this.key, reference);
     if (!row)
       throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });
     return { status: 200, body: undefined, json: JSON.stringify(serializePayment(row, this.links)), replayed: true };
   }
+}
+
+/** Whether the request that holds the transaction may still answer: its acquirer claim's lease, or its payment's processing lease, runs. */
+async function stillAnswering(store: Store, reference: string): Promise<boolean> {
+  const now = Date.now();
+  const claim = await findAcquirerClaim(store.read, reference);
+  if (claim) return claim.due_at > now;
+  const page = await findPaymentPage(store.read, reference);
+  return page?.processing_until != null && page.processing_until > now;
 }
 
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */

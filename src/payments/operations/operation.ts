@@ -44,6 +44,12 @@ export interface Operation<Caller, Body, Input, State, Plan, Acted, Out, Answer>
   name: string;
   /** The idempotency scope of docs/decisions.md#decisions-where-the-api-contract-is-silent ("merchant + mode + route"): the route's own name, kept stable for stored records. */
   scope?: string;
+  /**
+   * A request of this operation's route that another operation of the same caller runs instead,
+   * recognised from the body before anything else (createPayment: an off-session payment is
+   * payOffSession's, which authorises while answering); undefined: this operation runs it.
+   */
+  handsOver?(body: Body): AnyOperation<Caller, Body> | undefined;
   parse(body: Body, ctx: Context<Caller>): Input;
   load(input: Input, ctx: Context<Caller>): State | Promise<State>;
   decide(state: State, input: Input, ctx: Context<Caller>): Plan;

@@ -53,6 +53,8 @@ export async function runForMerchant<Caller extends Merchant, Body>(
   ctx: Context<Caller>,
   idempotencyReference: string | undefined,
 ): Promise<Outcome> {
+  const other = op.handsOver?.(body);
+  if (other) return runForMerchant(other, body, ctx, idempotencyReference);
   const scope = { merchantId: ctx.caller.merchantId, mode: ctx.caller.mode, route: op.scope ?? op.name };
   const held = op.reserve && IdempotencyRecord.of(scope, idempotencyReference, body, ctx.ports.links);
   if (held) return runHeld(op, body, ctx, held);
