@@ -104,6 +104,16 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     authorisations: new Map(),
   };
   const threeDS2 = await nativeThreeDS2(app, fake);
+  /**
+   * The references of customer-present card-on-file authorisations (Kassa keeps the card, Adyen
+   * does not tokenise it): Adyen answers such an authorisation with the scheme's transaction
+   * reference, `additionalData.networkTxReference`, by /authorise or after native 3DS2 by /authorise3ds2.
+   */
+  const cardOnFile = new Set<string>();
+  const withNetworkTxReference = (answer: Record<string, unknown>, reference: string) =>
+    answer.resultCode === 'Authorised' && cardOnFile.has(reference)
+      ? { ...answer, additionalData: { ...(answer.additionalData as object | undefined), networkTxReference: `${randomBytes(7).readUIntBE(0, 6)}` } }
+      : answer;
   app.post<{ Params: { route: string }; Body: Record<string, unknown> }>('/pal/servlet/Payment/v68/:route', async (request, reply) => {
     const route = `/${request.params.route}`;
     const body = request.body;
@@ -125,14 +135,16 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     const replayed = idempotencyKey ? answers.get(key) : undefined;
     if (replayed && typeof (replayed as { status?: unknown }).status === 'number') return reply.code((replayed as { status: number }).status).send(replayed);
     if (replayed) return modified(replayed);
+    if (route === '/authorise' && body.recurringProcessingModel === 'CardOnFile') cardOnFile.add(String(body.reference));
     // A refusal that comes before any authentication (.25, .26, .27) is answered alike with or without native 3DS2.
     const refusedAtOnce = route === '/authorise' && [25, 26, 27].includes((body.amount as { value: number }).value % 100);
-    const answer =
+    const answered =
       threeDS2.asked(route, body) && !refusedAtOnce
         ? await threeDS2.answer(route, body)
         : route === '/authorise'
           ? await authorise(body)
           : { pspReference: pspReference(), response: `[${route.slice(1).replace('technicalCancel', 'technical-cancel')}-received]` };
+    const answer = withNetworkTxReference(answered as Record<string, unknown>, String(body.reference));
     // An authorisation made, by /authorise or at the end of native 3DS2 by /authorise3ds2.
     if ((answer as { resultCode?: string }).resultCode === 'Authorised') await made(fake, body, (answer as { pspReference: string }).pspReference);
     if (idempotencyKey) answers.set(key, answer);
