@@ -410,7 +410,8 @@ export async function finish(tx: Db, outcome: Finish, { ports, caller, now }: Ca
     });
     // Only with the state change: a payment cancelled meanwhile stores no card.
     if (moved && stored && outcome.vault) await ports.vault.insert(tx, outcome.vault);
-    if (moved && outcome.networkReference?.vaultCardId) await ports.vault.keepNetworkReference(tx, outcome.networkReference.vaultCardId, outcome.networkReference.networkReference);
+    const kept = outcome.networkReference;
+    if (moved && kept?.vaultCardId) await ports.vault.keepNetworkReference(tx, kept.vaultCardId, kept.networkReference);
     if (outcome.acquirerReference) await setPageFields(tx, reference, { acquirer_reference: outcome.acquirerReference });
   }
   return { step: 'final', row: (await findTransaction(tx, reference))! };
