@@ -28,7 +28,7 @@ import { signInAttempts } from './migrations/020_sign_in_attempts.ts';
 import { readinessProbe } from './migrations/021_readiness_probe.ts';
 import { explicitMerchantMethods } from './migrations/022_explicit_merchant_methods.ts';
 import { eventDetails } from './migrations/023_event_details.ts';
-import { vaultNetworkReference } from './migrations/023_vault_network_reference.ts';
+import { vaultNetworkReference } from './migrations/024_vault_network_reference.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -54,7 +54,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '021_readiness_probe': readinessProbe(),
   '022_explicit_merchant_methods': explicitMerchantMethods(dialect),
   '023_event_details': eventDetails(),
-  '023_vault_network_reference': vaultNetworkReference(),
+  '024_vault_network_reference': vaultNetworkReference(),
 });
 
 /**

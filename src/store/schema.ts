@@ -253,7 +253,7 @@ export interface VaultCardTable {
   /** The enrollment (or `storeInVault` payment) that stored the card. */
   enrollment_reference: string;
   created: number;
-  /** The scheme's reference of the card's first customer-present authorisation (023_vault_network_reference), named by its merchant-initiated payments. */
+  /** The scheme's reference of the card's first customer-present authorisation (024_vault_network_reference), named by its merchant-initiated payments. */
   network_reference: string | null;
 }
 
