@@ -8,6 +8,9 @@ import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import type { Mode, TransactionRow } from '../store/schema.ts';
 import { ownerOf } from '../store/transactions.ts';
+import { Problem } from '../ground/problem.ts';
+import { methods } from '../ground/payment-method.ts';
+import { expresses, takes } from '../acquirer/connector.ts';
 import { Acquirers } from '../acquirer/select.ts';
 import { AcsSimulator } from '../threeds/acs-simulator.ts';
 import { SimulatedDirectoryServer } from '../threeds/ds-simulator.ts';
@@ -17,6 +20,7 @@ import type { DirectoryServer } from '../threeds/directory.ts';
 import { CardSealer } from './card-seal.ts';
 import { flowOf } from './flows.ts';
 import type { PaymentLinks } from './serialize.ts';
+import type { PaymentRequest } from './request.ts';
 import { Vault } from '../vault/vault.ts';
 import { loadVaultKeyring } from '../vault/keys.ts';
 
@@ -71,4 +75,29 @@ export async function cardsTaken(ports: Ports, row: Pick<TransactionRow, 'mercha
   const acquirer = await ports.acquirers.find(ownerOf(row));
   if (!acquirer) return false;
   return ports.threeDS.available(row.mode) || (!!acquirer.authentication && flowOf(row.flow).threeDS.operation === 'payment');
+}
+
+/**
+ * A payment its acquirer would refuse is refused at creation (docs/api.md#create-a-payment),
+ * whichever operation creates it (on a page, or off-session): a method the acquirer does not take
+ * (`/method`), a currency it does not take the method in, or an amount its own units cannot carry
+ * exactly (Adyen's CVE has no cents: docs/acquirers.md "Amounts"). A method paid elsewhere needs
+ * an acquirer (503 without one); a card payment without one is still created, its page saying
+ * cards are unavailable (docs/acquirers.md). A landing page (no instrument of its own) offers only
+ * what the acquirer takes (choose-method.ts).
+ */
+export async function refuseWhatTheAcquirerWouldRefuse(ports: Ports, caller: { merchantId: string; mode: Mode }, request: PaymentRequest): Promise<void> {
+  const { method, amountMinor } = request;
+  const { instrument } = methods[method];
+  const acquirer = instrument === 'redirect' ? await ports.acquirers.for(caller) : instrument === 'card' ? await ports.acquirers.find(caller) : undefined;
+  if (!acquirer) return;
+  const currency = request.currency.code;
+  const by = `this merchant's ${caller.mode} acquirer (${acquirer.name})`;
+  if (!acquirer.serves.methods.includes(method)) {
+    throw Problem.validation([{ field: '/method', code: 'not_served', message: `is not taken in ${currency.toUpperCase()} by ${by}` }]);
+  }
+  if (!takes(acquirer.serves, method, currency)) throw Problem.validation([{ field: '/currency', code: 'not_served', message: `is not taken by ${by}` }]);
+  if (!expresses(acquirer.serves, amountMinor, currency)) {
+    throw Problem.validation([{ field: '/amount', code: 'not_served', message: `has more decimals than ${by} takes in ${currency.toUpperCase()}` }]);
+  }
 }

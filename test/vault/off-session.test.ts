@@ -6,10 +6,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, cardPayment, suiteApp } from '../support/app.ts';
+import { api, backends, cardPayment, suiteApp, type TestApp } from '../support/app.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { enroll } from './enroll.ts';
+import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 
 /** A subscription's next charge: the merchant's server, no customer, no returnUrl. */
 const offSession = (vaultAccessToken: string, overrides: Record<string, unknown> = {}) => {
@@ -133,6 +134,33 @@ for (const backend of backends) {
       for (const answer of answers) assert.ok([200, 409].includes(answer.statusCode), answer.body);
       const made = await t.store.read.selectFrom('transactions').select('reference').where('merchant_order_reference', '=', 'sub-race').execute();
       assert.equal(made.length, 1);
+    });
+
+    test("what the mode's acquirer would refuse is refused at creation, as for a payment on a page: an amount Adyen's CVE cannot carry", async () => {
+      // A merchant of its own whose test mode is connected to Adyen before its card is stored; no call is made, so the connection needs no server.
+      const shop = await createMerchant(t.store, 'Subscriptions');
+      await setAcquirerConnection(
+        t.store,
+        {
+          merchantId: shop.merchantId,
+          mode: 'test',
+          connector: 'adyen',
+          endpoint: 'https://127.0.0.1:9/pal',
+          account: 'ShopNL',
+          secretsJson: JSON.stringify({ apiKey: 'k', hmacKey: '00'.repeat(32) }),
+        },
+        Date.now(),
+      );
+      const client = api(t.app, shop.testApiKey);
+      // enroll() reads the app and the merchant's client only.
+      const { details } = await enroll({ app: t.app, client } as TestApp);
+      const refused = await client.post('/payment', offSession(details.vaultAccessToken, { amount: '10.50', currency: 'CVE', merchantOrderReference: 'sub-cve' }));
+      assert.equal(refused.statusCode, 422, refused.body);
+      assert.deepEqual(refused.json().errors, [
+        { field: '/amount', code: 'not_served', message: "has more decimals than this merchant's test acquirer (adyen) takes in CVE" },
+      ]);
+      const made = await t.store.read.selectFrom('transactions').select('reference').where('merchant_order_reference', '=', 'sub-cve').execute();
+      assert.equal(made.length, 0, 'nothing stored');
     });
   });
 }

@@ -20,28 +20,7 @@ import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from './operation.ts';
 import { flowOf } from '../flows.ts';
 import { requestRules } from './fields.ts';
-import { methods } from '../../ground/payment-method.ts';
-import { expresses, takes, type AcquirerConnector } from '../../acquirer/connector.ts';
-import { Problem } from '../../ground/problem.ts';
-import type { PaymentRequest } from '../request.ts';
-
-/**
- * A payment its acquirer would refuse is refused at creation (docs/api.md#create-a-payment): a
- * method the acquirer does not take (`/method`), a currency it does not take the method in, or
- * an amount its own units cannot carry exactly (Adyen's CVE has no cents: docs/acquirers.md "Amounts").
- */
-function refuseUnlessTaken(acquirer: AcquirerConnector, request: PaymentRequest, mode: string): void {
-  const { method, amountMinor } = request;
-  const currency = request.currency.code;
-  const by = `this merchant's ${mode} acquirer (${acquirer.name})`;
-  if (!acquirer.serves.methods.includes(method)) {
-    throw Problem.validation([{ field: '/method', code: 'not_served', message: `is not taken in ${currency.toUpperCase()} by ${by}` }]);
-  }
-  if (!takes(acquirer.serves, method, currency)) throw Problem.validation([{ field: '/currency', code: 'not_served', message: `is not taken by ${by}` }]);
-  if (!expresses(acquirer.serves, amountMinor, currency)) {
-    throw Problem.validation([{ field: '/amount', code: 'not_served', message: `has more decimals than ${by} takes in ${currency.toUpperCase()}` }]);
-  }
-}
+import { refuseWhatTheAcquirerWouldRefuse } from '../ports.ts';
 
 export const createPayment = merchantOperation({
   name: 'createPayment',
@@ -57,12 +36,7 @@ export const createPayment = merchantOperation({
     // A token paid or a session handed out must be payable: not with a live key and no acquirer.
     const { creation } = flowOf(request.flow);
     if ((creation === 'wallet-token' || creation === 'wallet-session') && !(await ports.acquirers.available(caller))) throw new AcquirerUnavailable();
-    // What the acquirer would refuse is refused now, not when the customer arrives: a method paid elsewhere needs an acquirer
-    // (503 without one); a card payment without one is still created, its page saying cards are unavailable (docs/acquirers.md).
-    // A landing page (no instrument of its own) offers only what the acquirer takes (choose-method.ts).
-    const { instrument } = methods[request.method];
-    const acquirer = instrument === 'redirect' ? await ports.acquirers.for(caller) : instrument === 'card' ? await ports.acquirers.find(caller) : undefined;
-    if (acquirer) refuseUnlessTaken(acquirer, request, caller.mode);
+    await refuseWhatTheAcquirerWouldRefuse(ports, caller, request);
     // Vault cards are never changed or deleted, so the card read here is the card paid with.
     return creation === 'vault-card' ? await ports.vault.find(ports.store.read, caller, request.details.vaultAccessToken!) : undefined;
   },

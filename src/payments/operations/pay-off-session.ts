@@ -35,6 +35,7 @@ import {
   type Settlement,
 } from '../card-payment.ts';
 import { requestRules } from './fields.ts';
+import { refuseWhatTheAcquirerWouldRefuse } from '../ports.ts';
 import { merchantOperation, Stop, type Context } from './operation.ts';
 
 /** The new payment as its card stages see it: the row and its merchant (payment-context.ts). */
@@ -65,6 +66,8 @@ export const payOffSession = merchantOperation({
     const vaultCard = await ports.vault.find(ports.store.read, caller, request.details.vaultAccessToken!);
     // Asked only of a token of the caller's own: any other is the one 422 of docs/api.md#the-details-object, whatever the mode's acquirer.
     if (vaultCard && !(await ports.acquirers.available(caller))) throw new AcquirerUnavailable();
+    // As for a payment on a page: what the acquirer would refuse (a currency, an amount its units cannot carry) is refused here.
+    if (vaultCard) await refuseWhatTheAcquirerWouldRefuse(ports, caller, request);
     // Decrypted in memory for this one authorisation; the vault never keeps a CVC, and none is sent.
     const card: CardData | undefined = vaultCard && (await ports.vault.open(caller, vaultCard.id));
     return { vaultCard, card };
