@@ -156,15 +156,31 @@ export async function endAuthorisationClaim(tx: Db, reference: string, end: Clai
  * (docs/acquirers.md "Notifications"). Nothing changes when it is no longer `reversed` as read.
  */
 export async function recordRefusedReversal(tx: Db, row: TransactionRow, at: number): Promise<void> {
-  const details = JSON.parse(row.details) as Record<string, unknown>;
+  await moveCaptureStatus(tx, row, JSON.parse(row.details) as Record<string, unknown>, { to: 'authorised', cause: 'reversal_refused_by_acquirer', at });
+}
+
+/**
+ * An authorisation's capture status moved by the acquirer's later word: its details (as read,
+ * less what the caller took out) with the new status, in one compare-and-set against the details
+ * read; the change on its timeline and a webhook for the merchant to read it again. False when
+ * its details changed meanwhile.
+ */
+async function moveCaptureStatus(
+  tx: Db,
+  row: Pick<TransactionRow, 'reference' | 'details' | 'status'>,
+  details: Record<string, unknown>,
+  change: { to: CaptureStatus; cause: 'reversal_refused_by_acquirer' | 'acquirer_authorisation_expired' | 'acquirer_capture_failed'; at: number; detail?: string },
+): Promise<boolean> {
   const applied = await recordAuthorisationChange(tx, {
     reference: row.reference,
     fromDetails: row.details,
-    toDetails: JSON.stringify({ ...details, captureStatus: 'authorised' satisfies CaptureStatus }),
-    cause: 'reversal_refused_by_acquirer',
-    at,
+    toDetails: JSON.stringify({ ...details, captureStatus: change.to }),
+    cause: change.cause,
+    at: change.at,
+    detail: change.detail,
   });
-  if (applied) await enqueueWebhook(tx, { reference: row.reference, to: row.status, at });
+  if (applied) await enqueueWebhook(tx, { reference: row.reference, to: row.status, at: change.at });
+  return applied;
 }
 
 /**
@@ -182,15 +198,7 @@ export async function giveCaptureBack(tx: Db, capture: Pick<TransactionRow, 'ref
   if (status === 'capturing') return endAuthorisationClaim(tx, authorisation.reference, { to: 'authorised' }, change.at);
   if (status !== 'captured' || captureReferenceOf(authorisation) !== capture.reference) return;
   const { captureReference: _reference, capturedAmount: _amount, ...details } = JSON.parse(authorisation.details) as Record<string, unknown>;
-  const applied = await recordAuthorisationChange(tx, {
-    reference: authorisation.reference,
-    fromDetails: authorisation.details,
-    toDetails: JSON.stringify({ ...details, captureStatus: 'authorised' satisfies CaptureStatus }),
-    cause: 'acquirer_capture_failed',
-    at: change.at,
-    detail: change.detail,
-  });
-  if (applied) await enqueueWebhook(tx, { reference: authorisation.reference, to: authorisation.status, at: change.at });
+  await moveCaptureStatus(tx, authorisation, details, { to: 'authorised', cause: 'acquirer_capture_failed', ...change });
 }
 
 /**
@@ -200,15 +208,5 @@ export async function giveCaptureBack(tx: Db, capture: Pick<TransactionRow, 'ref
  */
 export async function recordExpiredAuthorisation(tx: Db, row: TransactionRow, change: { at: number; detail?: string }): Promise<boolean> {
   if (captureStatusOf(row) !== 'authorised') return false;
-  const details = JSON.parse(row.details) as Record<string, unknown>;
-  const applied = await recordAuthorisationChange(tx, {
-    reference: row.reference,
-    fromDetails: row.details,
-    toDetails: JSON.stringify({ ...details, captureStatus: 'reversed' satisfies CaptureStatus }),
-    cause: 'acquirer_authorisation_expired',
-    at: change.at,
-    detail: change.detail,
-  });
-  if (applied) await enqueueWebhook(tx, { reference: row.reference, to: row.status, at: change.at });
-  return applied;
+  return moveCaptureStatus(tx, row, JSON.parse(row.details) as Record<string, unknown>, { to: 'reversed', cause: 'acquirer_authorisation_expired', ...change });
 }
