@@ -115,7 +115,9 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
       if (row.status === 'pending' && inFlight && leaseUntil !== null && leaseUntil >= now) throw authorisationBeingAnswered();
       // A payment sent to a method elsewhere waits for this word: the acquirer's final one, whatever the customer's return said (docs/acquirers.md "Notifications").
       const awaited = row.status === 'pending' && (inFlight || methodPaidElsewhere(row, page) !== undefined);
-      return row.status === 'manualintervention' || awaited ? { kind: 'authorisation', row, to, word } : undefined;
+      if (row.status === 'manualintervention' || awaited) return { kind: 'authorisation', row, to, word };
+      // Money taken for a payment Kassa ended (expired while the customer was at their bank): on its timeline, for an operator to refund.
+      return row.status === 'failed' && word.success ? timeline() : undefined;
     }
     case 'reversal':
       // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
