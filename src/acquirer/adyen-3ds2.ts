@@ -59,7 +59,7 @@ export function continuationFields(request: AuthenticationContinuation): Record<
     threeDS2Token: request.token,
     ...(after.step === 'method'
       ? { threeDS2RequestData: { deviceChannel: 'browser', threeDSCompInd: after.completed } }
-      : { threeDS2Result: { transStatus: after.transStatus } }),
+      : { threeDS2Result: { transStatus: after.step === 'challenge' ? after.transStatus : 'U' } }),
   };
 }
 
@@ -86,6 +86,11 @@ export function authenticationStepOf(
     if (token && acsUrl && acsTransID && threeDSServerTransID) {
       return { step: 'challenge', token, threeDSServerTransID, acsTransID, acsUrl, messageVersion: response('messageVersion') ?? '2.2.0' };
     }
+  }
+  // 3-D Secure 1, for an issuer without 3-D Secure 2 (PaymentResult v68: issuerUrl, md, paRequest).
+  if (result.resultCode === 'RedirectShopper') {
+    const { issuerUrl, md, paRequest } = result as { issuerUrl?: string; md?: string; paRequest?: string };
+    if (issuerUrl && md && paRequest) return { step: 'redirect', issuerUrl, md, paRequest };
   }
   // A step without what it needs cannot be taken: nothing was authorised, so the table's `rejected` holds for it too.
   return { step: 'done', result: authoriseResultOf(result) };

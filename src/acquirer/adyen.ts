@@ -210,6 +210,11 @@ export class AdyenConnector implements AcquirerConnector {
       return this.authentication.continue({ ...request, token: step.token, after }, `${idempotencyKey}:method`);
     },
     continue: async (request: AuthenticationContinuation, idempotencyKey: string) => {
+      if (request.after.step === 'redirect') {
+        // The issuer's PaRes after 3-D Secure 1: `/authorise3d` with Adyen's md is the authorisation.
+        const body = { merchantAccount: this.settings.merchantAccount, md: request.token, paResponse: request.after.paRes };
+        return { step: 'done', result: authorisationResult(await this.post(`${this.settings.endpoint}/authorise3d`, body, idempotencyKey)) };
+      }
       const payment = paymentOf(this.settings.merchantAccount, request);
       if (!payment) return { step: 'done', result: refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) }) };
       const step = this.authenticationStep(await this.post(`${this.settings.endpoint}/authorise3ds2`, { ...payment, ...continuationFields(request) }, idempotencyKey));

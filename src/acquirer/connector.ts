@@ -235,8 +235,11 @@ export interface AuthenticationContinuation extends PaymentAmount {
   /** The acquirer's token of the authentication (Adyen's threeDS2Token). */
   token: string;
   captureNow: boolean;
-  /** EMVCo threeDSCompInd after the 3DS method (Y done, N not in time, U the issuer has none); transStatus of the CRes after the challenge. */
-  after: { step: 'method'; completed: 'Y' | 'N' | 'U' } | { step: 'challenge'; transStatus: string };
+  /**
+   * EMVCo threeDSCompInd after the 3DS method (Y done, N not in time, U the issuer has none);
+   * transStatus of the CRes after the challenge; the issuer's PaRes after a 3-D Secure 1 redirect.
+   */
+  after: { step: 'method'; completed: 'Y' | 'N' | 'U' } | { step: 'challenge'; transStatus: string } | { step: 'redirect'; paRes: string };
 }
 
 /** Where an authorisation the acquirer authenticates stands: decided, or waiting for the customer's browser. */
@@ -245,7 +248,13 @@ export type AuthenticationStep =
   /** The issuer wants its 3DS method (device data) run in a hidden frame, then the acquirer is told whether it ran. */
   | { step: 'method'; token: string; threeDSServerTransID: string; methodUrl: string }
   /** The issuer challenges the cardholder: the CReq goes to acsUrl in the challenge window. */
-  | { step: 'challenge'; token: string; threeDSServerTransID: string; acsTransID: string; acsUrl: string; messageVersion: string };
+  | { step: 'challenge'; token: string; threeDSServerTransID: string; acsTransID: string; acsUrl: string; messageVersion: string }
+  /**
+   * A card whose issuer authenticates with 3-D Secure 1 only: the browser posts `paRequest` and
+   * `md` to the issuer's `issuerUrl`, whose PaRes comes back to Kassa's page; `md` is the token of
+   * the next call.
+   */
+  | { step: 'redirect'; issuerUrl: string; md: string; paRequest: string };
 
 /**
  * The optional capability of a connector whose acquirer authenticates the cardholder itself:

@@ -158,7 +158,12 @@ export function respond(
       return sendPage(
         reply,
         policy(nonce, { formTargets: [sourceOf(step.acsUrl)!] }, row),
-        redirect3ds1Page(view, { acsUrl: step.acsUrl, paReq: step.paReq, md: step.md, termUrl: `${loaded.publicUrl}/pay/${view.token}/3ds1` }),
+        redirect3ds1Page(view, {
+          acsUrl: step.acsUrl,
+          paReq: step.paReq,
+          md: step.md,
+          termUrl: `${loaded.publicUrl}/pay/${view.token}/3ds1${step.termMd ? `?md=${encodeURIComponent(step.termMd)}` : ''}`,
+        }),
       );
   }
 }

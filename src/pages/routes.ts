@@ -328,11 +328,12 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     return respond(reply, loaded, step);
   });
 
-  // 3-D Secure 1 TermUrl: the ACS sends the browser back with the PaRes and our MD (sealed, bound to the session).
-  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/3ds1', async (request, reply) => {
+  // 3-D Secure 1 TermUrl: the ACS sends the browser back with the PaRes and our MD (sealed, bound to the session), or, when the MD was the acquirer's, ours in the TermUrl.
+  app.post<{ Params: { token: string }; Body: Form; Querystring: { md?: string } }>('/pay/:token/3ds1', async (request, reply) => {
     const loaded = await load(request.params.token, request.headers['accept-language']);
     if (!loaded) return notFound(reply);
-    const step = await perform(complete3ds1, loaded, { paRes: field(request.body, 'PaRes') ?? '', md: field(request.body, 'MD') ?? '' }, request.log);
+    const md = (typeof request.query.md === 'string' ? request.query.md : undefined) ?? field(request.body, 'MD') ?? '';
+    const step = await perform(complete3ds1, loaded, { paRes: field(request.body, 'PaRes') ?? '', md }, request.log);
     return respond(reply, loaded, step, { returnBy: 'page' });
   });
 

@@ -79,7 +79,11 @@ export type PageStep =
   | { step: 'challenge'; session: ThreeDSSessionRow; acsUrl: string; creq: string; sealedCard: string; pending?: boolean }
   /** The issuer's 3DS method in the page's hidden frame (3-D Secure by the acquirer), then the completion form. */
   | { step: 'method'; session: ThreeDSSessionRow; methodUrl: string; sealedCard: string }
-  | { step: 'redirect3ds1'; acsUrl: string; paReq: string; md: string }
+  /**
+   * 3-D Secure 1: the PaReq and MD posted to the issuer. Kassa's own session and card travel in
+   * the MD (`<session>.<sealed card>`); when the MD is the acquirer's, in the TermUrl (`termMd`).
+   */
+  | { step: 'redirect3ds1'; acsUrl: string; paReq: string; md: string; termMd?: string }
   /** A completion whose seal or session is not (or no longer) valid. */
   | { step: 'stale' };
 
@@ -248,6 +252,9 @@ function settleByAcquirer(
   const { session } = outcome;
   const sealed = sealedCard ?? ctx.ports.sealer.seal(card, sealBinding(ctx.caller.row.reference, session.id), session.expires_at);
   if (outcome.kind === 'method') return { show: { step: 'method', session, methodUrl: outcome.methodUrl, sealedCard: sealed } };
+  // The issuer echoes the acquirer's MD; Kassa's session and card come back in the TermUrl.
+  if (outcome.kind === 'redirect')
+    return { show: { step: 'redirect3ds1', acsUrl: outcome.issuerUrl, paReq: outcome.paRequest, md: outcome.md, termMd: `${session.id}.${sealed}` } };
   return { show: { step: 'challenge', session, acsUrl: outcome.acsUrl, creq: outcome.creq, sealedCard: sealed } };
 }
 
@@ -365,8 +372,9 @@ export interface Finish {
   acquirerRefusal?: AcquirerRefusal;
 }
 
-/** A step the acquirer asked for (3-D Secure by the acquirer): its session keeps the acquirer's token. */
-const waitsForBrowser = (step: PageStep) => (step.step === 'method' || step.step === 'challenge') && step.session.acquirer_token !== null;
+/** A step the acquirer asked for (3-D Secure by the acquirer): its session keeps the acquirer's token; a 3-D Secure 1 redirect of the acquirer's carries Kassa's MD in the TermUrl. */
+const waitsForBrowser = (step: PageStep) =>
+  ((step.step === 'method' || step.step === 'challenge') && step.session.acquirer_token !== null) || (step.step === 'redirect3ds1' && step.termMd !== undefined);
 
 /** commit of a card payment: its one state change (if the act reached one), and the lease given back. */
 export async function commitSettlement(tx: Db, settlement: Settlement, ctx: CardContext): Promise<PageStep> {

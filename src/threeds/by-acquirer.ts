@@ -11,6 +11,7 @@
 import type { Store, Db } from '../store/store.ts';
 import type { AcquirerAuthentication, AuthenticatingRequest, AuthenticationContinuation, AuthenticationStep, AuthoriseResult } from '../acquirer/connector.ts';
 import { findThreeDSSession, insertThreeDSSession, updateThreeDSSession, type ThreeDSSessionRow } from '../store/payment-pages.ts';
+import { randomUUID } from 'node:crypto';
 import { identifierShaped, randomBase62 } from '../lib/tokens.ts';
 import { encodeCReq, SESSION_TTL_MS, type Authentication } from './server.ts';
 import type { TransStatus } from './directory.ts';
@@ -20,7 +21,9 @@ export type AcquirerOutcome =
   | { kind: 'done'; result: AuthoriseResult }
   /** The issuer's 3DS method runs in the page's hidden frame: the 3DS method data (`encodeMethodData`) posted to `methodUrl`. */
   | { kind: 'method'; session: ThreeDSSessionRow; methodUrl: string }
-  | { kind: 'challenge'; session: ThreeDSSessionRow; acsUrl: string; creq: string };
+  | { kind: 'challenge'; session: ThreeDSSessionRow; acsUrl: string; creq: string }
+  /** 3-D Secure 1: the browser posts the PaReq and the acquirer's MD to the issuer, whose PaRes comes back to the page. */
+  | { kind: 'redirect'; session: ThreeDSSessionRow; issuerUrl: string; paRequest: string; md: string };
 
 export interface AcquirerStart {
   request: AuthenticatingRequest;
@@ -96,6 +99,8 @@ export class AcquirerThreeDS {
       if (session) await this.store.transact((db) => updateThreeDSSession(db, session.id, ['started'], { state: 'used' }));
       return { kind: 'done', result: step.result };
     }
+    if (step.step === 'redirect')
+      return { kind: 'redirect', session: await this.redirectSession(step, at), issuerUrl: step.issuerUrl, paRequest: step.paRequest, md: step.md };
     // A session is named by the acquirer's transaction id; one that could name nothing of Kassa's cannot be followed.
     if (!identifierShaped(step.threeDSServerTransID) || (session && session.id !== step.threeDSServerTransID)) {
       return { kind: 'done', result: { outcome: 'declined', failureCode: 'processing_error' } };
@@ -126,5 +131,37 @@ export class AcquirerThreeDS {
     });
     if (step.step === 'method') return { kind: 'method', session: row, methodUrl: step.methodUrl };
     return { kind: 'challenge', session: row, acsUrl: step.acsUrl, creq: encodeCReq(row) };
+  }
+
+  /**
+   * A 3-D Secure 1 session of the acquirer's (no 3DS2 transaction names it: Kassa does), waiting
+   * for the issuer's PaRes as Kassa's own 3DS1 sessions do, the acquirer's md kept for the next call.
+   */
+  private redirectSession(
+    step: Extract<AuthenticationStep, { step: 'redirect' }>,
+    at: { reference: string; brand: string; windowSize: string; now: number; session?: ThreeDSSessionRow },
+  ): Promise<ThreeDSSessionRow> {
+    const id = randomUUID();
+    return this.store.transact(async (db) => {
+      if (at.session) await updateThreeDSSession(db, at.session.id, ['started'], { state: 'used' });
+      await insertThreeDSSession(db, {
+        id,
+        reference: at.reference,
+        protocol: '1.0.2',
+        state: 'challenge',
+        acs_url: step.issuerUrl,
+        acquirer_token: step.md,
+        session_secret: randomBase62(32),
+        ds_trans_id: null,
+        acs_trans_id: null,
+        message_version: null,
+        window_size: at.windowSize,
+        brand: at.brand,
+        result: null,
+        created: at.now,
+        expires_at: at.now + SESSION_TTL_MS,
+      });
+      return (await findThreeDSSession(db, id))!;
+    });
   }
 }

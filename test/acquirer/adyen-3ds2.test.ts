@@ -211,6 +211,43 @@ for (const backend of backends) {
     }
     const callsFor = (reference: string) => adyen.requests.filter((r) => r.body.reference === reference);
 
+    for (const [answer, status] of [
+      ['Approve', 'success'],
+      ['Reject', 'failed'],
+    ] as const) {
+      test(`an issuer with 3-D Secure 1 only (RedirectShopper): the PaReq and Adyen's MD posted to it, its PaRes to /authorise3d; ${answer} → ${status}`, async () => {
+        const { payment, path, step } = await submitCard('50.18');
+        assert.equal(step.statusCode, 200, step.body);
+        const acsUrl = /<form method="post" action="([^"]+)"/.exec(step.body)![1]!;
+        assert.equal(new URL(acsUrl).pathname, '/acs/3ds1');
+        const md = hiddenValue(step.body, 'MD');
+        assert.match(md, /^MD[0-9a-f]+$/, "Adyen's MD, as the issuer must echo it");
+        const termUrl = hiddenValue(step.body, 'TermUrl').replaceAll('&amp;', '&');
+        assert.match(termUrl, new RegExp(`${path}/3ds1\\?md=`), "Kassa's own session and card in the TermUrl");
+        const issuerPage = await postToIssuer(acsUrl, { PaReq: hiddenValue(step.body, 'PaReq'), MD: md, TermUrl: termUrl });
+        const back = await postToIssuer(`${new URL(acsUrl).origin}/acs/3ds1/answer`, { MD: hiddenValue(issuerPage, 'MD'), TermUrl: termUrl, answer });
+        const term = new URL(/<form method="post" action="([^"]+)"/.exec(back)![1]!.replaceAll('&amp;', '&'));
+        const done = await postForm(t.app, `${term.pathname}${term.search}`, { PaRes: hiddenValue(back, 'PaRes'), MD: hiddenValue(back, 'MD') });
+        assert.ok([200, 303].includes(done.statusCode), done.body);
+        const read = (await live.get(`/transaction?reference=${payment.reference}`)).json();
+        assert.equal(read.status, status);
+        const calls = callsFor(payment.reference);
+        assert.deepEqual(
+          calls.map((r) => r.path),
+          ['/authorise'],
+          'the continuation names no reference of its own: /authorise3d carries Adyen md only',
+        );
+        const continued = adyen.requests.filter((r) => r.path === '/authorise3d' && r.body.md === md);
+        assert.equal(continued.length, 1);
+        assert.match(String(continued[0]!.idempotencyKey), new RegExp(`^${payment.reference}:[0-9a-f-]{36}:redirect$`));
+        // The same PaRes posted again: the payment is final, Adyen is not asked again.
+        const again = await postForm(t.app, `${term.pathname}${term.search}`, { PaRes: hiddenValue(back, 'PaRes'), MD: hiddenValue(back, 'MD') });
+        assert.ok([200, 303].includes(again.statusCode));
+        assert.equal(adyen.requests.filter((r) => r.path === '/authorise3d' && r.body.md === md).length, 1);
+        assert.deepEqual(adyen.violations, []);
+      });
+    }
+
     test('a forged CRes changes nothing; a completion before the CRes shows the challenge again; two completions at once authorise once', async () => {
       const { payment, path, step } = await submitCard('50.11');
       assert.equal(step.statusCode, 200, step.body);

@@ -237,6 +237,8 @@ ${buttons.length === 0 ? '<script>document.forms[0].submit()</script>' : ''}</ma
 
 async function nativeThreeDS2(app: FastifyInstance, fake: FakeAdyen) {
   await app.register(formbody);
+  /** 3-D Secure 1 redirects by Adyen's md, and what the cardholder answered at the issuer. */
+  const redirects = new Map<string, { reference: string; answer?: 'Approve' | 'Reject' }>();
   const byTransaction = (id: unknown) => [...fake.authentications.entries()].find(([, a]) => a.threeDSServerTransID === id);
   const payment = (result: Record<string, unknown>) => ({ pspReference: pspReference(), ...result });
   const refusedOrAuthorised = (cents: number) => {
@@ -245,14 +247,29 @@ async function nativeThreeDS2(app: FastifyInstance, fake: FakeAdyen) {
   };
   const threeDS2 = {
     acsBase: '',
-    asked: (route: string, body: Record<string, unknown>) => route === '/authorise3ds2' || (route === '/authorise' && body.threeDS2RequestData !== undefined),
+    asked: (route: string, body: Record<string, unknown>) =>
+      route === '/authorise3ds2' || route === '/authorise3d' || (route === '/authorise' && body.threeDS2RequestData !== undefined),
     async answer(route: string, body: Record<string, unknown>) {
+      if (route === '/authorise3d') {
+        const redirect = redirects.get(String(body.md));
+        if (!redirect) return payment({ resultCode: 'Error', refusalReason: 'Unknown md' });
+        const pares = decoded(body.paResponse);
+        if (pares.md !== body.md || pares.answer !== redirect.answer) fake.violations.push('/authorise3d: the paResponse is not the one the issuer gave');
+        redirects.delete(String(body.md));
+        return redirect.answer === 'Approve' ? refusedOrAuthorised(0) : refusedOrAuthorised(12);
+      }
       if (route === '/authorise') {
         const cents = (body.amount as { value: number }).value % 100;
         if (cents === 31) await new Promise((resolve) => setTimeout(resolve, fake.slowMs));
         const request = body.threeDS2RequestData as { deviceChannel: string; notificationURL?: string };
         if (request.deviceChannel !== 'browser' || !request.notificationURL)
           fake.violations.push('/authorise: the browser flow needs deviceChannel browser and a notificationURL');
+        if (cents === 18) {
+          // An issuer with 3-D Secure 1 only: RedirectShopper to its ACS (PaymentResult v68 issuerUrl, md, paRequest).
+          const md = `MD${randomBytes(12).toString('hex')}`;
+          redirects.set(md, { reference: String(body.reference) });
+          return payment({ resultCode: 'RedirectShopper', issuerUrl: `${threeDS2.acsBase}/3ds1`, md, paRequest: encoded({ md, reference: body.reference }) });
+        }
         if (![11, 15, 16, 17].includes(cents)) return refusedOrAuthorised(cents);
         const token = `TOKEN${randomBytes(12).toString('hex')}`;
         const authentication: FakeAuthentication = {
@@ -305,6 +322,21 @@ async function nativeThreeDS2(app: FastifyInstance, fake: FakeAdyen) {
       },
     });
   }
+  // The issuer's 3-D Secure 1 page: the PaReq and Adyen's MD posted by Kassa's page, the PaRes posted back to the TermUrl.
+  app.post<{ Body: Record<string, string> }>('/acs/3ds1', async (request, reply) => {
+    const { PaReq: paReq, MD: md, TermUrl: termUrl } = request.body;
+    const redirect = redirects.get(md ?? '');
+    if (!redirect || decoded(paReq).md !== md || !termUrl) return reply.code(400).type('text/html').send('<p>unknown PaReq or MD</p>');
+    const fields = { MD: md!, TermUrl: termUrl };
+    return reply.type('text/html').send(acsPage('Fake issuer: confirm the payment (3-D Secure 1)', `${threeDS2.acsBase}/3ds1/answer`, fields, ['Approve', 'Reject']));
+  });
+  app.post<{ Body: Record<string, string> }>('/acs/3ds1/answer', async (request, reply) => {
+    const { MD: md, TermUrl: termUrl, answer } = request.body;
+    const redirect = redirects.get(md ?? '');
+    if (!redirect || !termUrl) return reply.code(400).type('text/html').send('<p>unknown MD</p>');
+    redirect.answer = answer === 'Approve' ? 'Approve' : 'Reject';
+    return reply.type('text/html').send(acsPage('Returning to the shop', termUrl, { PaRes: encoded({ md, answer: redirect.answer }), MD: md! }));
+  });
   // The issuer's 3DS method: reads the browser (here: notes that it ran), then posts the method data back.
   app.post<{ Body: Record<string, string> }>('/acs/method', async (request, reply) => {
     const data = decoded(request.body.threeDSMethodData);

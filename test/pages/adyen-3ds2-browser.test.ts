@@ -80,6 +80,23 @@ for (const backend of backends) {
       await context.close();
     });
 
+    test("an issuer with 3-D Secure 1 only (RedirectShopper): the browser goes to the issuer's page and back, then /authorise3d", async () => {
+      const { page, payment, context, cspViolations } = await open('25.18');
+      await payWithCard(page);
+      await page.getByRole('button', { name: 'Approve' }).click();
+      await page.waitForURL(h.returnUrl);
+      assert.equal((await read(payment.reference)).status, 'success');
+      assert.deepEqual(
+        adyen.requests
+          .filter((r) => r.body.reference === payment.reference || (r.path === '/authorise3d' && String(r.idempotencyKey).startsWith(payment.reference)))
+          .map((r) => r.path),
+        ['/authorise', '/authorise3d'],
+      );
+      assert.deepEqual(adyen.violations, []);
+      assert.deepEqual(cspViolations, []);
+      await context.close();
+    });
+
     test("challenge approved: the issuer's page in Kassa's pop-up, then /authorise3ds2 with the CRes's transStatus", async () => {
       const { page, payment, context, cspViolations } = await open('25.11');
       await payWithCard(page);

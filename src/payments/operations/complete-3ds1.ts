@@ -1,17 +1,30 @@
 /**
  * The end of a 3-D Secure 1 redirect (docs/api.md#the-service: the fallback where 3DS2 does not apply):
  * the ACS sends the browser back to the TermUrl with the PaRes and Kassa's MD, which is
- * the session id and the card sealed to it. The PaRes is checked, then the card authorised.
+ * the session id and the card sealed to it. The PaRes is checked, then the card authorised. When
+ * the acquirer authenticates (Adyen's `RedirectShopper`), the MD posted was the acquirer's and
+ * Kassa's comes in the TermUrl; the acquirer reads the PaRes, and its answer is the authorisation.
  */
 import { updateThreeDSSession, type ThreeDSSessionRow } from '../../store/payment-pages.ts';
 import type { CardData } from '../../acquirer/connector.ts';
-import { claimThreeDSSession, commitSettlement, concludeAuthentication, releaseLease, reverseLostAuthorisation, sealBinding, type PageStep } from '../card-payment.ts';
+import {
+  claimThreeDSSession,
+  commitSettlement,
+  concludeAuthentication,
+  continueByAcquirer,
+  releaseLease,
+  reverseLostAuthorisation,
+  sealBinding,
+  type PageStep,
+} from '../card-payment.ts';
 import { customerOperation, stop } from './operation.ts';
 
 interface RedirectEnd {
   paRes: string;
   sessionId: string;
   card: CardData | undefined;
+  /** The card as it came, sealed to the session. */
+  sealedCard: string;
   /** The 3DS1 session, once claimed. */
   session?: ThreeDSSessionRow;
 }
@@ -23,8 +36,9 @@ export const complete3ds1 = customerOperation({
   decide: (_nothing, { paRes, md }, { ports, caller, now }): RedirectEnd => {
     const dot = md.indexOf('.');
     const sessionId = dot > 0 ? md.slice(0, dot) : '';
-    const card = sessionId ? ports.sealer.unseal(md.slice(dot + 1), sealBinding(caller.row.reference, sessionId), now) : undefined;
-    return { paRes, sessionId, card };
+    const sealedCard = md.slice(dot + 1);
+    const card = sessionId ? ports.sealer.unseal(sealedCard, sealBinding(caller.row.reference, sessionId), now) : undefined;
+    return { paRes, sessionId, card, sealedCard };
   },
   reserve: async (tx, plan: RedirectEnd, { caller, now }) => {
     if (!plan.card) return stop<PageStep>({ step: 'stale' });
@@ -34,11 +48,21 @@ export const complete3ds1 = customerOperation({
   },
   release: releaseLease,
   act: async (plan, ctx) => {
-    const authentication = await ctx.ports.threeDS.finish3ds1(ctx.caller.row.mode, plan.session!, plan.paRes);
+    const session = plan.session!;
+    // A session of the acquirer's (docs/acquirers.md "3-D Secure through Adyen"): the acquirer reads the PaRes, and its answer is the authorisation.
+    if (session.acquirer_token !== null) {
+      const sealedCard = plan.sealedCard;
+      return {
+        sessionId: plan.sessionId,
+        settlement: await continueByAcquirer({ card: plan.card!, sealedCard, session, after: { step: 'redirect', paRes: plan.paRes } }, ctx),
+      };
+    }
+    const authentication = await ctx.ports.threeDS.finish3ds1(ctx.caller.row.mode, session, plan.paRes);
     return { sessionId: plan.sessionId, settlement: await concludeAuthentication(plan.card!, authentication, plan.sessionId, ctx) };
   },
   commit: async (tx, { sessionId, settlement }, ctx) => {
-    await updateThreeDSSession(tx, sessionId, ['result'], { state: 'used' });
+    // Kassa's own session holds the checked PaRes (`result`); the acquirer's is still waiting for it (`challenge`).
+    await updateThreeDSSession(tx, sessionId, ['result', 'challenge'], { state: 'used' });
     return commitSettlement(tx, settlement, ctx);
   },
   answer: (step) => step,
