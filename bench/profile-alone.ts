@@ -16,6 +16,8 @@ import { freePort, kassaCli, KASSA_MAIN } from '../test/support/process.ts';
 
 const backend = (process.argv[2] ?? 'sqlite') as Backend;
 const COUNT = Number(process.env.PROFILE_CREATES ?? 3000);
+/** Clients sending one create at a time each: 1 is the case profiled; 50 the same load arriving together, for comparison. */
+const CLIENTS = Number(process.env.PROFILE_CLIENTS ?? 1);
 const root = path.resolve(import.meta.dirname, '..');
 execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
 
@@ -47,7 +49,7 @@ for (let i = 0; ; i++) {
 }
 const headers = { authorization: `Basic ${Buffer.from(`${merchant.testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
 const body = JSON.stringify(fullCardPayment);
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
 let n = 0;
 const send = () =>
   new Promise<void>((resolve, reject) => {
@@ -61,20 +63,31 @@ const send = () =>
   });
 for (let i = 0; i < 500; i++) await send();
 const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString());
+/** The server's CPU seconds so far: in its own code (user) and in the kernel for it (system). */
 const cpu = () => {
   const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticks;
+  return { user: Number(fields[11]) / ticks, system: Number(fields[12]) / ticks };
 };
 const before = cpu();
 const started = performance.now();
-for (let i = 0; i < COUNT; i++) await send();
+await Promise.all(
+  Array.from({ length: CLIENTS }, async () => {
+    for (let i = 0; i < COUNT / CLIENTS; i++) await send();
+  }),
+);
 const wall = performance.now() - started;
-const used = cpu() - before;
+const after = cpu();
+const used = after.user - before.user + after.system - before.system;
+console.log(
+  `user ${(((after.user - before.user) * 1e6) / COUNT).toFixed(0)} µs, system ${(((after.system - before.system) * 1e6) / COUNT).toFixed(0)} µs per create (${CLIENTS} client${CLIENTS === 1 ? '' : 's'})`,
+);
 agent.destroy();
 child.kill('SIGINT');
 await new Promise((resolve) => child.once('exit', resolve));
 await database.drop?.();
-console.log(`${COUNT} creates one at a time: ${((used * 1e6) / COUNT).toFixed(0)} µs CPU each, ${(wall / COUNT).toFixed(3)} ms each (wall)`);
+console.log(
+  `${COUNT} creates from ${CLIENTS} client(s), one at a time each: ${((used * 1e6) / COUNT).toFixed(0)} µs CPU each, ${(wall / COUNT).toFixed(3)} ms each (wall)`,
+);
 
 interface Node {
   id: number;

@@ -155,12 +155,14 @@ function closedLoop(server: Server, load: Load, seconds: number, connections: nu
   });
 }
 
-async function measureHello(): Promise<Measured> {
+/** The yardstick; with `alone`, also from one connection: what this machine charges any server for requests that arrive one at a time. */
+async function measureHello(alone = false): Promise<{ fifty: Measured; one?: Measured }> {
   const port = await freePort();
   const server = { child: launch(['--import', 'tsx', 'bench/hello.ts'], { PORT: String(port) }, SERVER_CORE), url: `http://127.0.0.1:${port}`, pinned: true };
   try {
     await waitForAnswer(server.url);
-    return await drive('hello-world', server, { path: '/' });
+    const fifty = await drive('hello-world', server, { path: '/' });
+    return { fifty, ...(alone ? { one: await drive('hello-world, 1 connection', server, { path: '/' }, 1) } : {}) };
   } finally {
     await stop(server);
   }
@@ -186,7 +188,7 @@ async function openLoopRun(name: string, offeredAs: string, load: Omit<OpenLoopL
 }
 
 /** The peer: an in-memory mock PSP creating a charge, nothing written to disk; closed loop, then the open-loop rates from the same generator as Kassa's. */
-async function measurePeer(): Promise<{ create: Measured; openLoops: NamedOpenLoop[] }> {
+async function measurePeer(): Promise<{ create: Measured; createAlone: Measured; openLoops: NamedOpenLoop[] }> {
   const port = await freePort();
   const child = launch(['node_modules/stripe-stateful-mock/dist/cli.js'], { PORT: String(port), LOG_LEVEL: 'warn' }, SERVER_CORE);
   const server = { child, url: `http://127.0.0.1:${port}`, pinned: true };
@@ -194,6 +196,7 @@ async function measurePeer(): Promise<{ create: Measured; openLoops: NamedOpenLo
   try {
     await waitForAnswer(server.url);
     const create = await drive('peer POST /v1/charges', server, { path: '/v1/charges', method: 'POST', ...load });
+    const createAlone = await drive('peer POST /v1/charges, 1 connection', server, { path: '/v1/charges', method: 'POST', ...load }, 1);
     const openLoops: NamedOpenLoop[] = [];
     for (const { share, label } of PEER_SHARES) {
       openLoops.push(
@@ -204,7 +207,7 @@ async function measurePeer(): Promise<{ create: Measured; openLoops: NamedOpenLo
         }),
       );
     }
-    return { create, openLoops };
+    return { create, createAlone, openLoops };
   } finally {
     await stop(server);
   }
@@ -330,14 +333,16 @@ async function measureKassa(backend: Backend, options: KassaOptions): Promise<Ka
         const res = await fetch(`${server.url}/api/v1/payment`, { method: 'POST', headers, body });
         references.push(((await res.json()) as { reference: string }).reference);
       }
-      const read = await drive(`Kassa GET /transaction (${label})`, server, {
+      const readLoad = {
         path: '/api/v1/transaction',
         headers: { authorization: headers.authorization },
         paths: references.map((reference) => `/api/v1/transaction?reference=${reference}`),
-      });
+      };
+      const read = await drive(`Kassa GET /transaction (${label})`, server, readLoad);
       const runs: KassaRuns = { closed: [create, read], openLoops: [] };
       if (options.alone) {
         runs.closed.push(await drive(`Kassa POST /payment, 1 connection (${label})`, server, createLoad, 1));
+        runs.closed.push(await drive(`Kassa GET /transaction, 1 connection (${label})`, server, readLoad, 1));
         runs.sequential = await sequentialCreates(`Kassa POST /payment one at a time (${label})`, server, headers, body, 2000);
         if (database.env.DATA_DIR) runs.fdatasync = fdatasyncLatency(database.env.DATA_DIR);
       }
@@ -368,7 +373,7 @@ async function optionalMeasure<T>(file: string, exportName: string): Promise<T |
   return typeof module[exportName] === 'function' ? module[exportName]() : undefined;
 }
 
-const helloBefore = await measureHello();
+const { fifty: helloBefore, one: helloAlone } = await measureHello(true);
 const peerRuns = await measurePeer();
 const peer = peerRuns.create;
 const peerRates = PEER_SHARES.map(({ share, label }) => ({ ratePerSecond: peer.requestsPerSecond * share, offeredAs: label }));
@@ -387,7 +392,7 @@ for (const backend of BACKENDS) {
 const asRun = BACKENDS.includes('sqlite') ? await measureKassa('sqlite', { httpProcesses: 1, logging: 'default' }) : undefined;
 const multiProcess: KassaRuns[] = [];
 for (const backend of BACKENDS) multiProcess.push(await measureKassa(backend, { httpProcesses: everyCore, logging: 'quiet' }));
-const helloAfter = await measureHello();
+const { fifty: helloAfter } = await measureHello();
 const hello: Measured = {
   ...helloBefore,
   requestsPerSecond: (helloBefore.requestsPerSecond + helloAfter.requestsPerSecond) / 2,
@@ -400,7 +405,7 @@ const threedsValidation = await optionalMeasure<Record<string, number>>('bench/t
 const webhooks = await optionalMeasure<Record<string, number>>('bench/webhooks.ts', 'measureWebhookThroughput');
 
 const kassaRuns = [...perCore, ...(asRun ? [asRun] : []), ...multiProcess];
-const rows = [hello, peer, ...kassaRuns.flatMap((runs) => runs.closed)].map((m) => ({
+const rows = [hello, ...(helloAlone ? [helloAlone] : []), peer, peerRuns.createAlone, ...kassaRuns.flatMap((runs) => runs.closed)].map((m) => ({
   ...m,
   helloRatio: m.requestsPerSecond / hello.requestsPerSecond,
   peerRatio: m.requestsPerSecond / peer.requestsPerSecond,
@@ -492,6 +497,16 @@ const targets = [
   { target: 'SQLite read as npm start runs it ≥ 0.6× hello-world, by CPU per request', value: sqliteReadAsRun?.cpuHelloRatio, met: (v: number) => v >= 0.6 },
 ].flatMap(({ target, value, met }) => (value === undefined ? [] : [{ target, value: Number(value.toFixed(3)), met: met(value) }]));
 console.table(targets);
+// What the machine itself charges for requests that arrive alone: the same ratio for the yardstick and the peer.
+const aloneRatio = (one: Measured | undefined, fifty: Measured | undefined) =>
+  one?.cpuMicrosPerRequest && fifty?.cpuMicrosPerRequest ? Number((one.cpuMicrosPerRequest / fifty.cpuMicrosPerRequest).toFixed(3)) : undefined;
+const aloneRatios = {
+  helloWorld: aloneRatio(helloAlone, helloBefore),
+  peerCreate: aloneRatio(peerRuns.createAlone, peer),
+  kassaSqliteCreate: aloneRatio(sqliteCreateAlone, sqliteCreate),
+  kassaSqliteRead: aloneRatio(rowOf('Kassa GET /transaction, 1 connection (sqlite, one core)'), sqliteRead),
+};
+console.log('CPU per request from 1 connection ÷ from 50 connections:', aloneRatios);
 if (threedsValidation)
   console.log(
     `3-D Secure 2 validation of a fully populated request: median ${threedsValidation.medianMicros.toFixed(1)} µs, p99 ${threedsValidation.p99Micros.toFixed(1)} µs`,
@@ -517,6 +532,7 @@ const report = {
   openLoops,
   sequential,
   targets,
+  aloneRatios,
   threedsValidation,
   webhooks,
 };
