@@ -458,8 +458,8 @@ const statusTexts = {
 } satisfies Record<Language, Record<Status, string>>;
 
 const typeTexts = {
-  eng: { sale: 'Sale', authorise: 'Authorisation', credit: 'Refund', token: 'Card enrollment' },
-  nld: { sale: 'Verkoop', authorise: 'Autorisatie', credit: 'Terugbetaling', token: 'Kaartregistratie' },
+  eng: { sale: 'Sale', authorise: 'Authorisation', credit: 'Refund', token: 'Card enrollment', chargeback: 'Dispute (chargeback)' },
+  nld: { sale: 'Verkoop', authorise: 'Autorisatie', credit: 'Terugbetaling', token: 'Kaartregistratie', chargeback: 'Geschil (chargeback)' },
 } satisfies Record<Language, Record<string, string>>;
 
 const failureCodeTexts = {
@@ -510,7 +510,7 @@ const causeTexts = {
     acquirer_cancel_refused: 'The acquirer could not cancel it: what it held or took stands (check at the acquirer)',
     acquirer_offer_closed: 'The acquirer closed the payment: the customer never finished it',
     acquirer_notice: 'A notification from the acquirer, changing nothing',
-    acquirer_dispute: 'A dispute at the acquirer (shown here until Kassa handles disputes)',
+    acquirer_dispute: "The acquirer's word on a dispute (a chargeback's stage, or what only informs)",
     card_enrolled: 'Card enrolled',
     card_attempts_exceeded: 'Too many card attempts',
     expired: 'Expired',
@@ -543,7 +543,7 @@ const causeTexts = {
     acquirer_cancel_refused: 'De acquirer kon het niet annuleren: wat gereserveerd of afgeschreven is blijft staan (controleer bij de acquirer)',
     acquirer_offer_closed: 'De acquirer heeft de betaling gesloten: de klant heeft haar nooit afgerond',
     acquirer_notice: 'Een melding van de acquirer, die niets verandert',
-    acquirer_dispute: 'Een geschil bij de acquirer (hier getoond tot Kassa geschillen afhandelt)',
+    acquirer_dispute: 'Het woord van de acquirer over een geschil (de fase van een chargeback, of wat alleen informeert)',
     card_enrolled: 'Kaart geregistreerd',
     card_attempts_exceeded: 'Te veel kaartpogingen',
     expired: 'Verlopen',

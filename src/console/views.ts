@@ -113,7 +113,7 @@ export const filterChoices = {
   status: ['pending', 'success', 'failed', 'manualintervention'],
   // An enrollment's transaction shows `vault` as its method (docs/api.md#vault-enrollment).
   method: [...paymentMethods, 'vault'],
-  type: ['sale', 'authorise', 'credit', 'token'],
+  type: ['sale', 'authorise', 'credit', 'token', 'chargeback'],
 } as const;
 
 const terms = (t: Translate, kind: 'status' | 'type', values: readonly string[]) => values.map((value) => ({ value, label: term(t, kind, value) }));

@@ -10,6 +10,7 @@ import { cardBrands } from '../ground/card-brand.ts';
 import { retryAdvices } from '../acquirer/connector.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { failureCodes, statuses } from '../ground/states.ts';
+import { disputeStages } from '../ground/dispute-stages.ts';
 import { DOCS_PATH, problemAnchor, problemSlug, problemTypeUri } from '../ground/problem.ts';
 import { flows } from '../payments/flows.ts';
 import { refundTable } from '../payments/refunds.ts';
@@ -32,8 +33,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 // ── The answers ──────────────────────────────────────────────────────────────────────────
 
-/** The `type` of a transaction: those of the flows, and a refund's `credit` (docs/api.md#the-payment-object). */
-const transactionTypes = [...new Set([...Object.values(flows).flatMap((flow) => flow.transactionTypes), 'credit'])];
+/** The `type` of a transaction: those of the flows, a refund's `credit` and a dispute's `chargeback` (docs/api.md#the-payment-object). */
+const transactionTypes = [...new Set([...Object.values(flows).flatMap((flow) => flow.transactionTypes), 'credit', 'chargeback'])];
 const transactionMethods = [...new Set(Object.values(flows).map((flow) => flow.method))];
 
 const uri = { type: 'string', format: 'uri' };
@@ -41,7 +42,7 @@ const uri = { type: 'string', format: 'uri' };
 /** The payment object of docs/api.md#the-payment-object as payments/serialize.ts writes it. */
 const paymentSchema: Schema = {
   type: 'object',
-  description: 'A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`).',
+  description: 'A transaction: a payment, a refund (`type: credit`), a dispute (`type: chargeback`, docs/disputes.md) or a vault enrollment (`type: token`).',
   required: ['reference', 'created', 'lastUpdate', 'method', 'type', 'status', 'amount', 'currency', 'language', 'paidout', 'entryMode', 'details'],
   properties: {
     reference: { type: 'string', description: 'Kassa’s reference of the transaction.' },
@@ -64,7 +65,7 @@ const paymentSchema: Schema = {
     paidout: { type: 'string', enum: ['no'] },
     entryMode: { type: 'string', enum: ['ecom'] },
     brand: { type: 'string', enum: [...cardBrands] },
-    parentReference: { type: 'string', description: 'The payment a refund or a capture belongs to.' },
+    parentReference: { type: 'string', description: 'The payment a refund, a capture or a dispute belongs to.' },
     details: {
       type: 'object',
       description: 'Method-specific data.',
@@ -79,6 +80,34 @@ const paymentSchema: Schema = {
           description:
             "A capture or refund that is `success` but that the acquirer undid afterwards: nothing was taken (its authorisation is `authorised` again) or nothing was given back (the sale's `refundedAmount` leaves it out).",
         },
+        disputes: {
+          type: 'array',
+          description: "Payments: the payment's disputes, oldest first, each as it stands now (its own transaction has the rest).",
+          items: {
+            type: 'object',
+            required: ['reference', 'stage', 'status', 'amount'],
+            properties: {
+              reference: { type: 'string', description: 'The dispute’s own transaction (`type: chargeback`).' },
+              stage: { type: 'string', enum: [...disputeStages] },
+              status: {
+                type: 'string',
+                enum: [...statuses],
+                description: 'Where the disputed money is: `success` taken back, `failed` with the merchant, `pending` undecided.',
+              },
+              amount: { type: 'number', description: 'The disputed amount, in major units of the payment’s currency.' },
+            },
+            additionalProperties: false,
+          },
+        },
+        stage: {
+          type: 'string',
+          enum: [...disputeStages],
+          description: 'Disputes (`type: chargeback`): where it stands (docs/disputes.md "Stages"); `status` follows it.',
+        },
+        reasonCode: { type: 'string', description: "Disputes: the card scheme's reason code." },
+        reason: { type: 'string', description: "Disputes: the reason, in the acquirer's words." },
+        schemeCode: { type: 'string', description: 'Disputes: the card scheme.' },
+        defensePeriodEndsAt: { type: 'string', description: 'Disputes: until when it may be defended (ISO 8601, as the acquirer wrote it).' },
         vaultAccessToken: { type: 'string', description: 'Enrollments on success: pays with the stored card (a secret of the merchant).' },
         maskedPan: { type: 'string' },
         cardholderFirstName: { type: 'string' },

@@ -80,6 +80,7 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
   const { row } = found;
   if (row.type === 'credit') throw refusal('is_refund', 'is a refund; only a payment can be refunded');
   if (row.type === 'token') throw refusal('not_payment', 'is a vault enrollment; no money was taken');
+  if (row.type === 'chargeback') throw refusal('not_payment', "is a dispute: the cardholder's bank takes its money back, not the merchant");
   if (row.status !== 'success') throw refusal('not_paid', `is ${row.status}; only a successful payment can be refunded`);
   if (methodOf(row.method)?.refundable === false) throw refusal('not_refundable', `is paid by ${row.method}, which gives no money back`);
   // A capture the acquirer could not make after all took no money (docs/decisions.md "An acquirer undoing a final outcome").
