@@ -17,6 +17,7 @@ import { refundTable } from '../payments/refunds.ts';
 import { paymentTable } from '../payments/request.ts';
 import { captureTable } from '../payments/operations/capture.ts';
 import { completionTable } from '../payments/operations/complete-test-payment.ts';
+import { testDisputeTable } from '../payments/operations/raise-test-dispute.ts';
 import { referenceTable } from '../payments/operations/fields.ts';
 import { TransactionQuery } from './queries.ts';
 import { echoedFieldSchemas, enrollmentRequestSchema, paymentRequestSchema, tableSchema } from './request-schemas.ts';
@@ -375,6 +376,20 @@ const routes: readonly Route[] = [
   },
   {
     method: 'post',
+    path: '/test/dispute',
+    operationId: 'raiseTestDispute',
+    summary: 'Raise or move a test dispute',
+    description:
+      'Test keys only (404 with a live key): naming a paid test payment, raises a dispute on it (a `chargeback` transaction, at `stage` `notification` or `chargeback`); naming a test dispute, moves it to `stage` (docs/disputes.md "Stages"). Each stage sends its webhook, as an acquirer’s would. Refused: 422 `not_paid` at `/reference`; 409 for a stage the dispute cannot move to, or a dispute its acquirer told of.',
+    tag: 'Test helpers',
+    body: 'TestDispute',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', stage: 'chargeback', amount: '10.00', reasonCode: '10.4', reason: 'Fraud, card absent' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422],
+    idempotent: true,
+  },
+  {
+    method: 'post',
     path: '/cancel/{token}',
     operationId: 'cancel',
     summary: 'Cancel a pending payment',
@@ -539,6 +554,7 @@ export function openApiDocument(publicUrl: string, apiPrefix: string): Schema {
         CaptureRequest: tableSchema(captureTable),
         ReversalRequest: tableSchema(referenceTable),
         TestCompletion: tableSchema(completionTable),
+        TestDispute: tableSchema(testDisputeTable),
         WalletTokenIntake: {
           type: 'object',
           required: ['encryptedToken'],

@@ -18,6 +18,7 @@ export type RefundRequest = Schemas['RefundRequest'];
 export type CaptureRequest = Schemas['CaptureRequest'];
 export type ReversalRequest = Schemas['ReversalRequest'];
 export type TestCompletion = Schemas['TestCompletion'];
+export type TestDispute = Schemas['TestDispute'];
 export type PaymentMethods = Schemas['PaymentMethods'];
 export type Problem = Schemas['Problem'];
 export type FieldError = Schemas['FieldError'];
@@ -99,6 +100,8 @@ export interface KassaClient {
   reversal(request: ReversalRequest, options?: WriteOptions): Promise<Payment>;
   /** Test keys only. */
   completeTestPayment(request: TestCompletion, options?: WriteOptions): Promise<Payment>;
+  /** Test keys only: raises a dispute on a paid payment, or moves a test dispute to `stage`. */
+  raiseTestDispute(request: TestDispute, options?: WriteOptions): Promise<Payment>;
 }
 
 export function createKassaClient({ baseUrl, apiKey, fetch }: KassaClientOptions): KassaClient {
@@ -118,5 +121,6 @@ export function createKassaClient({ baseUrl, apiKey, fetch }: KassaClientOptions
     capture: async (body, options) => unwrap(await api.POST('/capture', { body, params: idempotency(options) })),
     reversal: async (body, options) => unwrap(await api.POST('/reversal', { body, params: idempotency(options) })),
     completeTestPayment: async (body, options) => unwrap(await api.POST('/test/complete', { body, params: idempotency(options) })),
+    raiseTestDispute: async (body, options) => unwrap(await api.POST('/test/dispute', { body, params: idempotency(options) })),
   };
 }

@@ -164,6 +164,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/test/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Raise or move a test dispute
+         * @description Test keys only (404 with a live key): naming a paid test payment, raises a dispute on it (a `chargeback` transaction, at `stage` `notification` or `chargeback`); naming a test dispute, moves it to `stage` (docs/disputes.md "Stages"). Each stage sends its webhook, as an acquirer’s would. Refused: 422 `not_paid` at `/reference`; 409 for a stage the dispute cannot move to, or a dispute its acquirer told of.
+         */
+        post: operations["raiseTestDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cancel/{token}": {
         parameters: {
             query?: never;
@@ -751,6 +771,23 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        TestDispute: {
+            /** @description A paid test payment to raise a dispute on, or a test dispute to move. */
+            reference: string;
+            /**
+             * @description The stage to raise the dispute at (`notification` or `chargeback`; default `notification`), or to move a test dispute to.
+             * @enum {string}
+             */
+            stage?: "notification" | "chargeback" | "reversed" | "second_chargeback" | "prearbitration" | "prearbitration_won" | "prearbitration_lost" | "accepted";
+            /** @description Raising: the disputed amount, at most the payment's (default all of it). */
+            amount?: number | string;
+            /** @description Raising: the scheme's reason code the dispute carries. */
+            reasonCode?: string;
+            /** @description Raising: the reason the dispute carries. */
+            reason?: string;
+        } & {
+            [key: string]: unknown;
+        };
         WalletTokenIntake: {
             /** @description The wallet token (version EC_v1) exactly as the wallet gave it: the JSON object, or that object as a JSON string (direct flow). */
             encryptedToken: {
@@ -759,7 +796,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`). */
+        /** @description A transaction: a payment, a refund (`type: credit`), a dispute (`type: chargeback`, docs/disputes.md) or a vault enrollment (`type: token`). */
         Payment: {
             /** @description Kassa’s reference of the transaction. */
             reference: string;
@@ -770,7 +807,7 @@ export interface components {
             /** @enum {string} */
             method: "card" | "landingpage" | "walletpay" | "vault" | "ideal" | "paypal" | "klarna" | "banktransfer";
             /** @enum {string} */
-            type: "sale" | "authorise" | "token" | "credit";
+            type: "sale" | "authorise" | "token" | "credit" | "chargeback";
             /** @enum {string} */
             status: "pending" | "success" | "failed" | "manualintervention";
             /**
@@ -808,7 +845,7 @@ export interface components {
             entryMode: "ecom";
             /** @enum {string} */
             brand?: "visa" | "mastercard" | "amex" | "maestro" | "bcmc";
-            /** @description The payment a refund or a capture belongs to. */
+            /** @description The payment a refund, a capture or a dispute belongs to. */
             parentReference?: string;
             /** @description Method-specific data. */
             details: {
@@ -824,6 +861,33 @@ export interface components {
                  * @enum {string}
                  */
                 undoneByAcquirer?: "capture_failed" | "refund_failed" | "refund_reversed";
+                /** @description Payments: the payment's disputes, oldest first, each as it stands now (its own transaction has the rest). */
+                disputes?: {
+                    /** @description The dispute’s own transaction (`type: chargeback`). */
+                    reference: string;
+                    /** @enum {string} */
+                    stage: "notification" | "chargeback" | "reversed" | "second_chargeback" | "prearbitration" | "prearbitration_won" | "prearbitration_lost" | "accepted";
+                    /**
+                     * @description Where the disputed money is: `success` taken back, `failed` with the merchant, `pending` undecided.
+                     * @enum {string}
+                     */
+                    status: "pending" | "success" | "failed" | "manualintervention";
+                    /** @description The disputed amount, in major units of the payment’s currency. */
+                    amount: number;
+                }[];
+                /**
+                 * @description Disputes (`type: chargeback`): where it stands (docs/disputes.md "Stages"); `status` follows it.
+                 * @enum {string}
+                 */
+                stage?: "notification" | "chargeback" | "reversed" | "second_chargeback" | "prearbitration" | "prearbitration_won" | "prearbitration_lost" | "accepted";
+                /** @description Disputes: the card scheme's reason code. */
+                reasonCode?: string;
+                /** @description Disputes: the reason, in the acquirer's words. */
+                reason?: string;
+                /** @description Disputes: the card scheme. */
+                schemeCode?: string;
+                /** @description Disputes: until when it may be defended (ISO 8601, as the acquirer wrote it). */
+                defensePeriodEndsAt?: string;
                 /** @description Enrollments on success: pays with the stored card (a secret of the merchant). */
                 vaultAccessToken?: string;
                 maskedPan?: string;
@@ -1502,6 +1566,56 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TestCompletion"];
+            };
+        };
+        responses: {
+            /** @description The transaction. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    raiseTestDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again: the same reference with the same body answers the first outcome (`Idempotent-Replayed: true`); with another body 422; while the first still runs 409. Scoped to merchant, mode and route; kept at least 24 hours. */
+                "Idempotency-Reference"?: components["parameters"]["IdempotencyReference"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD",
+                 *       "stage": "chargeback",
+                 *       "amount": "10.00",
+                 *       "reasonCode": "10.4",
+                 *       "reason": "Fraud, card absent"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestDispute"];
             };
         };
         responses: {
