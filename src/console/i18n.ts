@@ -5,6 +5,7 @@
  */
 import type { FailureCode, Status } from '../ground/states.ts';
 import type { RetryAdvice } from '../acquirer/connector.ts';
+import type { DisputeStage } from '../ground/dispute-stages.ts';
 const eng = {
   htmlLang: 'en',
   console: 'Kassa console',
@@ -219,6 +220,25 @@ const eng = {
   amountsPaid: 'Amount paid',
   amountsHint: 'The sum of the successful payments, per currency.',
   noAmounts: 'None',
+  // Disputes
+  dispute: 'Test dispute',
+  disputeHint:
+    "Test mode only: the cardholder's bank disputes the paid payment, or its test dispute moves to the stage you pick, as POST /test/dispute does, with the same webhooks.",
+  disputeStage: 'Stage',
+  disputeAmount: 'Disputed amount',
+  disputeAmountHint: 'Leave empty to dispute the whole payment',
+  done_dispute: 'The test dispute was recorded.',
+  confirm_dispute: 'Test dispute on {reference} of {amount}: {outcome}?',
+  disputeTitle: 'Dispute',
+  reasonCode: 'Reason code',
+  schemeCode: 'Card scheme',
+  defensePeriodEndsAt: 'Defend until',
+  disputedPayment: 'Disputed payment',
+  openDisputes: 'Open disputes',
+  openDisputesHint: 'Disputes at notification, chargeback or pre-arbitration, whenever they were raised: how many, and the amount at stake per currency.',
+  disputesAtStake: 'Amount at stake',
+  noOpenDisputes: 'No open disputes.',
+  listDisputes: 'List the disputes',
 };
 
 export type MessageKey = keyof typeof eng;
@@ -433,6 +453,25 @@ const nld: Messages = {
   amountsPaid: 'Betaald bedrag',
   amountsHint: 'De som van de geslaagde betalingen, per valuta.',
   noAmounts: 'Geen',
+  // Disputes
+  dispute: 'Testgeschil',
+  disputeHint:
+    'Alleen in testmodus: de bank van de kaarthouder betwist de betaalde betaling, of haar testgeschil gaat naar de fase die je kiest, zoals POST /test/dispute doet, met dezelfde webhooks.',
+  disputeStage: 'Fase',
+  disputeAmount: 'Betwist bedrag',
+  disputeAmountHint: 'Laat leeg om de hele betaling te betwisten',
+  done_dispute: 'Het testgeschil is vastgelegd.',
+  confirm_dispute: 'Testgeschil op {reference} van {amount}: {outcome}?',
+  disputeTitle: 'Geschil',
+  reasonCode: 'Redencode',
+  schemeCode: 'Kaartschema',
+  defensePeriodEndsAt: 'Verdedigen tot',
+  disputedPayment: 'Betwiste betaling',
+  openDisputes: 'Open geschillen',
+  openDisputesHint: 'Geschillen in de fase melding, chargeback of pre-arbitrage, wanneer ze ook begonnen: hoeveel, en het bedrag dat op het spel staat per valuta.',
+  disputesAtStake: 'Op het spel',
+  noOpenDisputes: 'Geen open geschillen.',
+  listDisputes: 'Toon de geschillen',
 };
 
 export const consoleTranslations: Record<string, Messages> = { eng, nld };
@@ -461,6 +500,29 @@ const typeTexts = {
   eng: { sale: 'Sale', authorise: 'Authorisation', credit: 'Refund', token: 'Card enrollment', chargeback: 'Dispute (chargeback)' },
   nld: { sale: 'Verkoop', authorise: 'Autorisatie', credit: 'Terugbetaling', token: 'Kaartregistratie', chargeback: 'Geschil (chargeback)' },
 } satisfies Record<Language, Record<string, string>>;
+
+const stageTexts = {
+  eng: {
+    notification: 'Notified (no money taken yet)',
+    chargeback: 'Charged back',
+    reversed: 'Chargeback reversed (money back to the merchant)',
+    second_chargeback: 'Second chargeback',
+    prearbitration: 'Pre-arbitration',
+    prearbitration_won: 'Pre-arbitration won',
+    prearbitration_lost: 'Pre-arbitration lost',
+    accepted: 'Accepted',
+  },
+  nld: {
+    notification: 'Gemeld (nog niets afgeschreven)',
+    chargeback: 'Teruggeboekt (chargeback)',
+    reversed: 'Chargeback teruggedraaid (geld terug naar de merchant)',
+    second_chargeback: 'Tweede chargeback',
+    prearbitration: 'Pre-arbitrage',
+    prearbitration_won: 'Pre-arbitrage gewonnen',
+    prearbitration_lost: 'Pre-arbitrage verloren',
+    accepted: 'Geaccepteerd',
+  },
+} satisfies Record<Language, Record<DisputeStage, string>>;
 
 const failureCodeTexts = {
   eng: {
@@ -570,8 +632,9 @@ const retryTexts = {
   },
 } satisfies Record<Language, Record<RetryAdvice, string>>;
 
-export const consoleTerms: Record<'status' | 'type' | 'failureCode' | 'cause' | 'retry', Record<Language, Record<string, string>>> = {
+export const consoleTerms: Record<'status' | 'type' | 'stage' | 'failureCode' | 'cause' | 'retry', Record<Language, Record<string, string>>> = {
   status: statusTexts,
+  stage: stageTexts,
   type: typeTexts,
   failureCode: failureCodeTexts,
   cause: causeTexts,

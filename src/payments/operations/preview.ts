@@ -18,6 +18,7 @@ import { reversal } from './reversal.ts';
 import { cancel, type CancellingParty } from './cancel.ts';
 import { resolve, type Resolution } from './resolve.ts';
 import { completeTestPayment } from './complete-test-payment.ts';
+import { raiseTestDispute } from './raise-test-dispute.ts';
 
 /** The money an operation would move: its amount in minor units and the currency's code. */
 export interface Preview {
@@ -73,4 +74,11 @@ export async function previewCompleteTestPayment(body: { reference: string; outc
   const input = completeTestPayment.parse(body, ctx);
   const { row } = completeTestPayment.decide(await completeTestPayment.load(input, ctx), input, ctx);
   return moneyOf(row, row.amount_minor);
+}
+
+/** A test dispute (the test helper's): the amount disputed, while the payment is a paid test payment or the test dispute may move to the stage. */
+export async function previewRaiseTestDispute(body: { reference: string; stage?: string; amount?: string }, ctx: Context<Caller>): Promise<Preview> {
+  const input = raiseTestDispute.parse(body, ctx);
+  const { word } = raiseTestDispute.decide(await raiseTestDispute.load(input, ctx), input, ctx);
+  return { amountMinor: word.amountMinor!, currency: word.currency };
 }
