@@ -24,10 +24,19 @@ import type { Shopper, ShopperAddress, TechnicalCancelRequest } from './connecto
 import { authoriseResultOf, refusedRequestResult, type AdyenPaymentResult, type AdyenServiceError } from './adyen-outcomes.ts';
 import { authenticatingFields, authenticationStepOf, continuationFields, type AdyenAuthenticationResult } from './adyen-3ds2.ts';
 import { adyenCurrencies, toAdyenMinor } from './adyen-amounts.ts';
+import { checkoutModification, checkoutModificationResult, checkoutPaymentRequest, checkoutResultOf, completionDetailNames } from './adyen-checkout.ts';
+import type { CheckoutPaymentResult } from './adyen-checkout.ts';
+import type { RedirectReturn } from './connector.ts';
+import { redirectMethods } from '../ground/payment-method.ts';
 
 export interface AdyenSettings {
   /** The Payment API base, e.g. `https://pal-test.adyen.com/pal/servlet/Payment/v68`, or a live endpoint with its prefix. */
   endpoint: string;
+  /**
+   * The Checkout API base, e.g. `https://checkout-test.adyen.com/v71`, or a live one with its
+   * prefix: with it the connector takes the methods paid elsewhere, and modifies every payment through it.
+   */
+  checkoutEndpoint?: string;
   merchantAccount: string;
   apiKey: string;
   /** How long an answer may take; beyond it the outcome is unknown. */
@@ -67,40 +76,72 @@ type Answer = { status: number; body: Record<string, unknown> } | { status: 'unk
 
 export class AdyenConnector implements AcquirerConnector {
   readonly name = 'adyen';
-  /** The Classic API takes card data only: cards typed or stored, and the wallet's device cards (docs/acquirers.md#adyen). */
-  readonly serves: Served = {
-    methods: ['card', 'walletpay'],
-    currencies: adyenCurrencies,
-    expresses: (amountMinor, currency) => toAdyenMinor(amountMinor, currency) !== undefined,
-  };
+  /**
+   * The Classic API takes card data: cards typed or stored, and the wallet's device cards; with the
+   * Checkout API connected, the methods paid elsewhere too (docs/acquirers.md#adyen).
+   */
+  readonly serves: Served;
 
-  constructor(private readonly settings: AdyenSettings) {}
+  constructor(private readonly settings: AdyenSettings) {
+    this.serves = {
+      methods: settings.checkoutEndpoint ? ['card', 'walletpay', ...redirectMethods] : ['card', 'walletpay'],
+      currencies: adyenCurrencies,
+      expresses: (amountMinor, currency) => toAdyenMinor(amountMinor, currency) !== undefined,
+    };
+  }
 
   async authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult> {
     const { instrument } = request;
-    // `serves` keeps every other method away from this connector (payments/ports.ts).
-    if (instrument.kind !== 'card') throw new Error(`the Adyen Classic API takes cards only, not ${instrument.method}`);
+    if (instrument.kind === 'redirect') {
+      // `serves` keeps these methods away from a connection without the Checkout API (payments/ports.ts).
+      const { checkoutEndpoint } = this.settings;
+      if (!checkoutEndpoint) throw new Error(`${instrument.method} needs the Adyen Checkout API, and this connection names none`);
+      const body = checkoutPaymentRequest(this.settings.merchantAccount, request, instrument, shopperFields(request.shopper ?? {}));
+      if (!body) return refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) });
+      return checkoutAnswer(await this.post(`${checkoutEndpoint}/payments`, body, idempotencyKey));
+    }
     const { card, authentication } = instrument;
     const payment = cardAuthorisation(this.settings.merchantAccount, request, card);
     if (!payment) return refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) });
     const body: Record<string, unknown> = { ...payment, ...(authentication ? { mpiData: mpiDataOf(authentication) } : {}) };
-    return authorisationResult(await this.post('/authorise', withStoredCard(body, request.storedCard), idempotencyKey));
+    return authorisationResult(await this.post(`${this.settings.endpoint}/authorise`, withStoredCard(body, request.storedCard), idempotencyKey));
+  }
+
+  /** `/payments/details` with what the customer came back with: the outcome, or that it comes by notification. */
+  async completeRedirect(request: RedirectReturn, idempotencyKey: string): Promise<AuthoriseResult> {
+    const { checkoutEndpoint } = this.settings;
+    const details = Object.fromEntries(completionDetailNames.filter((name) => request.details[name] !== undefined).map((name) => [name, request.details[name]!]));
+    // Back without what Adyen reads (the address opened by hand): the outcome comes by notification.
+    if (!checkoutEndpoint || Object.keys(details).length === 0) return { outcome: 'pending' };
+    return checkoutAnswer(await this.post(`${checkoutEndpoint}/payments/details`, { details }, idempotencyKey));
   }
 
   capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
-    return this.modify('/capture', request, idempotencyKey, true);
+    return this.modify({ classic: '/capture', checkout: 'captures' }, request, idempotencyKey, true);
   }
 
   reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
-    return this.modify('/cancel', request, idempotencyKey, false);
+    return this.modify({ classic: '/cancel', checkout: 'cancels' }, request, idempotencyKey, false);
   }
 
   refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
-    return this.modify('/refund', request, idempotencyKey, true);
+    return this.modify({ classic: '/refund', checkout: 'refunds' }, request, idempotencyKey, true);
   }
 
-  /** A modification of an authorisation: Adyen takes it (`[…-received]`) and says later, by notification, whether it was done. */
-  private async modify(path: string, request: FollowUpRequest, idempotencyKey: string, withAmount: boolean): Promise<FollowUpResult> {
+  /**
+   * A modification of an authorisation: Adyen takes it (`[…-received]`, Checkout's `received`) and
+   * says later, by notification, whether it was done. Through the Checkout API when it is
+   * connected (it modifies payments made through either API), else the Classic one.
+   */
+  private async modify(paths: { classic: string; checkout: string }, request: FollowUpRequest, idempotencyKey: string, withAmount: boolean): Promise<FollowUpResult> {
+    const { checkoutEndpoint, merchantAccount } = this.settings;
+    if (checkoutEndpoint) {
+      const body = checkoutModification(merchantAccount, request, withAmount);
+      if (!body) return { outcome: 'refused', reason: notExpressible(request.amountMinor, request.currency) };
+      const url = `${checkoutEndpoint}/payments/${encodeURIComponent(request.acquirerReference)}/${paths.checkout}`;
+      const answer = await this.post(url, body, idempotencyKey);
+      return answer.status === 'unknown' ? { outcome: 'unknown', reason: answer.reason } : checkoutModificationResult(answer.status, answer.body);
+    }
     const modificationAmount = withAmount ? amountOf(request.amountMinor, request.currency) : undefined;
     if (withAmount && !modificationAmount) return { outcome: 'refused', reason: notExpressible(request.amountMinor, request.currency) };
     const body: Record<string, unknown> = {
@@ -109,7 +150,7 @@ export class AdyenConnector implements AcquirerConnector {
       reference: request.reference,
       ...(modificationAmount ? { modificationAmount } : {}),
     };
-    return this.modificationResult(await this.post(path, body, idempotencyKey));
+    return this.modificationResult(await this.post(`${this.settings.endpoint}${paths.classic}`, body, idempotencyKey));
   }
 
   // ---- Unknown outcomes (docs/acquirers.md "Unknown outcomes") ----
@@ -121,7 +162,7 @@ export class AdyenConnector implements AcquirerConnector {
    */
   async technicalCancel(request: TechnicalCancelRequest, idempotencyKey: string): Promise<FollowUpResult> {
     const body = { merchantAccount: this.settings.merchantAccount, originalMerchantReference: request.reference, reference: request.reference };
-    return this.modificationResult(await this.post('/technicalCancel', body, idempotencyKey));
+    return this.modificationResult(await this.post(`${this.settings.endpoint}/technicalCancel`, body, idempotencyKey));
   }
 
   // ---- end of unknown outcomes ----
@@ -135,9 +176,9 @@ export class AdyenConnector implements AcquirerConnector {
     return { outcome: 'refused', reason: `Adyen answered ${answer.status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}` };
   }
 
-  private async post(path: string, body: Record<string, unknown>, idempotencyKey: string): Promise<Answer> {
+  private async post(url: string, body: Record<string, unknown>, idempotencyKey: string): Promise<Answer> {
     try {
-      const response = await fetch(`${this.settings.endpoint}${path}`, {
+      const response = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': this.settings.apiKey, 'idempotency-key': idempotencyKey },
         body: JSON.stringify(body),
@@ -161,7 +202,7 @@ export class AdyenConnector implements AcquirerConnector {
       const body = cardAuthorisation(this.settings.merchantAccount, request, request.card, { allow3DS2: 'true' });
       if (!body) return { step: 'done', result: refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) }) };
       const step = this.authenticationStep(
-        await this.post('/authorise', withStoredCard({ ...body, ...authenticatingFields(request) }, request.storedCard), idempotencyKey),
+        await this.post(`${this.settings.endpoint}/authorise`, withStoredCard({ ...body, ...authenticatingFields(request) }, request.storedCard), idempotencyKey),
       );
       if (step.step !== 'method' || step.methodUrl !== undefined) return step;
       // The issuer has no 3DS method: Adyen is told at once that none ran (EMVCo threeDSCompInd U).
@@ -171,7 +212,7 @@ export class AdyenConnector implements AcquirerConnector {
     continue: async (request: AuthenticationContinuation, idempotencyKey: string) => {
       const payment = paymentOf(this.settings.merchantAccount, request);
       if (!payment) return { step: 'done', result: refusedRequestResult(422, { message: notExpressible(request.amountMinor, request.currency) }) };
-      const step = this.authenticationStep(await this.post('/authorise3ds2', { ...payment, ...continuationFields(request) }, idempotencyKey));
+      const step = this.authenticationStep(await this.post(`${this.settings.endpoint}/authorise3ds2`, { ...payment, ...continuationFields(request) }, idempotencyKey));
       // A second IdentifyShopper without a method URL has nothing left to run: the table's answer for it.
       return step.step === 'method' && step.methodUrl === undefined ? { step: 'done', result: authoriseResultOf({ resultCode: 'IdentifyShopper' }) } : step;
     },
@@ -194,6 +235,13 @@ function authorisationResult(answer: Answer): AuthoriseResult {
   if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };
   if (answer.status !== 200) return refusedRequestResult(answer.status, answer.body as AdyenServiceError);
   return withNetworkReference(authoriseResultOf(answer.body as AdyenPaymentResult), answer.body);
+}
+
+/** What a Checkout `/payments` or `/payments/details` call came to: as an authorisation's answer, a 200 read by adyen-checkout.ts. */
+function checkoutAnswer(answer: Answer): AuthoriseResult {
+  if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };
+  if (answer.status !== 200) return refusedRequestResult(answer.status, answer.body as AdyenServiceError);
+  return checkoutResultOf(answer.body as CheckoutPaymentResult);
 }
 
 /**

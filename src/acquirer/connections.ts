@@ -7,7 +7,7 @@
 import type { Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
 import { findMerchant } from '../store/merchants.ts';
-import { listAcquirerConnections, saveAcquirerConnection, type AcquirerConnection } from '../store/acquirer-connections.ts';
+import { listAcquirerConnections, saveAcquirerConnection, type AcquirerConnection, type AcquirerEndpoints } from '../store/acquirer-connections.ts';
 import { AdminError } from '../events/admin.ts';
 import { connectors } from './select.ts';
 
@@ -16,6 +16,8 @@ export interface ConnectionInput {
   mode: Mode;
   connector: string;
   endpoint: string;
+  /** The acquirer's other API roots (`--checkout-endpoint`, `--disputes-endpoint`), each checked as `endpoint` is. */
+  endpoints?: AcquirerEndpoints;
   account: string;
   /** As read from standard input: one JSON object. */
   secretsJson: string;
@@ -29,15 +31,10 @@ const requiredSecrets: Record<string, Record<string, (value: string) => boolean>
 export async function setAcquirerConnection(store: Store, input: ConnectionInput, now: number): Promise<Omit<AcquirerConnection, 'secrets'>> {
   if (!connectors[input.connector]) throw new AdminError(`--connector must be one of ${Object.keys(connectors).join(', ')}`);
   if (!(await findMerchant(store.read, input.merchantId))) throw new AdminError(`no merchant ${input.merchantId}`);
-  let endpoint: URL;
-  try {
-    endpoint = new URL(input.endpoint);
-  } catch {
-    throw new AdminError('--endpoint must be a URL');
-  }
-  // Card data goes there: https, except to this machine (a local acquirer stand-in).
-  if (endpoint.protocol !== 'https:' && !(endpoint.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(endpoint.hostname))) {
-    throw new AdminError('--endpoint must be an https URL');
+  const endpoint = apiRoot(input.endpoint, '--endpoint');
+  const endpoints: AcquirerEndpoints = {};
+  for (const [api, root] of Object.entries(input.endpoints ?? {}) as [keyof AcquirerEndpoints, string | undefined][]) {
+    if (root !== undefined) endpoints[api] = apiRoot(root, `--${api}-endpoint`);
   }
   if (!input.account.trim()) throw new AdminError('--merchant-account must not be empty');
   let secrets: unknown;
@@ -55,7 +52,8 @@ export async function setAcquirerConnection(store: Store, input: ConnectionInput
     merchantId: input.merchantId,
     mode: input.mode,
     connector: input.connector,
-    endpoint: endpoint.href.replace(/\/$/, ''),
+    endpoint,
+    endpoints,
     account: input.account.trim(),
     secrets: Object.fromEntries(Object.keys(requiredSecrets[input.connector]).map((name) => [name, given[name] as string])),
     updated: now,
@@ -63,6 +61,20 @@ export async function setAcquirerConnection(store: Store, input: ConnectionInput
   await store.transact((db) => saveAcquirerConnection(db, store.secrets, connection));
   const { secrets: _hidden, ...shown } = connection;
   return shown;
+}
+
+/** An API root as stored: a URL without its trailing slash; https, as card data goes there, except to this machine (a local acquirer stand-in). */
+function apiRoot(given: string, option: string): string {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new AdminError(`${option} must be a URL`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))) {
+    throw new AdminError(`${option} must be an https URL`);
+  }
+  return url.href.replace(/\/$/, '');
 }
 
 /** A merchant's connections, without their credentials. */

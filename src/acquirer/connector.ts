@@ -119,10 +119,22 @@ export type PaymentInstrument =
       /** The customer's bank the merchant named (a BIC), if the method takes one. */
       issuer?: string;
       /** What was sold, for a method that invoices it (docs/payment-methods.md). */
-      orderLines?: readonly unknown[];
+      invoice?: readonly InvoiceLine[];
       /** Kassa's own page of this payment: the customer comes back to `<paymentPageUrl>/return`. */
       paymentPageUrl: string;
     };
+
+/** One line of what was sold, as a pay-later method invoices it: its total in the payment's minor units, negative for what is taken off. */
+export interface InvoiceLine {
+  name: string;
+  /** The merchant's own code of the item. */
+  code?: string;
+  /** As the merchant gave it: whole, or a measure (1.5 kg). */
+  quantity: number;
+  totalMinor: number;
+  /** Percent (21 for 21 %), when the merchant gave it. */
+  vatRate?: number;
+}
 
 export interface AuthoriseRequest extends AuthorisationTerms {
   instrument: PaymentInstrument;
@@ -160,9 +172,31 @@ export type AuthoriseResult =
     }
   | { outcome: 'declined'; failureCode: DeclineCode; acquirerReference?: string; refusal?: AcquirerRefusal }
   /** The customer must take a step elsewhere first (`url`); the outcome comes when they are back, or by notification. */
-  | { outcome: 'redirect'; url: string; acquirerReference: string }
+  | { outcome: 'redirect'; url: string; acquirerReference?: string }
+  /**
+   * Taken, not decided: the acquirer says later, by notification (a bank transfer waiting for the
+   * money, a method's answer still on its way). A bank transfer carries what the customer must
+   * quote and pay into.
+   */
+  | { outcome: 'pending'; acquirerReference?: string; transfer?: TransferInstructions }
   /** No answer in time: the authorisation may or may not exist (→ manualintervention). */
   | { outcome: 'unknown'; reason: string };
+
+/** Where a customer pays a bank transfer, as the acquirer told it (docs/payment-methods.md "Bank transfer"). */
+export interface TransferInstructions {
+  beneficiary: string;
+  iban: string;
+  bic?: string;
+  /** What the customer must quote, for the acquirer to match the money to the payment. */
+  reference: string;
+}
+
+/** A customer back from a method's step elsewhere, with what the acquirer put in the address they came back to. */
+export interface RedirectReturn {
+  reference: string;
+  /** The parameters of the return (Adyen: `redirectResult`), by name. */
+  details: Record<string, string>;
+}
 
 export interface FollowUpRequest {
   reference: string;
@@ -247,6 +281,12 @@ export interface AcquirerConnector {
   authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult>;
   capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
   refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
+  /**
+   * Asks the outcome of a method paid elsewhere once the customer is back (Adyen's
+   * `/payments/details`). Optional: without it the outcome comes by notification, or from the
+   * simulator's page.
+   */
+  completeRedirect?(request: RedirectReturn, idempotencyKey: string): Promise<AuthoriseResult>;
   /** Releases an authorisation that was not captured. */
   reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
   /**

@@ -39,6 +39,7 @@ export function observed(connector: AcquirerConnector): AcquirerConnector {
     capture: (request, key) => timed('capture', () => connector.capture(request, key)),
     refund: (request, key) => timed('refund', () => connector.refund(request, key)),
     reversal: (request, key) => timed('reversal', () => connector.reversal(request, key)),
+    ...(connector.completeRedirect ? { completeRedirect: (request, key) => timed('completeRedirect', () => connector.completeRedirect!(request, key)) } : {}),
     ...(connector.technicalCancel ? { technicalCancel: (request, key) => timed('technicalCancel', () => connector.technicalCancel!(request, key)) } : {}),
   };
 }

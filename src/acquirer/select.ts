@@ -19,7 +19,13 @@ import { readAdyenNotification } from './adyen-notifications.ts';
 /** The connectors a connection may name, each made from the connection's settings and credentials. */
 export const connectors: Record<string, (connection: AcquirerConnection, options: { timeoutMs: number }) => AcquirerConnector> = {
   adyen: (connection, { timeoutMs }) =>
-    new AdyenConnector({ endpoint: connection.endpoint, merchantAccount: connection.account, apiKey: connection.secrets.apiKey ?? '', timeoutMs }),
+    new AdyenConnector({
+      endpoint: connection.endpoint,
+      ...(connection.endpoints.checkout ? { checkoutEndpoint: connection.endpoints.checkout } : {}),
+      merchantAccount: connection.account,
+      apiKey: connection.secrets.apiKey ?? '',
+      timeoutMs,
+    }),
 };
 
 /**

@@ -132,6 +132,19 @@ const paymentSchema: Schema = {
           },
           additionalProperties: false,
         },
+        bankTransfer: {
+          type: 'object',
+          description:
+            'A bank transfer through a live acquirer, while `pending`: the account the customer pays into and the reference they must quote (Kassa shows them on its page too).',
+          required: ['beneficiary', 'iban', 'reference'],
+          properties: {
+            beneficiary: { type: 'string' },
+            iban: { type: 'string' },
+            bic: { type: 'string' },
+            reference: { type: 'string', description: 'What the customer quotes, for the acquirer to match the money to the payment.' },
+          },
+          additionalProperties: false,
+        },
       },
       additionalProperties: true,
     },

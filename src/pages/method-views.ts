@@ -8,7 +8,7 @@
 import { html, type SafeHtml } from '../lib/html.ts';
 import type { SimulatorPage } from '../ground/payment-method.ts';
 import { simulatedBanks, simulatedOutcomes, simulatedTransferAccount } from '../acquirer/simulated-methods.ts';
-import { csrfField, layout, summary, type PaymentView } from './views.ts';
+import { csrfField, layout, summary, transferInstructions, type PaymentView } from './views.ts';
 
 export interface SimulatorView {
   page: SimulatorPage;
@@ -30,14 +30,7 @@ const steps: Record<SimulatorPage, (view: PaymentView, state: SimulatorView) => 
 <table class="lines"><caption class="visually-hidden">${t('sim_invoice')}</caption>
 <thead><tr><th scope="col">${t('sim_item')}</th><th scope="col">${t('sim_quantity')}</th><th scope="col">${t('amount')}</th></tr></thead>
 <tbody>${lines.map((line) => html`<tr><td>${line.name}</td><td>${line.quantity}</td><td>${line.total}</td></tr>`)}</tbody></table>`,
-  'transfer-instructions': ({ t, merchantName, amountText }, { reference }) => html`<p>${t('sim_transferIntro', { amount: amountText })}</p>
-<dl class="transfer">
-<dt>${t('sim_iban')}</dt><dd>${simulatedTransferAccount.iban}</dd>
-<dt>${t('sim_bic')}</dt><dd>${simulatedTransferAccount.bic}</dd>
-<dt>${t('sim_beneficiary')}</dt><dd>${merchantName}</dd>
-<dt>${t('sim_reference')}</dt><dd><strong>${reference}</strong></dd>
-</dl>
-<p class="accepted">${t('sim_transferQuote')}</p>`,
+  'transfer-instructions': (view, { reference }) => transferInstructions(view, { ...simulatedTransferAccount, beneficiary: view.merchantName, reference }),
 };
 
 export function simulatorPage(view: PaymentView, state: SimulatorView): SafeHtml {

@@ -20,7 +20,8 @@ import { sendToMethod } from '../payments/operations/send-to-method.ts';
 import { run } from '../payments/operations/run.ts';
 import { pageLanguage, translator } from './i18n.ts';
 import { newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
-import { cardPage, challengePage, landingPage, messagePage, methodPage, outcomePage, redirect3ds1Page, storedCardPage, walletPage, type PaymentView } from './views.ts';
+import { cardPage, challengePage, landingPage, messagePage, methodPage, outcomePage, redirect3ds1Page, storedCardPage, walletPage } from './views.ts';
+import type { PaymentView, TransferView } from './views.ts';
 
 /** A payment as its page request loaded it: the payment, its page row and what every view shows. */
 export interface Loaded extends PaymentContext {
@@ -94,6 +95,11 @@ function storedCardState({ row, merchant }: Loaded) {
 }
 
 /** After a step of the card operation: redirect, or the page for the next step. */
+/** A bank transfer's instructions the acquirer gave, kept in the payment's details (payments/operations/send-to-method.ts). */
+export function transferInstructionsOf(row: Pick<TransactionRow, 'details'>): TransferView | undefined {
+  return (JSON.parse(row.details) as { bankTransfer?: TransferView }).bankTransfer;
+}
+
 export function respond(
   reply: FastifyReply,
   loaded: Loaded,
@@ -107,7 +113,9 @@ export function respond(
     case 'final': {
       const leaving = (isFinal(step.row.status as Status) || step.row.status === 'manualintervention') && step.row.return_url;
       if (leaving && returnBy === 'redirect') return reply.code(303).header('Cache-Control', 'no-store').redirect(step.row.return_url!, 303);
-      return sendPage(reply, policy(nonce, {}, step.row), outcomePage(view, step.row.status, step.row.failure_code, false, leaving ? step.row.return_url! : undefined));
+      const transfer = step.row.status === 'pending' ? transferInstructionsOf(step.row) : undefined;
+      const goTo = leaving ? step.row.return_url! : undefined;
+      return sendPage(reply, policy(nonce, {}, step.row), outcomePage(view, step.row.status, step.row.failure_code, false, goTo, transfer));
     }
     case 'invalid':
       if (flowOf(row.flow).page === 'stored-card') {

@@ -36,6 +36,7 @@ import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts
 import { payWallet } from '../payments/operations/pay-wallet.ts';
 import { methodPaidElsewhere } from '../payments/operations/send-to-method.ts';
 import { completeSimulatedMethod } from '../payments/operations/complete-simulated-method.ts';
+import { completeMethodReturn } from '../payments/operations/complete-method-return.ts';
 import { storedRequestOf } from '../payments/serialize.ts';
 import { methods } from '../ground/payment-method.ts';
 import { simulatorPage } from './method-views.ts';
@@ -47,7 +48,7 @@ import { collectBrowserFacts } from './browser-info.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, sourceOf, type Form } from '../lib/page-security.ts';
 import { challengeFramePage, messagePage, methodFramePage, notifyPage, type PaymentView } from './views.ts';
 import { acsPages } from './acs-pages.ts';
-import { notFound, pageShown, policy, respond, show, type Loaded } from './render.ts';
+import { notFound, pageShown, policy, respond, show, transferInstructionsOf, type Loaded } from './render.ts';
 
 interface Deps {
   config: Config;
@@ -173,14 +174,34 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
     return reply.code(303).header('Cache-Control', 'no-store').redirect(`/pay/${request.params.token}/return`, 303);
   });
 
-  // Back from a method's step elsewhere: to the merchant's returnUrl, where the shop reads the payment's state; pending too (a bank transfer on its way).
-  app.get<{ Params: { token: string } }>('/pay/:token/return', async (request, reply) => {
+  /**
+   * What the address a customer came back to carries, for the acquirer to read (its connector
+   * takes the parameters it knows): text parameters only, a bounded number of bounded size.
+   */
+  const completionDetailsOf = (parameters: unknown): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(typeof parameters === 'object' && parameters !== null ? parameters : {})
+        .filter(([name, value]) => name.length <= 64 && typeof value === 'string' && value.length <= 100_000)
+        .slice(0, 20),
+    ) as Record<string, string>;
+
+  /**
+   * Back from a method's step elsewhere: the acquirer is asked the outcome with what it put in the
+   * address (complete-method-return.ts), then the customer goes on to the merchant's returnUrl,
+   * where the shop reads the payment's state; pending too (a bank transfer on its way). Adyen comes
+   * back with a GET, some methods with a POST of the same parameters.
+   */
+  const methodReturn = async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply, parameters: unknown) => {
     const loaded = await load(request.params.token, request.headers['accept-language']);
     if (!loaded) return notFound(reply);
+    if (!methodPaidElsewhere(loaded.row, loaded.page)) return show(ports, reply, loaded);
+    const step = await perform(completeMethodReturn, loaded, completionDetailsOf(parameters), request.log);
     const { row } = loaded;
-    if (!row.return_url || !methodPaidElsewhere(row, loaded.page)) return show(ports, reply, loaded);
+    if (!row.return_url || step.step !== 'final' || (step.row.status === 'pending' && transferInstructionsOf(step.row))) return respond(reply, loaded, step);
     return reply.code(303).header('Cache-Control', 'no-store').redirect(row.return_url, 303);
-  });
+  };
+  app.get<{ Params: { token: string } }>('/pay/:token/return', (request, reply) => methodReturn(request, reply, request.query));
+  app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/return', (request, reply) => methodReturn(request, reply, request.body));
 
   app.post<{ Params: { token: string }; Body: Form }>('/pay/:token/cancel', async (request, reply) => {
     const loaded = await loadForm(request, reply);

@@ -346,7 +346,26 @@ ${summary(view)}
  * browser on to the returnUrl at once (used where a 303 cannot be: after the 3DS1 ACS's
  * post, whose page's form-action would not allow the merchant's address).
  */
-export function outcomePage(view: PaymentView, status: string, failureCode: string | null, refresh = false, goTo?: string): SafeHtml {
+/** Where the customer pays a bank transfer, and what to quote (docs/payment-methods.md "Bank transfer"): the simulated account in test mode, the acquirer's live. */
+export interface TransferView {
+  beneficiary: string;
+  iban: string;
+  bic?: string;
+  reference: string;
+}
+
+export function transferInstructions({ t, amountText }: PaymentView, transfer: TransferView): SafeHtml {
+  return html`<p>${t('sim_transferIntro', { amount: amountText })}</p>
+<dl class="transfer">
+<dt>${t('sim_iban')}</dt><dd>${transfer.iban}</dd>
+${transfer.bic ? html`<dt>${t('sim_bic')}</dt><dd>${transfer.bic}</dd>` : ''}
+<dt>${t('sim_beneficiary')}</dt><dd>${transfer.beneficiary}</dd>
+<dt>${t('sim_reference')}</dt><dd><strong>${transfer.reference}</strong></dd>
+</dl>
+<p class="accepted">${t('sim_transferQuote')}</p>`;
+}
+
+export function outcomePage(view: PaymentView, status: string, failureCode: string | null, refresh = false, goTo?: string, transfer?: TransferView): SafeHtml {
   const { t } = view;
   const enrolled = view.enrollment && status === 'success';
   const title = enrolled ? t('enrolled') : t(`outcome_${status}` as MessageKey);
@@ -359,7 +378,7 @@ export function outcomePage(view: PaymentView, status: string, failureCode: stri
   const body = html`<main>
 ${summary(view)}
 <h1 class="outcome-${status}">${title}</h1>
-<p>${detail}</p>
+${transfer ? transferInstructions(view, transfer) : html`<p>${detail}</p>`}
 ${view.returnUrl ? html`<p><a class="button" href="${view.returnUrl}">${t('returnToShop', { merchant: view.merchantName })}</a></p>` : ''}
 </main>`;
   const head = goTo ? html`<meta http-equiv="refresh" content="0;url=${goTo}">` : refresh ? html`<meta http-equiv="refresh" content="3">` : html``;

@@ -326,6 +326,8 @@ function settlementOf(result: AuthoriseResult, card: CardData, authentication: A
     }
     case 'declined':
       return { finish: { ...common, status: 'failed', failureCode: result.failureCode, cause: 'acquirer_declined', acquirerRefusal: result.refusal } };
+    // A card's outcome the acquirer gives later (Adyen's Received) waits for its notification as an unknown one does.
+    case 'pending':
     case 'unknown':
       return { finish: { ...common, status: 'manualintervention', cause: 'acquirer_timeout' } };
     // A card sent on to a step elsewhere (a 3-D Secure redirect of the acquirer's) is not taken yet (docs/acquirers.md#adyen).

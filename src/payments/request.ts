@@ -5,6 +5,7 @@
  * is reported at once; the 3-D Secure 2 fields (docs/api.md#3-d-secure-2-data) are checked by threeds/validate.
  */
 import type { FieldError } from '../ground/problem.ts';
+import type { InvoiceLine } from '../acquirer/connector.ts';
 import { findCurrency, formatAmount, parseAmount, type AmountResult, type Currency } from '../ground/amount.ts';
 import {
   amountSchema,
@@ -339,6 +340,26 @@ export function orderLinesAddingUp(lines: readonly Record<string, unknown>[], am
     });
   }
   return errors;
+}
+
+/**
+ * The order lines of a payment as a pay-later method's invoice (acquirer/connector.ts
+ * `InvoiceLine`): each line's total in minor units, signed as it counts towards the amount (a
+ * discount negative), read exactly as `orderLinesAddingUp` checked it at creation.
+ */
+export function invoiceOf(lines: readonly Record<string, unknown>[], currency: Currency): InvoiceLine[] {
+  return lines.map((line) => {
+    const price = signedAmount(line.totalPrice, currency);
+    const total = price.ok ? price.minor : 0;
+    const vatRate = Number(line.vatRate);
+    return {
+      name: String(line.name ?? '').trim(),
+      ...(typeof line.code === 'string' && line.code.trim() !== '' ? { code: line.code.trim() } : {}),
+      quantity: Number(line.quantity),
+      totalMinor: deducted.has(line.type as string) ? -Math.abs(total) : total,
+      ...(line.vatRate !== undefined && line.vatRate !== null && line.vatRate !== '' && Number.isFinite(vatRate) ? { vatRate } : {}),
+    };
+  });
 }
 
 /**

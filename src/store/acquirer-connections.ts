@@ -9,10 +9,18 @@ export interface AcquirerConnection {
   mode: Mode;
   connector: string;
   endpoint: string;
+  /** The roots of the acquirer's other APIs, by name (docs/acquirers.md "Connections"). */
+  endpoints: AcquirerEndpoints;
   account: string;
   /** The connector's credentials, opened. Never logged, never printed. */
   secrets: Record<string, string>;
   updated: number;
+}
+
+/** An acquirer's APIs besides the one at `endpoint` (Adyen: Checkout for methods paid elsewhere, Disputes). */
+export interface AcquirerEndpoints {
+  checkout?: string;
+  disputes?: string;
 }
 
 export async function saveAcquirerConnection(db: Db, secretBox: SecretBox, connection: AcquirerConnection): Promise<void> {
@@ -21,6 +29,7 @@ export async function saveAcquirerConnection(db: Db, secretBox: SecretBox, conne
     mode: connection.mode,
     connector: connection.connector,
     endpoint: connection.endpoint,
+    endpoints: Object.keys(connection.endpoints).length > 0 ? JSON.stringify(connection.endpoints) : null,
     account: connection.account,
     secrets: secretBox.seal(JSON.stringify(connection.secrets), bindings.acquirerSecrets(connection.merchantId, connection.mode)),
     updated: connection.updated,
@@ -32,13 +41,23 @@ export async function saveAcquirerConnection(db: Db, secretBox: SecretBox, conne
     .execute();
 }
 
-type ConnectionRow = { merchant_id: string; mode: Mode; connector: string; endpoint: string; account: string; secrets: string; updated: number | string };
+type ConnectionRow = {
+  merchant_id: string;
+  mode: Mode;
+  connector: string;
+  endpoint: string;
+  endpoints: string | null;
+  account: string;
+  secrets: string;
+  updated: number | string;
+};
 
 const opened = (secretBox: SecretBox, row: ConnectionRow): AcquirerConnection => ({
   merchantId: row.merchant_id,
   mode: row.mode,
   connector: row.connector,
   endpoint: row.endpoint,
+  endpoints: row.endpoints ? (JSON.parse(row.endpoints) as AcquirerEndpoints) : {},
   account: row.account,
   secrets: JSON.parse(secretBox.open(row.secrets, bindings.acquirerSecrets(row.merchant_id, row.mode))) as Record<string, string>,
   updated: Number(row.updated),

@@ -413,6 +413,8 @@ export interface AcquirerConnectionTable {
   /** The connector's credentials as one JSON object, sealed (secrets.ts `bindings.acquirerSecrets`). */
   secrets: string;
   updated: number;
+  /** JSON: the roots of the acquirer's other APIs by name (025_acquirer_endpoints: `checkout`, `disputes`), or null. */
+  endpoints: string | null;
 }
 
 export type TransactionRow = Selectable<TransactionTable>;

@@ -20,6 +20,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import addFormats from 'ajv-formats';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
+import { checkoutApi, CHECKOUT_PREFIX, type FakeCheckout } from './adyen-checkout-fake.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Mode } from '../../src/store/schema.ts';
 
@@ -31,16 +32,32 @@ export const ADYEN_CONTRACT = path.join(contractDir, 'PaymentService-v68.json');
 export const connectToFake = (
   store: Store,
   fake: FakeAdyen,
-  { merchantId, mode, hmacKey, apiKey = fake.apiKey }: { merchantId: string; mode: Mode; hmacKey: string; apiKey?: string },
+  {
+    merchantId,
+    mode,
+    hmacKey,
+    apiKey = fake.apiKey,
+    checkout = false,
+  }: { merchantId: string; mode: Mode; hmacKey: string; apiKey?: string /** With the Checkout API (adyen-checkout-fake.ts). */; checkout?: boolean },
 ) =>
   setAcquirerConnection(
     store,
-    { merchantId, mode, connector: 'adyen', endpoint: fake.url, account: 'ShopNL', secretsJson: JSON.stringify({ apiKey, hmacKey }) },
+    {
+      merchantId,
+      mode,
+      connector: 'adyen',
+      endpoint: fake.url,
+      endpoints: checkout ? { checkout: fake.checkout.url } : {},
+      account: 'ShopNL',
+      secretsJson: JSON.stringify({ apiKey, hmacKey }),
+    },
     Date.now(),
   );
 
 export interface FakeAdyen {
   url: string;
+  /** The Checkout API beside the Payment API (adyen-checkout-fake.ts). */
+  checkout: FakeCheckout;
   apiKey: string;
   requests: { path: string; body: Record<string, unknown>; idempotencyKey: string | undefined }[];
   violations: string[];
@@ -95,6 +112,7 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
   const answers = new Map<string, unknown>();
   const fake: FakeAdyen = {
     url: '',
+    checkout: { url: '', sessions: new Map() },
     apiKey: `AQE${randomBytes(16).toString('hex')}`,
     requests: [],
     violations: [],
@@ -104,6 +122,8 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     authorisations: new Map(),
   };
   const threeDS2 = await nativeThreeDS2(app, fake);
+  let base = '';
+  fake.checkout = await checkoutApi(app, fake, () => base);
   /**
    * The references of customer-present card-on-file authorisations (Kassa keeps the card, Adyen
    * does not tokenise it): Adyen answers such an authorisation with the scheme's transaction
@@ -168,6 +188,8 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
   }
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   fake.url = `${address}/pal/servlet/Payment/v68`;
+  base = address;
+  fake.checkout.url = `${address}${CHECKOUT_PREFIX}`;
   threeDS2.acsBase = `${address}/acs`;
   return fake;
 }

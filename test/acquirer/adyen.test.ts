@@ -715,11 +715,15 @@ test('`kassa acquirer set` reads the credentials from standard input and never p
       mode: 'live',
       connector: 'adyen',
       endpoint: 'https://pal-live.example/pal/servlet/Payment/v68',
+      endpoints: {},
       account: 'ShopNL',
       updated: JSON.parse(set).updated,
     });
+    const withCheckout = JSON.parse(cli([...setArgs, '--checkout-endpoint', 'https://checkout-live.example/checkout/v71/', '--json'], secrets));
+    assert.deepEqual(withCheckout.endpoints, { checkout: 'https://checkout-live.example/checkout/v71' });
     const shown = cli(['acquirer', 'show', '--merchant', merchantId]);
-    assert.match(shown, /live: adyen at https:\/\/pal-live\.example/);
+    assert.match(shown, /live: adyen at https:\/\/pal-live\.example\S+, checkout at https:\/\/checkout-live\.example\/checkout\/v71, account ShopNL/);
+    assert.throws(() => cli([...setArgs, '--checkout-endpoint', 'http://checkout.example'], secrets), /--checkout-endpoint must be an https URL/);
     for (const output of [set, shown, cli(['acquirer', 'show', '--merchant', merchantId, '--json'])]) {
       assert.ok(!output.includes('AQEsecret') && !output.includes(HMAC_KEY), 'no credential is printed');
     }

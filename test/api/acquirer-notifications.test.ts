@@ -37,6 +37,7 @@ describe("Adyen's notification reader", () => {
     mode: 'live',
     connector: 'adyen',
     endpoint: 'https://pal-live.example',
+    endpoints: {},
     account: 'ShopNL',
     secrets: { apiKey: 'key', hmacKey },
     updated: 0,

@@ -911,6 +911,14 @@ export interface components {
                      */
                     retry: "do not retry" | "retry later" | "update card details" | "no advice";
                 };
+                /** @description A bank transfer through a live acquirer, while `pending`: the account the customer pays into and the reference they must quote (Kassa shows them on its page too). */
+                bankTransfer?: {
+                    beneficiary: string;
+                    iban: string;
+                    bic?: string;
+                    /** @description What the customer quotes, for the acquirer to match the money to the payment. */
+                    reference: string;
+                };
             } & {
                 [key: string]: unknown;
             };

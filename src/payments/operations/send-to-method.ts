@@ -7,7 +7,10 @@
  * kept for the payment's refunds and captures; an acquirer that decides at once (declined, no
  * answer) ends the payment here as for a card.
  */
-import { findTransaction } from '../../store/transactions.ts';
+import { findTransaction, setTransactionDetails } from '../../store/transactions.ts';
+import { findCurrency } from '../../ground/amount.ts';
+import { invoiceOf } from '../request.ts';
+import { shopperOf } from '../shopper.ts';
 import { findPaymentPage, setPageFields } from '../../store/payment-pages.ts';
 import { ownerOf } from '../../store/transactions.ts';
 import type { Db } from '../../store/store.ts';
@@ -54,11 +57,12 @@ export const sendToMethod = customerOperation({
           kind: 'redirect',
           method: method!,
           ...(stored.issuer ? { issuer: stored.issuer } : {}),
-          ...(stored.orderLines ? { orderLines: stored.orderLines } : {}),
+          ...(stored.orderLines ? { invoice: invoiceOf(stored.orderLines as Record<string, unknown>[], findCurrency(row.currency)!) } : {}),
           paymentPageUrl: payUrlOf(ports.config.publicUrl, pageTokenOfPayment(row, ports.links.secrets)),
         },
         captureNow: row.type !== 'authorise',
         merchantName: merchant.name,
+        shopper: shopperOf(row),
       },
       `${row.reference}:redirect`,
     );
@@ -67,14 +71,28 @@ export const sendToMethod = customerOperation({
   answer: (step: PageStep) => step,
 });
 
-/** The acquirer's answer: the step elsewhere (its reference kept), or the payment's one state change. */
-async function settleStep(tx: Db, result: AuthoriseResult, { caller, now }: Context<PaymentContext>): Promise<PageStep> {
+/**
+ * The acquirer's answer to a method paid elsewhere, when the customer is sent there or comes
+ * back (complete-method-return.ts): the step elsewhere (its reference kept), a bank transfer's
+ * instructions (in the payment's details, docs/payment-methods.md "Bank transfer"), or the
+ * payment's one state change.
+ */
+export async function settleStep(tx: Db, result: AuthoriseResult, { caller, now }: Context<PaymentContext>): Promise<PageStep> {
   const { reference } = caller.row;
   const final = async (): Promise<PageStep> => ({ step: 'final', row: (await findTransaction(tx, reference))! });
   switch (result.outcome) {
     case 'redirect':
-      await setPageFields(tx, reference, { acquirer_reference: result.acquirerReference });
+      if (result.acquirerReference) await setPageFields(tx, reference, { acquirer_reference: result.acquirerReference });
       return { step: 'redirect', url: result.url };
+    case 'pending': {
+      if (result.acquirerReference) await setPageFields(tx, reference, { acquirer_reference: result.acquirerReference });
+      const current = (await findTransaction(tx, reference))!;
+      if (result.transfer && current.status === 'pending') {
+        const details = { ...(JSON.parse(current.details) as Record<string, unknown>), bankTransfer: result.transfer };
+        await setTransactionDetails(tx, reference, JSON.stringify(details));
+      }
+      return final();
+    }
     case 'authorised':
       await recordAcquirerOutcome(tx, { reference, from: 'pending', to: 'success', cause: 'acquirer_authorised', at: now }, result.acquirerReference);
       return final();

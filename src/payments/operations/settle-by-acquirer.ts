@@ -33,6 +33,7 @@ import { endAuthorisationInFlight, findPaymentPage, leaveAuthorisationToOperator
 import { recordAcquirerNotification } from '../../store/acquirer-notifications.ts';
 import { amountNumber, findCurrency } from '../../ground/amount.ts';
 import { Problem } from '../../ground/problem.ts';
+import { methodPaidElsewhere } from './send-to-method.ts';
 import { systemOperation } from './operation.ts';
 import type { AcquirerWord, DisputeFacts } from '../../acquirer/notifications.ts';
 import { recordDisputeWord, type DisputeWord } from '../disputes.ts';
@@ -121,7 +122,11 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
       const leaseUntil = page?.processing_until ?? null;
       // A request is still waiting for this authorisation's answer and commits it itself; after its lease, the word is wanted.
       if (row.status === 'pending' && inFlight && leaseUntil !== null && leaseUntil >= now) throw authorisationBeingAnswered();
-      return row.status === 'manualintervention' || (row.status === 'pending' && inFlight) ? { kind: 'authorisation', row, to, word } : undefined;
+      // A payment sent to a method elsewhere waits for this word: the acquirer's final one, whatever the customer's return said (docs/acquirers.md "Notifications").
+      const awaited = row.status === 'pending' && (inFlight || methodPaidElsewhere(row, page) !== undefined);
+      if (row.status === 'manualintervention' || awaited) return { kind: 'authorisation', row, to, word };
+      // Money taken for a payment Kassa ended (expired while the customer was at their bank): on its timeline, for an operator to refund.
+      return row.status === 'failed' && word.success ? timeline() : undefined;
     }
     case 'reversal':
       // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.

@@ -1,0 +1,226 @@
+/**
+ * The methods paid elsewhere through Adyen's Checkout API (docs/acquirers.md "Methods paid
+ * elsewhere through Adyen"), live mode, on SQLite and PostgreSQL, against the stand-in that
+ * validates every request against Adyen's own `CheckoutService-v71.json`: payUrl sends the
+ * customer to the method's page (`/payments`' redirect action), they come back to Kassa with a
+ * `redirectResult`, `/payments/details` gives the outcome, the AUTHORISATION notification is the
+ * final word, and captures and refunds go through `/payments/{pspReference}/…`.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { api, backends, suiteApp, type MerchantApi } from '../support/app.ts';
+import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
+import type { CheckoutChoice } from './adyen-checkout-fake.ts';
+import { adyenContractMissing } from './adyen-contract.ts';
+import { needs } from '../support/dependencies.ts';
+import { notificationSignature } from '../../src/acquirer/adyen-notifications.ts';
+import { eventsOf } from '../../src/store/transactions.ts';
+
+const skip = needs(adyenContractMissing);
+const HMAC_KEY = randomBytes(32).toString('hex');
+const RETURN_URL = 'https://shop.example/return?order=7';
+
+const klarnaLines = [
+  { type: 'PHYSICAL', name: 'Teapot', code: 'TP-1', quantity: 2, unitPrice: 15, totalPrice: 30, vatRate: 21 },
+  { type: 'SHIPPING_FEE', name: 'Shipping', quantity: 1, unitPrice: 4.95, totalPrice: 4.95, vatRate: 21 },
+  // PrestaShop sends a voucher positive: taken off all the same (docs/payment-methods.md).
+  { type: 'DISCOUNT', name: 'Welcome discount', quantity: 1, unitPrice: 5, totalPrice: 5, vatRate: 21 },
+];
+const billing = {
+  billingFirstName: 'Anna',
+  billingLastName: 'de Vries',
+  billingEmail: 'anna@example.nl',
+  billingAddress: 'Keizersgracht',
+  billingHouseNumber: '1',
+  billingPostalCode: '1015 CJ',
+  billingCity: 'Amsterdam',
+  billingCountry: 'NL',
+};
+
+for (const backend of backends) {
+  describe(`methods paid elsewhere through Adyen's Checkout API (${backend})`, { skip }, () => {
+    const t = suiteApp(backend, { ACQUIRER_TIMEOUT: 'PT2S' });
+    let adyen: FakeAdyen;
+    let live: MerchantApi;
+    before(async () => {
+      adyen = await startFakeAdyen();
+      await connectToFake(t.store, adyen, { merchantId: t.merchant.merchantId, mode: 'live', hmacKey: HMAC_KEY, checkout: true });
+      live = api(t.app, t.merchant.liveApiKey);
+    });
+    after(async () => {
+      assert.deepEqual(adyen?.violations ?? [], [], "no request breaks Adyen's contract");
+      await adyen?.close();
+    });
+
+    async function create(method: string, overrides: Record<string, unknown> = {}) {
+      const response = await live.post('/payment', { amount: '29.95', currency: 'EUR', method, returnUrl: RETURN_URL, ...overrides });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json() as { reference: string; payUrl: string; status: string };
+    }
+    const read = async (reference: string) => (await live.get(`/transaction?reference=${reference}`)).json();
+    const sent = (path: string, reference: string) => adyen.requests.filter((r) => r.path === path && r.body.reference === reference);
+
+    /** Opens payUrl: Kassa asks Adyen, and sends the customer to the method's page. */
+    async function openStep(payUrl: string) {
+      const path = new URL(payUrl).pathname;
+      const opened = await t.app.inject({ method: 'GET', url: path });
+      assert.equal(opened.statusCode, 303, opened.body);
+      const step = new URL(opened.headers.location as string);
+      assert.match(step.pathname, /^\/hpp\/[0-9a-f]+$/, 'to the method page Adyen named');
+      return { path, step };
+    }
+
+    /** Picks the outcome on the method's page; the page sends the customer back to Kassa, which sends them on. */
+    async function pickAndReturn(step: URL, choice: CheckoutChoice) {
+      const page = await fetch(step);
+      assert.equal(page.status, 200);
+      const picked = await fetch(step, { method: 'POST', body: new URLSearchParams({ choice }), redirect: 'manual' });
+      assert.equal(picked.status, 303);
+      const back = new URL(picked.headers.get('location')!);
+      assert.match(back.search, /^\?redirectResult=/);
+      return t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+    }
+
+    async function notify(item: Record<string, unknown>) {
+      const full = {
+        pspReference: `PSP${randomBytes(6).toString('hex').toUpperCase()}`,
+        merchantAccountCode: 'ShopNL',
+        amount: { value: 2995, currency: 'EUR' },
+        eventCode: 'AUTHORISATION',
+        success: 'true',
+        ...item,
+      } as unknown as Parameters<typeof notificationSignature>[0];
+      const notificationItems = [{ NotificationRequestItem: { ...full, additionalData: { hmacSignature: notificationSignature(full, HMAC_KEY) } } }];
+      const answer = await t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'true', notificationItems } });
+      assert.equal(answer.body, '[accepted]');
+    }
+
+    test('iDEAL paid: /payments names the method and the way back, /payments/details the outcome; the notification changes nothing after; refunded through Checkout', async () => {
+      const payment = await create('ideal', { ...billing, merchantOrderReference: 'order-7', language: 'nld' });
+      const { path, step } = await openStep(payment.payUrl);
+      const [request] = sent('/checkout/payments', payment.reference);
+      assert.deepEqual(request!.body.paymentMethod, { type: 'ideal' });
+      assert.deepEqual(request!.body.amount, { value: 2995, currency: 'EUR' });
+      assert.equal(request!.body.returnUrl, `${new URL(payment.payUrl).origin}${path}/return`);
+      assert.equal(request!.body.captureDelayHours, 0, 'a sale is captured at once');
+      assert.equal(request!.body.merchantOrderReference, 'order-7');
+      assert.equal(request!.body.shopperEmail, 'anna@example.nl');
+      assert.equal(request!.body.countryCode, 'NL');
+      assert.equal(request!.idempotencyKey, `${payment.reference}:redirect`);
+
+      const back = await pickAndReturn(step, 'Authorised');
+      assert.equal(back.statusCode, 303, back.body);
+      assert.equal(back.headers.location, RETURN_URL);
+      const details = adyen.requests.filter((r) => r.path === '/checkout/payments/details');
+      assert.ok(details.some((r) => r.idempotencyKey === `${payment.reference}:details`));
+      const paid = await read(payment.reference);
+      assert.equal(paid.status, 'success');
+      const session = [...adyen.checkout.sessions.values()].find((s) => s.reference === payment.reference)!;
+
+      await notify({ merchantReference: payment.reference, pspReference: session.pspReference });
+      assert.equal((await read(payment.reference)).status, 'success', 'the final word agrees: nothing changes');
+      assert.deepEqual(
+        (await eventsOf(t.store.read, payment.reference)).map((e) => `${e.from_status}>${e.to_status}`),
+        ['null>pending', 'pending>success'],
+      );
+
+      // The return opened again: the payment is decided, Adyen is not asked again.
+      const detailsBefore = adyen.requests.filter((r) => r.path === '/checkout/payments/details').length;
+      const again = await t.app.inject({ method: 'GET', url: `${path}/return?redirectResult=${session.id}.x` });
+      assert.equal(again.statusCode, 303);
+      assert.equal(adyen.requests.filter((r) => r.path === '/checkout/payments/details').length, detailsBefore);
+
+      const refund = await live.post('/refund', { reference: payment.reference, amount: '10.00' });
+      assert.equal(refund.statusCode, 200, refund.body);
+      const refunded = adyen.requests.find((r) => r.path === `/checkout/payments/${session.pspReference}/refunds`)!;
+      assert.deepEqual(refunded.body, { merchantAccount: 'ShopNL', reference: refund.json().reference, amount: { value: 1000, currency: 'EUR' } });
+    });
+
+    test('Klarna: the invoice as lineItems adding up to the amount, the shopper with it; authorised, then captured through Checkout', async () => {
+      const payment = await create('klarna', { transactionType: 'authorise', orderLines: klarnaLines, ...billing });
+      const { step } = await openStep(payment.payUrl);
+      const [request] = sent('/checkout/payments', payment.reference);
+      assert.deepEqual(request!.body.paymentMethod, { type: 'klarna' });
+      assert.deepEqual(request!.body.additionalData, { manualCapture: 'true' });
+      assert.deepEqual(request!.body.lineItems, [
+        { id: 'TP-1', description: 'Teapot', quantity: 2, amountIncludingTax: 1500, taxPercentage: 2100 },
+        { description: 'Shipping', quantity: 1, amountIncludingTax: 495, taxPercentage: 2100 },
+        { description: 'Welcome discount', quantity: 1, amountIncludingTax: -500, taxPercentage: 2100 },
+      ]);
+      assert.deepEqual(request!.body.shopperName, { firstName: 'Anna', lastName: 'de Vries' });
+      assert.equal((request!.body.billingAddress as Record<string, string>).city, 'Amsterdam');
+
+      const back = await pickAndReturn(step, 'Authorised');
+      assert.equal(back.statusCode, 303, back.body);
+      const authorised = await read(payment.reference);
+      assert.equal(authorised.status, 'success');
+      const capture = await live.post('/capture', { reference: payment.reference, amount: '29.95' });
+      assert.equal(capture.statusCode, 200, capture.body);
+      const session = [...adyen.checkout.sessions.values()].find((s) => s.reference === payment.reference)!;
+      const captured = adyen.requests.find((r) => r.path === `/checkout/payments/${session.pspReference}/captures`)!;
+      assert.deepEqual(captured.body.amount, { value: 2995, currency: 'EUR' });
+    });
+
+    for (const [choice, failureCode] of [
+      ['Refused', 'rejected'],
+      ['Cancelled', 'cancelled'],
+    ] as const) {
+      test(`PayPal ${choice} at the method: failed/${failureCode}, the customer back at returnUrl`, async () => {
+        const payment = await create('paypal');
+        const { step } = await openStep(payment.payUrl);
+        assert.deepEqual(sent('/checkout/payments', payment.reference)[0]!.body.paymentMethod, { type: 'paypal', subtype: 'redirect' });
+        const back = await pickAndReturn(step, choice);
+        assert.equal(back.headers.location, RETURN_URL);
+        const done = await read(payment.reference);
+        assert.deepEqual([done.status, done.failureCode], ['failed', failureCode]);
+      });
+    }
+
+    test("Pending on return: the payment waits, the customer goes back to the shop, and Adyen's AUTHORISATION decides", async () => {
+      const payment = await create('ideal');
+      const { step } = await openStep(payment.payUrl);
+      const back = await pickAndReturn(step, 'Pending');
+      assert.equal(back.headers.location, RETURN_URL);
+      assert.equal((await read(payment.reference)).status, 'pending');
+      const session = [...adyen.checkout.sessions.values()].find((s) => s.reference === payment.reference)!;
+      await notify({ merchantReference: payment.reference, pspReference: session.pspReference });
+      assert.equal((await read(payment.reference)).status, 'success');
+      const refund = await live.post('/refund', { reference: payment.reference });
+      assert.equal(refund.statusCode, 200, refund.body);
+      assert.ok(
+        adyen.requests.some((r) => r.path === `/checkout/payments/${session.pspReference}/refunds`),
+        "refunded by the notification's pspReference",
+      );
+    });
+
+    test('a customer who never comes back: OFFER_CLOSED fails the payment; a refused AUTHORISATION fails another', async () => {
+      const closed = await create('ideal');
+      await openStep(closed.payUrl);
+      await notify({ merchantReference: closed.reference, eventCode: 'OFFER_CLOSED', success: 'true' });
+      assert.equal((await read(closed.reference)).status, 'failed');
+      const refused = await create('paypal');
+      await openStep(refused.payUrl);
+      await notify({ merchantReference: refused.reference, success: 'false', reason: 'Refused' });
+      const done = await read(refused.reference);
+      assert.equal(done.status, 'failed');
+    });
+
+    test("bank transfer: Adyen's account and reference shown to the customer and kept in details; paid when the money arrives", async () => {
+      const payment = await create('banktransfer', { language: 'eng' });
+      const page = await t.app.inject({ method: 'GET', url: new URL(payment.payUrl).pathname });
+      assert.equal(page.statusCode, 200, page.body);
+      assert.match(page.body, /NL13TEST0123456789/);
+      assert.match(page.body, /Adyen N\.V\./);
+      assert.deepEqual(sent('/checkout/payments', payment.reference)[0]!.body.paymentMethod, { type: 'bankTransfer_IBAN' });
+      const pending = await read(payment.reference);
+      assert.equal(pending.status, 'pending');
+      assert.equal(pending.details.bankTransfer.iban, 'NL13TEST0123456789');
+      // Opened again: the same request, the same answer.
+      const again = await t.app.inject({ method: 'GET', url: new URL(payment.payUrl).pathname });
+      assert.match(again.body, /NL13TEST0123456789/);
+      await notify({ merchantReference: payment.reference });
+      assert.equal((await read(payment.reference)).status, 'success');
+    });
+  });
+}
