@@ -19,7 +19,9 @@ import { cancel } from '../payments/operations/cancel.ts';
 import { resolve, type Resolution } from '../payments/operations/resolve.ts';
 import { completeTestPayment } from '../payments/operations/complete-test-payment.ts';
 import { raisedStages, raiseTestDispute } from '../payments/operations/raise-test-dispute.ts';
+import { acceptDispute } from '../payments/operations/accept-dispute.ts';
 import {
+  previewAcceptDispute,
   previewCancel,
   previewCapture,
   previewCompleteTestPayment,
@@ -36,7 +38,7 @@ import { methodPaidElsewhere } from '../payments/operations/send-to-method.ts';
 import type { Form } from '../lib/page-security.ts';
 import { field } from '../lib/page-security.ts';
 
-export const actionNames = ['refund', 'capture', 'reversal', 'cancel', 'complete', 'resolve', 'dispute'] as const;
+export const actionNames = ['refund', 'capture', 'reversal', 'cancel', 'complete', 'resolve', 'dispute', 'accept'] as const;
 export type ActionName = (typeof actionNames)[number];
 
 export interface ActionContext {
@@ -202,6 +204,14 @@ export const actions: Record<ActionName, Action> = {
     // The stage previewed is the one confirmed, and so is the amount.
     carried: (input, preview) => ({ ...withAmount(input, preview), stage: input.stage }),
     perform: async (row, input, ctx) => resultOf(await run(raiseTestDispute, testDispute(row, input), ctx)),
+  },
+  accept: {
+    probe: {},
+    input: () => ({}),
+    preview: (row, _input, ctx) => previewAcceptDispute({ reference: row.reference }, ctx),
+    confirmed: true,
+    carried: asInput,
+    perform: async (row, _input, ctx) => resultOf(await run(acceptDispute, { reference: row.reference }, ctx)),
   },
 };
 

@@ -239,6 +239,10 @@ const eng = {
   disputesAtStake: 'Amount at stake',
   noOpenDisputes: 'No open disputes.',
   listDisputes: 'List the disputes',
+  accept: 'Accept the dispute',
+  acceptHint: "The chargeback stands: the dispute's acquirer is asked to accept it (Adyen's Disputes API), as POST /dispute/accept does.",
+  done_accept: 'The dispute was accepted.',
+  confirm_accept: 'Accept dispute {reference} of {amount}, letting the chargeback stand?',
 };
 
 export type MessageKey = keyof typeof eng;
@@ -472,6 +476,10 @@ const nld: Messages = {
   disputesAtStake: 'Op het spel',
   noOpenDisputes: 'Geen open geschillen.',
   listDisputes: 'Toon de geschillen',
+  accept: 'Geschil accepteren',
+  acceptHint: 'De chargeback blijft staan: de acquirer van het geschil wordt gevraagd het te accepteren (de Disputes API van Adyen), zoals POST /dispute/accept doet.',
+  done_accept: 'Het geschil is geaccepteerd.',
+  confirm_accept: 'Geschil {reference} van {amount} accepteren, zodat de chargeback blijft staan?',
 };
 
 export const consoleTranslations: Record<string, Messages> = { eng, nld };
@@ -578,6 +586,8 @@ const causeTexts = {
     expired: 'Expired',
     operator_resolved: 'Resolved by an operator',
     test_helper: 'Set by the test helper',
+    merchant_accepted: 'Accepted by the merchant',
+    merchant_defended: 'Defended by the merchant at the acquirer',
     merchant_cancel: 'Cancelled by the merchant',
     customer_cancel: 'Cancelled by the customer',
   },
@@ -611,6 +621,8 @@ const causeTexts = {
     expired: 'Verlopen',
     operator_resolved: 'Afgerond door een operator',
     test_helper: 'Gezet door de testhulp',
+    merchant_accepted: 'Geaccepteerd door de merchant',
+    merchant_defended: 'Verdedigd door de merchant bij de acquirer',
     merchant_cancel: 'Geannuleerd door de merchant',
     customer_cancel: 'Geannuleerd door de klant',
   },

@@ -313,6 +313,7 @@ ${row.type === 'chargeback' ? '' : html`<div class="field"><label for="dispute-a
       )
     : ''
 }
+${actions.accept ? action('accept', 'accept', html`<span class="hint">${t('acceptHint')}</span>`) : ''}
 ${
   actions.resolve
     ? action(

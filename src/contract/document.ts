@@ -18,6 +18,7 @@ import { paymentTable } from '../payments/request.ts';
 import { captureTable } from '../payments/operations/capture.ts';
 import { completionTable } from '../payments/operations/complete-test-payment.ts';
 import { testDisputeTable } from '../payments/operations/raise-test-dispute.ts';
+import { defenseTable } from '../payments/operations/defend-dispute.ts';
 import { referenceTable } from '../payments/operations/fields.ts';
 import { TransactionQuery } from './queries.ts';
 import { echoedFieldSchemas, enrollmentRequestSchema, paymentRequestSchema, tableSchema } from './request-schemas.ts';
@@ -109,6 +110,7 @@ const paymentSchema: Schema = {
         reason: { type: 'string', description: "Disputes: the reason, in the acquirer's words." },
         schemeCode: { type: 'string', description: 'Disputes: the card scheme.' },
         defensePeriodEndsAt: { type: 'string', description: 'Disputes: until when it may be defended (ISO 8601, as the acquirer wrote it).' },
+        defenseReasonCode: { type: 'string', description: 'Disputes: the reason the merchant defended it with (`POST /dispute/defend`).' },
         vaultAccessToken: { type: 'string', description: 'Enrollments on success: pays with the stored card (a secret of the merchant).' },
         maskedPan: { type: 'string' },
         cardholderFirstName: { type: 'string' },
@@ -389,6 +391,34 @@ const routes: readonly Route[] = [
   },
   {
     method: 'post',
+    path: '/dispute/accept',
+    operationId: 'acceptDispute',
+    summary: 'Accept a dispute',
+    description:
+      'Names a dispute (`type: chargeback`); its acquirer is asked to accept it (Adyen’s Disputes API), then it moves to `accepted` (`status: success`: the chargeback stands), with its webhook. 409 once it has ended or can no longer be accepted; 422 `Refused by the acquirer`; 503 when the connection names no Disputes API, or without an answer (nothing recorded).',
+    tag: 'Disputes',
+    body: 'ReversalRequest',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422, 503],
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/dispute/defend',
+    operationId: 'defendDispute',
+    summary: 'Defend a dispute',
+    description:
+      'Defends a dispute with one of the defense reasons its acquirer takes for it (its material supplied at the acquirer); the stage stays until the issuer answers through the acquirer. 422 at `/defenseReasonCode` (`not_applicable`, with the reasons it takes) or `Refused by the acquirer`; 409 once it has ended; 503 as for accepting.',
+    tag: 'Disputes',
+    body: 'DisputeDefense',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', defenseReasonCode: 'SupplyDefenseMaterial' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422, 503],
+    idempotent: true,
+  },
+  {
+    method: 'post',
     path: '/test/dispute',
     operationId: 'raiseTestDispute',
     summary: 'Raise or move a test dispute',
@@ -541,6 +571,7 @@ export function openApiDocument(publicUrl: string, apiPrefix: string): Schema {
     tags: [
       { name: 'Payments', description: 'Create payments, read transactions, list methods.' },
       { name: 'Refunds and captures', description: 'Money back, and completing authorisations.' },
+      { name: 'Disputes', description: 'Accepting or defending a chargeback (docs/disputes.md).' },
       { name: 'Vault', description: 'Store a card for later payments.' },
       { name: 'Customer addresses', description: 'The capability addresses a payment object carries.' },
       { name: 'Test helpers', description: 'Test keys only.' },
@@ -568,6 +599,7 @@ export function openApiDocument(publicUrl: string, apiPrefix: string): Schema {
         ReversalRequest: tableSchema(referenceTable),
         TestCompletion: tableSchema(completionTable),
         TestDispute: tableSchema(testDisputeTable),
+        DisputeDefense: tableSchema(defenseTable),
         WalletTokenIntake: {
           type: 'object',
           required: ['encryptedToken'],

@@ -9,12 +9,24 @@
  * moves nothing: it is kept on the dispute's timeline. The payment's own status never changes.
  */
 import type { Db, Dialect } from '../store/store.ts';
-import type { NewTransaction, TransactionRow } from '../store/schema.ts';
-import { changeStatus, findTransaction, insertTransaction, lockTransaction, recordTimelineEntry, setTransactionDetails } from '../store/transactions.ts';
-import { disputesOfPayment, insertDispute, lockDisputeByAcquirerReference, setDisputeStage, type DisputeRow } from '../store/disputes.ts';
+import type { Mode, NewTransaction, TransactionRow } from '../store/schema.ts';
+import {
+  changeStatus,
+  findOwnTransaction,
+  findTransaction,
+  insertTransaction,
+  lockTransaction,
+  ownerOf,
+  recordTimelineEntry,
+  setTransactionDetails,
+} from '../store/transactions.ts';
+import { disputesOfPayment, findDispute, insertDispute, lockDisputeByAcquirerReference, setDisputeStage, type DisputeRow } from '../store/disputes.ts';
+import type { Acquirers } from '../acquirer/select.ts';
+import type { DisputeAnswer, DisputeService } from '../acquirer/dispute-service.ts';
+import { Problem } from '../ground/problem.ts';
 import { enqueueDisputeWebhook } from '../events/outbox.ts';
 import { amountNumber, findCurrency } from '../ground/amount.ts';
-import { canAdvance, stageStatus, type DisputeStage } from '../ground/dispute-stages.ts';
+import { canAdvance, stageStatus, stageTransitions, type DisputeStage } from '../ground/dispute-stages.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { followUpRow } from './follow-up.ts';
 
@@ -158,4 +170,67 @@ async function recordPaymentDisputes(tx: Db, dialect: Dialect, paymentReference:
     amount: amountNumber(Number(dispute.amount_minor), findCurrency(dispute.currency)!),
   }));
   await setTransactionDetails(tx, paymentReference, JSON.stringify({ ...(JSON.parse(payment.details) as Record<string, unknown>), disputes }));
+}
+
+/** A dispute as its owner sees it: its chargeback transaction, what makes it one at its acquirer, and its payment. */
+export interface OwnDispute {
+  row: TransactionRow;
+  dispute: DisputeRow;
+  payment: TransactionRow;
+}
+
+/** The caller's dispute named by its transaction's reference; undefined for anything else, as for no transaction. */
+export async function loadDispute(read: Db, caller: { merchantId: string; mode: Mode }, reference: string): Promise<OwnDispute | undefined> {
+  const row = await findOwnTransaction(read, caller, reference);
+  const dispute = row?.type === 'chargeback' ? await findDispute(read, row.reference) : undefined;
+  const payment = dispute && (await findOwnTransaction(read, caller, dispute.payment_reference));
+  return row && dispute && payment ? { row, dispute, payment } : undefined;
+}
+
+/**
+ * Where a merchant's word on its dispute may apply (pure): a dispute of the caller's, at a stage that
+ * may still move to `to` (accepting: `accepted`; defending: a stage the issuer decides next, so any
+ * stage that is not an end).
+ */
+export function disputeOpenTo(found: OwnDispute | undefined, reference: string, to: DisputeStage | 'defended'): OwnDispute {
+  if (!found) throw Problem.notFound(`No dispute with reference ${reference}.`);
+  const stage = found.dispute.stage as DisputeStage;
+  const open = to === 'defended' ? stageTransitions[stage].length > 0 : canAdvance(stage, to);
+  if (!open) throw Problem.conflict(`Dispute ${reference} is at ${stage}; it can no longer be ${to === 'defended' ? 'defended' : to}.`);
+  return found;
+}
+
+/** The acquirer's service for the dispute, or the 503 saying it has none Kassa can ask (docs/disputes.md "Accepting and defending"). */
+export async function disputeServiceOf(acquirers: Pick<Acquirers, 'disputes'>, found: OwnDispute): Promise<DisputeService> {
+  const service = await acquirers.disputes(ownerOf(found.row), found.dispute.connector);
+  if (service) return service;
+  throw new Problem(
+    503,
+    'Disputes not connected',
+    `Kassa cannot ask this dispute's acquirer (${found.dispute.connector}) to accept or defend it: the connection names no Disputes API (kassa acquirer set --disputes-endpoint). Do it at the acquirer; its notification moves the dispute here.`,
+  );
+}
+
+/** The acquirer's answer as the merchant gets it: done, or its refusal (422), or no answer (503, nothing recorded: ask again). */
+export function unlessRefusedDispute(answer: DisputeAnswer, action: 'accept' | 'defend'): void {
+  if (answer.outcome === 'refused') throw new Problem(422, 'Refused by the acquirer', `The acquirer refused to ${action} the dispute: ${answer.reason}.`);
+  if (answer.outcome === 'unknown')
+    throw new Problem(
+      503,
+      'No answer from the acquirer',
+      `The acquirer did not answer in time (${answer.reason}); nothing was recorded. Send the request again.`,
+      undefined,
+      {
+        'Retry-After': '5',
+      },
+    );
+}
+
+/** A defense made at the acquirer: its reason in the dispute's `details.defenseReasonCode` and on its timeline; its stage waits for the issuer. */
+export async function recordDefense(tx: Db, reference: string, defense: { defenseReasonCode: string; at: number }): Promise<TransactionRow> {
+  const row = (await findTransaction(tx, reference))!;
+  const details = { ...(JSON.parse(row.details) as Record<string, unknown>), defenseReasonCode: defense.defenseReasonCode };
+  await setTransactionDetails(tx, reference, JSON.stringify(details));
+  await recordTimelineEntry(tx, { reference, status: row.status, cause: 'merchant_defended', detail: `defended: ${defense.defenseReasonCode}`, at: defense.at });
+  return (await findTransaction(tx, reference))!;
 }

@@ -4,12 +4,13 @@
  * stage opens a dispute transaction of its own (`type: chargeback`, its parent the payment), each
  * later stage moves the same one forward with its merchant webhook, a stage sent again or late
  * moves nothing and sends nothing, what only informs goes on the dispute's timeline, the payment
- * keeps its status and lists its disputes.
+ * keeps its status and lists its disputes. The merchant accepts or defends a dispute through Adyen's
+ * Disputes API (its stand-in: adyen-disputes-fake.ts, validating each request against DisputeService-v30.json).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { backends, cardPayment, suiteApp } from '../support/app.ts';
+import { backends, cardPayment, suiteApp, type TestApp } from '../support/app.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { deliveriesFor } from '../events/support.ts';
 import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
@@ -20,6 +21,9 @@ import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { canAdvance, disputeStages, stageStatus } from '../../src/ground/dispute-stages.ts';
 import { disputeRefusal, nextStage } from '../../src/payments/disputes.ts';
+import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
+import { DISPUTES_CONTRACT, startFakeAdyenDisputes, type FakeAdyenDisputes } from './adyen-disputes-fake.ts';
+import fs from 'node:fs';
 
 const skip = needs(adyenContractMissing);
 const HMAC_KEY = randomBytes(32).toString('hex');
@@ -92,6 +96,53 @@ describe('the stage table', () => {
   }
 });
 
+/** What each suite does with its app and the Adyen stand-in: signed dispute notifications, reads, the payment paid through Adyen. */
+function helpers(t: TestApp, adyen: () => FakeAdyen) {
+  let disputes = 0;
+  const newDisputePsp = () => `PSPD${String(++disputes).padStart(12, '0')}`;
+
+  /** One signed dispute item of `psp` (the dispute's own pspReference) on the payment, as Adyen sends it. */
+  function notify(payment: { reference: string; psp: string }, item: { psp: string; eventCode: string; value?: number; currency?: string } & Record<string, unknown>) {
+    const { psp, eventCode, value, currency, additionalData, ...rest } = item;
+    const signed = {
+      pspReference: psp,
+      originalReference: payment.psp,
+      merchantAccountCode: 'ShopNL',
+      merchantReference: payment.reference,
+      amount: { value: value ?? 4000, currency: currency ?? 'EUR' },
+      eventCode,
+      success: 'true',
+      reason: 'Fraudulent Processing of Transactions',
+      ...rest,
+    } as unknown as Parameters<typeof notificationSignature>[0];
+    const data = { chargebackReasonCode: '10.4', chargebackSchemeCode: 'visa', ...(additionalData as object) };
+    const notificationItems = [{ NotificationRequestItem: { ...signed, additionalData: { ...data, hmacSignature: notificationSignature(signed, HMAC_KEY) } } }];
+    return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'false', notificationItems } });
+  }
+  const accepted = async (sent: ReturnType<typeof notify>) => assert.equal((await sent).body, '[accepted]');
+
+  const transaction = async (reference: string) => {
+    const answer = await t.client.get(`/transaction?reference=${reference}`);
+    assert.equal(answer.statusCode, 200, answer.body);
+    return answer.json();
+  };
+  const webhooks = async (reference: string) =>
+    (await deliveriesFor(t.store, reference)).sort((a, b) => a.created - b.created || a.id.localeCompare(b.id)).map((d) => d.event);
+  const chargebacksOf = async (payment: string) =>
+    (await t.store.read.selectFrom('transactions').select('reference').where('parent_reference', '=', payment).where('type', '=', 'chargeback').execute()).map(
+      (r) => r.reference,
+    );
+
+  async function paid(amount = '40.00') {
+    const payment = (await t.client.post('/payment', cardPayment({ amount }))).json() as { reference: string; payUrl: string };
+    const { path: page, csrf } = await openPage(t.app, payment.payUrl);
+    assert.equal((await postForm(t.app, `${page}/card`, { csrf, ...card() })).statusCode, 303);
+    assert.equal((await transaction(payment.reference)).status, 'success');
+    return { reference: payment.reference, psp: adyen().authorisations.get(payment.reference)!.pspReference };
+  }
+  return { notify, accepted, transaction, webhooks, chargebacksOf, newDisputePsp, paid };
+}
+
 for (const backend of backends) {
   describe(`a chargeback's life through Adyen's notifications (${backend})`, { skip }, () => {
     const t = suiteApp(backend);
@@ -103,48 +154,7 @@ for (const backend of backends) {
     });
     after(async () => adyen.close());
 
-    let disputes = 0;
-    const newDisputePsp = () => `PSPD${String(++disputes).padStart(12, '0')}`;
-
-    /** One signed dispute item of `psp` (the dispute's own pspReference) on the payment, as Adyen sends it. */
-    function notify(payment: { reference: string; psp: string }, item: { psp: string; eventCode: string; value?: number; currency?: string } & Record<string, unknown>) {
-      const { psp, eventCode, value, currency, additionalData, ...rest } = item;
-      const signed = {
-        pspReference: psp,
-        originalReference: payment.psp,
-        merchantAccountCode: 'ShopNL',
-        merchantReference: payment.reference,
-        amount: { value: value ?? 4000, currency: currency ?? 'EUR' },
-        eventCode,
-        success: 'true',
-        reason: 'Fraudulent Processing of Transactions',
-        ...rest,
-      } as unknown as Parameters<typeof notificationSignature>[0];
-      const data = { chargebackReasonCode: '10.4', chargebackSchemeCode: 'visa', ...(additionalData as object) };
-      const notificationItems = [{ NotificationRequestItem: { ...signed, additionalData: { ...data, hmacSignature: notificationSignature(signed, HMAC_KEY) } } }];
-      return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'false', notificationItems } });
-    }
-    const accepted = async (sent: ReturnType<typeof notify>) => assert.equal((await sent).body, '[accepted]');
-
-    const transaction = async (reference: string) => {
-      const answer = await t.client.get(`/transaction?reference=${reference}`);
-      assert.equal(answer.statusCode, 200, answer.body);
-      return answer.json();
-    };
-    const webhooks = async (reference: string) =>
-      (await deliveriesFor(t.store, reference)).sort((a, b) => a.created - b.created || a.id.localeCompare(b.id)).map((d) => d.event);
-    const chargebacksOf = async (payment: string) =>
-      (await t.store.read.selectFrom('transactions').select('reference').where('parent_reference', '=', payment).where('type', '=', 'chargeback').execute()).map(
-        (r) => r.reference,
-      );
-
-    async function paid(amount = '40.00') {
-      const payment = (await t.client.post('/payment', cardPayment({ amount }))).json() as { reference: string; payUrl: string };
-      const { path: page, csrf } = await openPage(t.app, payment.payUrl);
-      assert.equal((await postForm(t.app, `${page}/card`, { csrf, ...card() })).statusCode, 303);
-      assert.equal((await transaction(payment.reference)).status, 'success');
-      return { reference: payment.reference, psp: adyen.authorisations.get(payment.reference)!.pspReference };
-    }
+    const { notify, accepted, transaction, webhooks, chargebacksOf, newDisputePsp, paid } = helpers(t, () => adyen);
 
     test('notification → chargeback → reversed: one dispute transaction moved forward, a webhook per stage, the payment untouched but listing it', async () => {
       const payment = await paid();
@@ -284,6 +294,21 @@ for (const backend of backends) {
       assert.deepEqual(listed.map((d) => d.reference).sort(), [...references].sort());
     });
 
+    test("without the connection's Disputes API, accepting or defending is 503 and changes nothing: it is done at Adyen", async () => {
+      const payment = await paid();
+      await accepted(notify(payment, { psp: newDisputePsp(), eventCode: 'CHARGEBACK' }));
+      const [reference] = await chargebacksOf(payment.reference);
+      for (const [route, body] of [
+        ['/dispute/accept', { reference }],
+        ['/dispute/defend', { reference, defenseReasonCode: 'GoodsOrServicesProvided' }],
+      ] as const) {
+        const answer = await t.client.post(route, body);
+        assert.equal(answer.statusCode, 503, answer.body);
+        assert.equal(answer.json().title, 'Disputes not connected');
+      }
+      assert.equal((await transaction(reference)).details.stage, 'chargeback');
+    });
+
     test('a dispute is no payment: it cannot be refunded, and the payment read by references lists it like any transaction', async () => {
       const payment = await paid();
       await accepted(notify(payment, { psp: newDisputePsp(), eventCode: 'CHARGEBACK' }));
@@ -296,6 +321,105 @@ for (const backend of backends) {
         (listed.json() as { type: string }[]).map((row) => row.type),
         ['sale', 'chargeback'],
       );
+    });
+  });
+}
+
+const disputesContractMissing = adyenContractMissing ?? (fs.existsSync(DISPUTES_CONTRACT) ? undefined : `Adyen's Disputes API document is not at ${DISPUTES_CONTRACT}`);
+
+for (const backend of backends) {
+  describe(`accepting and defending a dispute through Adyen's Disputes API (${backend})`, { skip: needs(disputesContractMissing) }, () => {
+    const t = suiteApp(backend);
+    let adyen: FakeAdyen;
+    let api: FakeAdyenDisputes;
+    before(async () => {
+      adyen = await startFakeAdyen();
+      api = await startFakeAdyenDisputes(adyen.apiKey);
+      await setAcquirerConnection(
+        t.store,
+        {
+          merchantId: t.merchant.merchantId,
+          mode: 'test',
+          connector: 'adyen',
+          endpoint: adyen.url,
+          endpoints: { disputes: api.url },
+          account: 'ShopNL',
+          secretsJson: JSON.stringify({ apiKey: adyen.apiKey, hmacKey: HMAC_KEY }),
+        },
+        Date.now(),
+      );
+      await setWebhookUrl(t.store, t.merchant.merchantId, 'https://shop.example/webhooks');
+    });
+    after(async () => {
+      assert.deepEqual(api.violations, [], "requests that break Adyen's DisputeService-v30.json");
+      await api.close();
+      await adyen.close();
+    });
+    const { notify, accepted, transaction, webhooks, chargebacksOf, newDisputePsp, paid } = helpers(t, () => adyen);
+    async function charged() {
+      const payment = await paid();
+      const psp = newDisputePsp();
+      await accepted(notify(payment, { psp, eventCode: 'CHARGEBACK' }));
+      const [reference] = await chargebacksOf(payment.reference);
+      return { payment, psp, reference };
+    }
+
+    test('accepted: Adyen asked with the merchant account and the dispute’s pspReference, the dispute accepted with its webhook; accepting again is 409', async () => {
+      const { psp, reference } = await charged();
+      api.open(psp);
+      const answer = await t.client.post('/dispute/accept', { reference });
+      assert.equal(answer.statusCode, 200, answer.body);
+      assert.deepEqual([answer.json().status, answer.json().details.stage], ['success', 'accepted']);
+      assert.deepEqual(api.requests.at(-1), { path: '/acceptDispute', body: { merchantAccountCode: 'ShopNL', disputePspReference: psp } });
+      assert.deepEqual(await webhooks(reference), ['chargeback/chargeback', 'chargeback/accepted']);
+      assert.equal((await eventsOf(t.store.read, reference)).at(-1)!.cause, 'merchant_accepted');
+      const again = await t.client.post('/dispute/accept', { reference });
+      assert.equal(again.statusCode, 409);
+      assert.match(again.json().detail, /is at accepted; it can no longer be accepted/);
+    });
+
+    test('defended: only with a reason Adyen takes for it (422 naming them), then its stage waits for the issuer, whose reversal comes as a notification', async () => {
+      const { payment, psp, reference } = await charged();
+      api.open(psp, ['GoodsOrServicesProvided']);
+      const wrong = await t.client.post('/dispute/defend', { reference, defenseReasonCode: 'Whatever' });
+      assert.equal(wrong.statusCode, 422);
+      assert.deepEqual([wrong.json().errors[0].field, wrong.json().errors[0].code], ['/defenseReasonCode', 'not_applicable']);
+      assert.match(wrong.json().errors[0].message, /it takes: GoodsOrServicesProvided/);
+
+      const defended = await t.client.post('/dispute/defend', { reference, defenseReasonCode: 'GoodsOrServicesProvided' });
+      assert.equal(defended.statusCode, 200, defended.body);
+      assert.deepEqual([defended.json().details.stage, defended.json().details.defenseReasonCode], ['chargeback', 'GoodsOrServicesProvided']);
+      assert.deepEqual(
+        api.requests.slice(-2).map((r) => r.path),
+        ['/retrieveApplicableDefenseReasons', '/defendDispute'],
+      );
+      assert.deepEqual(api.requests.at(-1)!.body, { merchantAccountCode: 'ShopNL', disputePspReference: psp, defenseReasonCode: 'GoodsOrServicesProvided' });
+      assert.deepEqual(await webhooks(reference), ['chargeback/chargeback'], 'a defense moves no stage');
+
+      await accepted(notify(payment, { psp, eventCode: 'CHARGEBACK_REVERSED' }));
+      assert.deepEqual([(await transaction(reference)).details.stage, (await transaction(reference)).status], ['reversed', 'failed']);
+    });
+
+    test("Adyen's refusal is 422 in its words, no answer is 503: the dispute unchanged either way", async () => {
+      const { reference } = await charged();
+      const refused = await t.client.post('/dispute/accept', { reference });
+      assert.equal(refused.statusCode, 422);
+      assert.equal(refused.json().title, 'Refused by the acquirer');
+      assert.match(refused.json().detail, /Dispute not found/);
+      api.silent = true;
+      try {
+        const silent = await t.client.post('/dispute/accept', { reference });
+        assert.equal(silent.statusCode, 503);
+        assert.equal(silent.json().title, 'No answer from the acquirer');
+      } finally {
+        api.silent = false;
+      }
+      assert.deepEqual([(await transaction(reference)).details.stage, await webhooks(reference)], ['chargeback', ['chargeback/chargeback']]);
+    });
+
+    test('a payment is no dispute: accepting one is 404', async () => {
+      const payment = await paid();
+      assert.equal((await t.client.post('/dispute/accept', { reference: payment.reference })).statusCode, 404);
     });
   });
 }

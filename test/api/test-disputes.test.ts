@@ -119,6 +119,23 @@ for (const backend of backends) {
       assert.equal((await transaction(raised.reference)).status, 'pending');
     });
 
+    test('a test dispute is accepted or defended as asked (the simulator is its acquirer); a defense keeps its reason and moves no stage', async () => {
+      const accepted = await dispute({ reference: await paid(), stage: 'chargeback' });
+      const acceptance = await t.client.post('/dispute/accept', { reference: accepted.reference });
+      assert.equal(acceptance.statusCode, 200, acceptance.body);
+      assert.deepEqual([acceptance.json().status, acceptance.json().details.stage], ['success', 'accepted']);
+      assert.deepEqual(await webhooks(accepted.reference), ['chargeback/chargeback', 'chargeback/accepted']);
+
+      const defended = await dispute({ reference: await paid(), stage: 'chargeback' });
+      const refused = await t.client.post('/dispute/defend', { reference: defended.reference, defenseReasonCode: 'GoodsOrServicesProvided' });
+      assert.equal(refused.json().errors[0].message, 'is not a reason the acquirer takes for this dispute (it takes: SupplyDefenseMaterial)');
+      const defense = await t.client.post('/dispute/defend', { reference: defended.reference, defenseReasonCode: 'SupplyDefenseMaterial' });
+      assert.equal(defense.statusCode, 200, defense.body);
+      assert.deepEqual([defense.json().details.stage, defense.json().details.defenseReasonCode], ['chargeback', 'SupplyDefenseMaterial']);
+      assert.equal((await eventsOf(t.store.read, defended.reference)).at(-1)!.cause, 'merchant_defended');
+      assert.equal((await dispute({ reference: defended.reference, stage: 'reversed' })).status, 'failed', 'the tester plays the issuer');
+    });
+
     test('a live key finds nothing at /test/dispute', async () => {
       const answer = await t.client.post('/test/dispute', { reference: await paid() }, { key: t.merchant.liveApiKey });
       assert.equal(answer.statusCode, 404);

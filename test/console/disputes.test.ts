@@ -48,8 +48,8 @@ for (const backend of backends) {
       return { url: form[1], fields: Object.fromEntries([...form[2].matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]])) };
     };
     /** The action asked, its confirmation checked to name `question`, then confirmed. */
-    async function confirmed(reference: string, form: Record<string, string>, question: string) {
-      const asked = await client.post(`/dashboard/payments/${reference}/dispute`, { csrf, ...form });
+    async function confirmed(reference: string, form: Record<string, string>, question: string, action = 'dispute') {
+      const asked = await client.post(`/dashboard/payments/${reference}/${action}`, { csrf, ...form });
       assert.equal(asked.statusCode, 200, asked.body);
       assert.ok(asked.body.includes(question), `the confirmation asks: ${question}`);
       const { url, fields } = confirmationForm(asked.body);
@@ -133,6 +133,22 @@ for (const backend of backends) {
       const dispute = ((await read(payment)).details.disputes as { reference: string }[])[0].reference;
       await confirmed(dispute, { stage: 'accepted' }, `Test dispute on ${dispute} of EUR 40.00: Accepted?`);
       assert.deepEqual(await offered(dispute), [], 'an accepted dispute moves no more, and is no payment to refund or cancel');
+    });
+
+    test('the merchant accepts a dispute from its page: confirmed with its amount, accepted through its acquirer (here the simulator), audited', async () => {
+      const payment = await paid('12.00');
+      await confirmed(payment, { stage: 'chargeback' }, `Test dispute on ${payment}`);
+      const dispute = ((await read(payment)).details.disputes as { reference: string }[])[0].reference;
+      assert.deepEqual(await offered(dispute), ['dispute', 'accept']);
+      await confirmed(dispute, {}, `Accept dispute ${dispute} of EUR 12.00, letting the chargeback stand?`, 'accept');
+      const done = await read(dispute);
+      assert.deepEqual([done.status, done.details.stage], ['success', 'accepted']);
+      assert.deepEqual((await deliveriesFor(kassa.store, dispute)).map((d) => d.event).sort(), ['chargeback/accepted', 'chargeback/chargeback']);
+      const audit = await kassa.store.read.selectFrom('audit_log').select(['detail']).where('action', '=', 'accept').where('reference', '=', dispute).execute();
+      assert.deepEqual(
+        audit.map((e) => JSON.parse(e.detail)),
+        [{ result: { reference: dispute, status: 'success' } }],
+      );
     });
   });
 }

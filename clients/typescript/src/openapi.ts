@@ -164,6 +164,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dispute/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute
+         * @description Names a dispute (`type: chargeback`); its acquirer is asked to accept it (Adyen’s Disputes API), then it moves to `accepted` (`status: success`: the chargeback stands), with its webhook. 409 once it has ended or can no longer be accepted; 422 `Refused by the acquirer`; 503 when the connection names no Disputes API, or without an answer (nothing recorded).
+         */
+        post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dispute/defend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Defend a dispute
+         * @description Defends a dispute with one of the defense reasons its acquirer takes for it (its material supplied at the acquirer); the stage stays until the issuer answers through the acquirer. 422 at `/defenseReasonCode` (`not_applicable`, with the reasons it takes) or `Refused by the acquirer`; 409 once it has ended; 503 as for accepting.
+         */
+        post: operations["defendDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/test/dispute": {
         parameters: {
             query?: never;
@@ -788,6 +828,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        DisputeDefense: {
+            /** @description The dispute (its `chargeback` transaction). */
+            reference: string;
+            /** @description One of the defense reasons the acquirer takes for this dispute. */
+            defenseReasonCode: string;
+        } & {
+            [key: string]: unknown;
+        };
         WalletTokenIntake: {
             /** @description The wallet token (version EC_v1) exactly as the wallet gave it: the JSON object, or that object as a JSON string (direct flow). */
             encryptedToken: {
@@ -888,6 +936,8 @@ export interface components {
                 schemeCode?: string;
                 /** @description Disputes: until when it may be defended (ISO 8601, as the acquirer wrote it). */
                 defensePeriodEndsAt?: string;
+                /** @description Disputes: the reason the merchant defended it with (`POST /dispute/defend`). */
+                defenseReasonCode?: string;
                 /** @description Enrollments on success: pays with the stored card (a secret of the merchant). */
                 vaultAccessToken?: string;
                 maskedPan?: string;
@@ -996,7 +1046,7 @@ export interface components {
              * @description Where this Kassa explains the problem type: `PUBLIC_URL/docs#problem-<slug>`; the slug is the same on every Kassa.
              * @enum {string}
              */
-            type: "https://kassa.test/docs#problem-malformed-json" | "https://kassa.test/docs#problem-json-nested-too-deeply" | "https://kassa.test/docs#problem-malformed-request" | "https://kassa.test/docs#problem-bad-request" | "https://kassa.test/docs#problem-unsupported-content-type" | "https://kassa.test/docs#problem-invalid-idempotency-reference" | "https://kassa.test/docs#problem-unauthorized" | "https://kassa.test/docs#problem-not-found" | "https://kassa.test/docs#problem-request-timeout" | "https://kassa.test/docs#problem-conflict" | "https://kassa.test/docs#problem-request-in-progress" | "https://kassa.test/docs#problem-request-body-too-large" | "https://kassa.test/docs#problem-address-too-long" | "https://kassa.test/docs#problem-validation-failed" | "https://kassa.test/docs#problem-unprocessable-request" | "https://kassa.test/docs#problem-idempotency-reference-reused" | "https://kassa.test/docs#problem-refused-by-the-acquirer" | "https://kassa.test/docs#problem-too-many-requests" | "https://kassa.test/docs#problem-request-headers-too-large" | "https://kassa.test/docs#problem-internal-error" | "https://kassa.test/docs#problem-wallet-merchant-validation-failed" | "https://kassa.test/docs#problem-no-acquirer-configured" | "https://kassa.test/docs#problem-no-answer-from-the-acquirer" | "https://kassa.test/docs#problem-database-unavailable" | "https://kassa.test/docs#problem-no-directory-server-configured" | "https://kassa.test/docs#problem-authorisation-being-answered" | "https://kassa.test/docs#problem-not-a-notification" | "https://kassa.test/docs#problem-service-stopping" | "https://kassa.test/docs#problem-vault-unavailable" | "https://kassa.test/docs#problem-wallet-not-configured";
+            type: "https://kassa.test/docs#problem-malformed-json" | "https://kassa.test/docs#problem-json-nested-too-deeply" | "https://kassa.test/docs#problem-malformed-request" | "https://kassa.test/docs#problem-bad-request" | "https://kassa.test/docs#problem-unsupported-content-type" | "https://kassa.test/docs#problem-invalid-idempotency-reference" | "https://kassa.test/docs#problem-unauthorized" | "https://kassa.test/docs#problem-not-found" | "https://kassa.test/docs#problem-request-timeout" | "https://kassa.test/docs#problem-conflict" | "https://kassa.test/docs#problem-request-in-progress" | "https://kassa.test/docs#problem-request-body-too-large" | "https://kassa.test/docs#problem-address-too-long" | "https://kassa.test/docs#problem-validation-failed" | "https://kassa.test/docs#problem-unprocessable-request" | "https://kassa.test/docs#problem-idempotency-reference-reused" | "https://kassa.test/docs#problem-refused-by-the-acquirer" | "https://kassa.test/docs#problem-too-many-requests" | "https://kassa.test/docs#problem-request-headers-too-large" | "https://kassa.test/docs#problem-internal-error" | "https://kassa.test/docs#problem-wallet-merchant-validation-failed" | "https://kassa.test/docs#problem-no-acquirer-configured" | "https://kassa.test/docs#problem-no-answer-from-the-acquirer" | "https://kassa.test/docs#problem-disputes-not-connected" | "https://kassa.test/docs#problem-database-unavailable" | "https://kassa.test/docs#problem-no-directory-server-configured" | "https://kassa.test/docs#problem-authorisation-being-answered" | "https://kassa.test/docs#problem-not-a-notification" | "https://kassa.test/docs#problem-service-stopping" | "https://kassa.test/docs#problem-vault-unavailable" | "https://kassa.test/docs#problem-wallet-not-configured";
             title: string;
             status: number;
             detail?: string;
@@ -1193,7 +1243,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description No acquirer configured; No answer from the acquirer; Database unavailable; No directory server configured; Authorisation being answered; Service stopping; Vault unavailable; Wallet not configured */
+        /** @description No acquirer configured; No answer from the acquirer; Disputes not connected; Database unavailable; No directory server configured; Authorisation being answered; Service stopping; Vault unavailable; Wallet not configured */
         Problem503: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1574,6 +1624,99 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TestCompletion"];
+            };
+        };
+        responses: {
+            /** @description The transaction. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    acceptDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again: the same reference with the same body answers the first outcome (`Idempotent-Replayed: true`); with another body 422; while the first still runs 409. Scoped to merchant, mode and route; kept at least 24 hours. */
+                "Idempotency-Reference"?: components["parameters"]["IdempotencyReference"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReversalRequest"];
+            };
+        };
+        responses: {
+            /** @description The transaction. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    defendDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again: the same reference with the same body answers the first outcome (`Idempotent-Replayed: true`); with another body 422; while the first still runs 409. Scoped to merchant, mode and route; kept at least 24 hours. */
+                "Idempotency-Reference"?: components["parameters"]["IdempotencyReference"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD",
+                 *       "defenseReasonCode": "SupplyDefenseMaterial"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeDefense"];
             };
         };
         responses: {

@@ -19,6 +19,7 @@ import { cancel, type CancellingParty } from './cancel.ts';
 import { resolve, type Resolution } from './resolve.ts';
 import { completeTestPayment } from './complete-test-payment.ts';
 import { raiseTestDispute } from './raise-test-dispute.ts';
+import { acceptDispute } from './accept-dispute.ts';
 
 /** The money an operation would move: its amount in minor units and the currency's code. */
 export interface Preview {
@@ -81,4 +82,11 @@ export async function previewRaiseTestDispute(body: { reference: string; stage?:
   const input = raiseTestDispute.parse(body, ctx);
   const { word } = raiseTestDispute.decide(await raiseTestDispute.load(input, ctx), input, ctx);
   return { amountMinor: word.amountMinor!, currency: word.currency };
+}
+
+/** A dispute's acceptance: the disputed amount, while its stage may still move to `accepted` (the acquirer is asked only when it runs). */
+export async function previewAcceptDispute(body: { reference: string }, ctx: Context<Caller>): Promise<Preview> {
+  const input = acceptDispute.parse(body, ctx);
+  const { row } = acceptDispute.decide(await acceptDispute.load(input, ctx), input, ctx);
+  return moneyOf(row, row.amount_minor);
 }

@@ -15,6 +15,7 @@ import type { TransactionRow } from '../../store/schema.ts';
 import { findDispute, type DisputeRow } from '../../store/disputes.ts';
 import { findOwnTransaction } from '../../store/transactions.ts';
 import { newTransactionReference } from '../../lib/tokens.ts';
+import { SIMULATED_DISPUTES } from '../../acquirer/dispute-service.ts';
 import { amountSchema, compileTable } from '../common-fields.ts';
 import { captureStatusOf } from '../authorisation.ts';
 import { recordDisputeWord, type DisputeWord } from '../disputes.ts';
@@ -24,8 +25,6 @@ import { merchantOperation } from './operation.ts';
 
 /** The stages a dispute may be raised at: the issuer's notice first, or its chargeback at once. */
 export const raisedStages = ['notification', 'chargeback'] as const satisfies readonly DisputeStage[];
-/** The connector of the disputes the test helper raises: the simulator's (docs/disputes.md "Test mode"). */
-const SIMULATOR = 'simulator';
 
 export const testDisputeTable = compileTable({
   reference: { ...referenceField, schema: { ...referenceField.schema, description: 'A paid test payment to raise a dispute on, or a test dispute to move.' } },
@@ -88,7 +87,7 @@ function raising(payment: TransactionRow, request: TestDisputeRequest): TestDisp
   return {
     payment,
     word: {
-      connector: SIMULATOR,
+      connector: SIMULATED_DISPUTES,
       acquirerReference: newTransactionReference(),
       stage,
       amountMinor,
@@ -103,14 +102,15 @@ function raising(payment: TransactionRow, request: TestDisputeRequest): TestDisp
 
 /** The word moving a test dispute (pure): to a stage its table allows from where it stands. */
 function moving(dispute: NonNullable<Named['dispute']>, chargeback: TransactionRow, request: TestDisputeRequest): TestDisputePlan {
-  if (dispute.row.connector !== SIMULATOR) throw Problem.conflict(`Dispute ${chargeback.reference} is its acquirer's: only its acquirer's notifications move it.`);
+  if (dispute.row.connector !== SIMULATED_DISPUTES)
+    throw Problem.conflict(`Dispute ${chargeback.reference} is its acquirer's: only its acquirer's notifications move it.`);
   if (request.stage === undefined) throw refusal('/stage', 'required', 'give the stage to move the dispute to');
   const from = dispute.row.stage as DisputeStage;
   if (!canAdvance(from, request.stage)) throw Problem.conflict(`Dispute ${chargeback.reference} is at ${from}; it cannot move to ${request.stage}.`);
   return {
     payment: dispute.payment,
     word: {
-      connector: SIMULATOR,
+      connector: SIMULATED_DISPUTES,
       acquirerReference: dispute.row.acquirer_reference,
       stage: request.stage,
       amountMinor: chargeback.amount_minor,
