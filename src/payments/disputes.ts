@@ -58,10 +58,16 @@ export interface DisputeDetails {
   reason?: string;
   schemeCode?: string;
   defensePeriodEndsAt?: string;
+  /** The reason the merchant defended it with (recordDefense). */
+  defenseReasonCode?: string;
 }
 
-/** What became of a word: the dispute opened or moved, a word for a timeline only, or a dispute that cannot be (said why, for an operator). */
-export type DisputeOutcome = { kind: 'opened' | 'advanced' | 'kept'; dispute: TransactionRow } | { kind: 'refused'; payment: TransactionRow; why: string };
+/**
+ * What became of a word: the dispute opened or moved (`row` the dispute), kept on a timeline only
+ * (`row` the dispute, or its payment when Kassa does not know the dispute yet), or a dispute that
+ * cannot be (said why, for an operator).
+ */
+export type DisputeOutcome = { kind: 'opened' | 'advanced' | 'kept'; row: TransactionRow } | { kind: 'refused'; payment: TransactionRow; why: string };
 
 /** Why a payment cannot have this dispute, if it cannot (pure): Kassa's units must carry the amount, at most the payment's, in its currency. */
 export function disputeRefusal(
@@ -106,7 +112,7 @@ export async function recordDisputeWord(tx: Db, payment: TransactionRow, word: D
   const refusal = disputeRefusal(payment, word);
   if (word.stage === undefined || refusal !== undefined) {
     await recordTimelineEntry(tx, { reference: payment.reference, status: payment.status, cause: word.cause, detail: word.detail, at: at.now });
-    return refusal === undefined ? { kind: 'kept', dispute: payment } : { kind: 'refused', payment, why: refusal };
+    return refusal === undefined ? { kind: 'kept', row: payment } : { kind: 'refused', payment, why: refusal };
   }
   return openDispute(tx, payment, { ...word, stage: word.stage, amountMinor: word.amountMinor! }, at);
 }
@@ -132,7 +138,7 @@ async function openDispute(tx: Db, payment: TransactionRow, word: DisputeWord & 
   await insertTransaction(tx, row, word.cause, word.detail);
   await enqueueDisputeWebhook(tx, { reference: row.reference, stage: word.stage, at: at.now });
   await recordPaymentDisputes(tx, at.dialect, payment.reference);
-  return { kind: 'opened', dispute: (await findTransaction(tx, row.reference))! };
+  return { kind: 'opened', row: (await findTransaction(tx, row.reference))! };
 }
 
 async function moveDispute(tx: Db, known: DisputeRow, word: DisputeWord, at: At): Promise<DisputeOutcome> {
@@ -141,7 +147,7 @@ async function moveDispute(tx: Db, known: DisputeRow, word: DisputeWord, at: At)
   const to = nextStage(from, word);
   if (to === undefined || !(await setDisputeStage(tx, { reference: known.reference, from, to, at: at.now }))) {
     await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: word.cause, detail: word.detail, at: at.now });
-    return { kind: 'kept', dispute: row };
+    return { kind: 'kept', row };
   }
   const details = detailsOf(word, to, JSON.parse(row.details) as Partial<DisputeDetails>);
   // The stage's compare-and-set above holds the dispute: its status follows its stage (ground/dispute-stages.ts), even when it stays the same.
@@ -156,7 +162,7 @@ async function moveDispute(tx: Db, known: DisputeRow, word: DisputeWord, at: At)
   });
   await enqueueDisputeWebhook(tx, { reference: row.reference, stage: to, at: at.now });
   await recordPaymentDisputes(tx, at.dialect, known.payment_reference);
-  return { kind: 'advanced', dispute: (await findTransaction(tx, row.reference))! };
+  return { kind: 'advanced', row: (await findTransaction(tx, row.reference))! };
 }
 
 /** The payment's `details.disputes`: each of its disputes as it stands now, oldest first (docs/api.md#the-payment-object). */

@@ -307,6 +307,9 @@ for (const backend of backends) {
         assert.equal(answer.json().title, 'Disputes not connected');
       }
       assert.equal((await transaction(reference)).details.stage, 'chargeback');
+      const moved = await t.client.post('/test/dispute', { reference, stage: 'reversed' });
+      assert.equal(moved.statusCode, 409, "the test helper moves its own disputes only, never an acquirer's");
+      assert.match(moved.json().detail, /only its acquirer's notifications move it/);
     });
 
     test('a dispute is no payment: it cannot be refunded, and the payment read by references lists it like any transaction', async () => {

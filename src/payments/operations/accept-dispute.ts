@@ -35,7 +35,7 @@ export const acceptDispute = merchantOperation({
     const outcome = await recordDisputeWord(tx, payment, word, { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
     // The acquirer's word moved it meanwhile (a reversal, the end of a pre-arbitration): what it says stands.
     if (outcome.kind !== 'advanced') throw Problem.conflict(`Dispute ${row.reference} changed meanwhile; read it.`);
-    return outcome.dispute;
+    return outcome.row;
   },
   answer: (row, { ports }) => serializePayment(row, ports.links),
 });

@@ -12,13 +12,12 @@ import { Problem } from '../../ground/problem.ts';
 import { amountNumber, findCurrency, parseAmount } from '../../ground/amount.ts';
 import { canAdvance, disputeStages, type DisputeStage } from '../../ground/dispute-stages.ts';
 import type { TransactionRow } from '../../store/schema.ts';
-import { findDispute, type DisputeRow } from '../../store/disputes.ts';
 import { findOwnTransaction } from '../../store/transactions.ts';
 import { newTransactionReference } from '../../lib/tokens.ts';
 import { SIMULATED_DISPUTES } from '../../acquirer/dispute-service.ts';
 import { amountSchema, compileTable } from '../common-fields.ts';
 import { captureStatusOf } from '../authorisation.ts';
-import { recordDisputeWord, type DisputeWord } from '../disputes.ts';
+import { loadDispute, recordDisputeWord, type DisputeWord, type OwnDispute } from '../disputes.ts';
 import { serializePayment } from '../serialize.ts';
 import { parseFields, referenceField } from './fields.ts';
 import { merchantOperation } from './operation.ts';
@@ -59,7 +58,7 @@ export function parseTestDispute(body: Record<string, unknown>): TestDisputeRequ
 /** What the test helper is asked about: the transaction named, and when it is a dispute, the dispute and its payment. */
 interface Named {
   row: TransactionRow | undefined;
-  dispute: { row: DisputeRow; payment: TransactionRow } | undefined;
+  dispute: OwnDispute | undefined;
 }
 
 export interface TestDisputePlan {
@@ -101,17 +100,16 @@ function raising(payment: TransactionRow, request: TestDisputeRequest): TestDisp
 }
 
 /** The word moving a test dispute (pure): to a stage its table allows from where it stands. */
-function moving(dispute: NonNullable<Named['dispute']>, chargeback: TransactionRow, request: TestDisputeRequest): TestDisputePlan {
-  if (dispute.row.connector !== SIMULATED_DISPUTES)
-    throw Problem.conflict(`Dispute ${chargeback.reference} is its acquirer's: only its acquirer's notifications move it.`);
+function moving({ row: chargeback, dispute, payment }: OwnDispute, request: TestDisputeRequest): TestDisputePlan {
+  if (dispute.connector !== SIMULATED_DISPUTES) throw Problem.conflict(`Dispute ${chargeback.reference} is its acquirer's: only its acquirer's notifications move it.`);
   if (request.stage === undefined) throw refusal('/stage', 'required', 'give the stage to move the dispute to');
-  const from = dispute.row.stage as DisputeStage;
+  const from = dispute.stage as DisputeStage;
   if (!canAdvance(from, request.stage)) throw Problem.conflict(`Dispute ${chargeback.reference} is at ${from}; it cannot move to ${request.stage}.`);
   return {
-    payment: dispute.payment,
+    payment,
     word: {
       connector: SIMULATED_DISPUTES,
-      acquirerReference: dispute.row.acquirer_reference,
+      acquirerReference: dispute.acquirer_reference,
       stage: request.stage,
       amountMinor: chargeback.amount_minor,
       currency: chargeback.currency,
@@ -127,21 +125,19 @@ export const raiseTestDispute = merchantOperation({
   parse: parseTestDispute,
   load: async (request, { ports, caller }): Promise<Named> => {
     const row = await findOwnTransaction(ports.store.read, caller, request.reference);
-    const dispute = row?.type === 'chargeback' ? await findDispute(ports.store.read, row.reference) : undefined;
-    const payment = dispute && (await findOwnTransaction(ports.store.read, caller, dispute.payment_reference));
-    return { row, dispute: dispute && payment ? { row: dispute, payment } : undefined };
+    return { row, dispute: row?.type === 'chargeback' ? await loadDispute(ports.store.read, caller, row.reference) : undefined };
   },
   decide: ({ row, dispute }, request, { caller }): TestDisputePlan => {
     if (!row) throw Problem.notFound(`No transaction with reference ${request.reference}.`);
     if (caller.mode !== 'test') throw Problem.notFound(`Transaction ${row.reference} is live; only a test-mode payment can be disputed by the test helper.`);
-    return dispute ? moving(dispute, row, request) : raising(row, request);
+    return dispute ? moving(dispute, request) : raising(row, request);
   },
   commit: async (tx, plan, { ports, now }) => {
     const outcome = await recordDisputeWord(tx, plan.payment, plan.word, { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
     // Another request moved it first: the stage it asked for may no longer follow.
     if (outcome.kind !== 'opened' && outcome.kind !== 'advanced')
       throw Problem.conflict(`The dispute of ${plan.payment.reference} changed meanwhile; read it and try again.`);
-    return outcome.dispute;
+    return outcome.row;
   },
   answer: (row, { ports }) => serializePayment(row, ports.links),
 });

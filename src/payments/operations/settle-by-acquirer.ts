@@ -99,7 +99,7 @@ export const settleByAcquirer = systemOperation({
     if (!settlement) return { item: 'first', row: undefined };
     if (settlement.kind === 'dispute') {
       const outcome = await recordDisputeWord(tx, settlement.row, disputeWordOf(settlement.word), { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
-      if (outcome.kind !== 'refused') return { item: 'first', row: outcome.dispute };
+      if (outcome.kind !== 'refused') return { item: 'first', row: outcome.row };
       return { item: 'first', row: outcome.payment, attention: `a dispute of ${outcome.payment.reference} was not recorded: ${outcome.why}; an operator should look` };
     }
     const attention =
