@@ -136,6 +136,23 @@ for (const backend of backends) {
       assert.equal((await dispute({ reference: defended.reference, stage: 'reversed' })).status, 'failed', 'the tester plays the issuer');
     });
 
+    test('what a standing chargeback took back is not refundable: the rest is; charged back in full, nothing; reversed, all again', async () => {
+      const payment = await paid('30.00');
+      const partial = await dispute({ reference: payment, stage: 'chargeback', amount: '12.50' });
+      const over = await t.client.post('/refund', { reference: payment, amount: '17.51' });
+      assert.equal(over.statusCode, 422);
+      assert.equal(over.json().errors[0].message, 'must not be more than the 17.5 paid and not charged back');
+      await dispute({ reference: partial.reference, stage: 'reversed' });
+      const refund = await t.client.post('/refund', { reference: payment, amount: '17.51' });
+      assert.equal(refund.statusCode, 200, "reversed: the money is the merchant's again");
+
+      const full = await paid('20.00');
+      await dispute({ reference: full, stage: 'chargeback' });
+      const refused = await t.client.post('/refund', { reference: full });
+      assert.equal(refused.statusCode, 422);
+      assert.deepEqual([refused.json().errors[0].field, refused.json().errors[0].code], ['/reference', 'charged_back']);
+    });
+
     test('a live key finds nothing at /test/dispute', async () => {
       const answer = await t.client.post('/test/dispute', { reference: await paid() }, { key: t.merchant.liveApiKey });
       assert.equal(answer.statusCode, 404);

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`; at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.
+         * @description A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`, `charged_back` (what a standing chargeback took back is not refundable); at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.
          */
         post: operations["refund"];
         delete?: never;
