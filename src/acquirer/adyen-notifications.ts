@@ -10,7 +10,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Problem } from '../ground/problem.ts';
 import { failureCodeOfRefusal } from './adyen-outcomes.ts';
 import { fromAdyenMinor } from './adyen-amounts.ts';
-import type { AcquirerEvent, AcquirerWord, NotificationReader } from './notifications.ts';
+import type { AcquirerEvent, AcquirerWord, DisputeFacts, NotificationReader } from './notifications.ts';
+import type { DisputeStage } from '../ground/dispute-stages.ts';
 
 export interface AdyenNotificationItem {
   pspReference: string;
@@ -21,8 +22,19 @@ export interface AdyenNotificationItem {
   eventCode: string;
   success: string;
   reason?: string;
-  additionalData?: { hmacSignature?: string };
+  additionalData?: { hmacSignature?: string } & DisputeAdditionalData;
 }
+
+/** What a dispute's item carries in its `additionalData` (`DisputesNotificationAdditionalData`): not signed, read as facts about the dispute. */
+interface DisputeAdditionalData {
+  chargebackReasonCode?: string;
+  chargebackSchemeCode?: string;
+  rfiReasonCode?: string;
+  rfiSchemeCode?: string;
+  defensePeriodEndsAt?: string;
+}
+
+const disputeFields = ['chargebackReasonCode', 'chargebackSchemeCode', 'rfiReasonCode', 'rfiSchemeCode', 'defensePeriodEndsAt'] as const;
 
 export interface AdyenNotification {
   live: boolean;
@@ -51,10 +63,16 @@ export function parseNotification(body: unknown): AdyenNotification | undefined 
       eventCode: item.eventCode,
       success: text(item.success),
       reason: text(item.reason) || undefined,
-      additionalData: { hmacSignature: text((item.additionalData as Record<string, unknown> | undefined)?.hmacSignature) || undefined },
+      additionalData: additionalDataOf(item.additionalData as Record<string, unknown> | undefined),
     });
   }
   return { live: live === true || live === 'true', items };
+}
+
+function additionalDataOf(data: Record<string, unknown> | undefined): AdyenNotificationItem['additionalData'] {
+  const read: Record<string, string | undefined> = { hmacSignature: text(data?.hmacSignature) || undefined };
+  for (const field of disputeFields) if (text(data?.[field])) read[field] = text(data?.[field]);
+  return read;
 }
 
 export function signedString(item: Omit<AdyenNotificationItem, 'additionalData'>): string {
@@ -100,13 +118,12 @@ export const adyenEvents = {
   TECHNICAL_CANCEL: 'cancelled',
   CANCEL_OR_REFUND: 'cancelled',
   OFFER_CLOSED: 'offerClosed',
-  // Disputes, kept on the payment's timeline until Kassa has a disputes feature.
+  // Disputes: each drives its chargeback transaction (adyenDisputeStages, docs/disputes.md).
   NOTIFICATION_OF_CHARGEBACK: 'dispute',
   CHARGEBACK: 'dispute',
   SECOND_CHARGEBACK: 'dispute',
   CHARGEBACK_REVERSED: 'dispute',
   REQUEST_FOR_INFORMATION: 'dispute',
-  NOTIFICATION_OF_FRAUD: 'dispute',
   DISPUTE_DEFENSE_PERIOD_ENDED: 'dispute',
   INFORMATION_SUPPLIED: 'dispute',
   ISSUER_COMMENTS: 'dispute',
@@ -121,6 +138,8 @@ export const adyenEvents = {
   SCHEME_ARBITRATION_WON: 'dispute',
   SCHEME_ARBITRATION_LOST: 'dispute',
   // Nothing Kassa asks for and nothing that changes a payment's outcome: on its timeline only.
+  // A fraud report is the issuer telling of fraud, no claim on the money: no dispute (docs/disputes.md).
+  NOTIFICATION_OF_FRAUD: 'notice',
   AUTHENTICATION: 'notice',
   AUTHORISATION_ADJUSTMENT: 'notice',
   AUTORESCUE: 'notice',
@@ -140,6 +159,46 @@ export const adyenEvents = {
   PAYOUT_EXPIRE: 'notice',
   PAYOUT_THIRDPARTY: 'notice',
 } as const satisfies Record<string, AcquirerEvent>;
+
+type DisputeCode = { [code in keyof typeof adyenEvents]: (typeof adyenEvents)[code] extends 'dispute' ? code : never }[keyof typeof adyenEvents];
+
+/**
+ * The stage each dispute code moves its dispute to (docs/disputes.md "Adyen"), or null for an entry of
+ * its timeline that moves nothing. An arbitration's outcome ends the dispute as a pre-arbitration's
+ * does; the issuer withdrawing its pre-arbitration is the merchant's win; the merchant accepting it, the
+ * dispute accepted.
+ */
+export const adyenDisputeStages = {
+  REQUEST_FOR_INFORMATION: 'notification',
+  NOTIFICATION_OF_CHARGEBACK: 'notification',
+  CHARGEBACK: 'chargeback',
+  CHARGEBACK_REVERSED: 'reversed',
+  SECOND_CHARGEBACK: 'second_chargeback',
+  PREARBITRATION_OPEN: 'prearbitration',
+  PREARBITRATION_WON: 'prearbitration_won',
+  PREARBITRATION_ISSUER_WITHDRAWN: 'prearbitration_won',
+  PREARBITRATION_LOST: 'prearbitration_lost',
+  PREARBITRATION_ACCEPTED: 'accepted',
+  SCHEME_ARBITRATION_WON: 'prearbitration_won',
+  SCHEME_ARBITRATION_LOST: 'prearbitration_lost',
+  DISPUTE_DEFENSE_PERIOD_ENDED: null,
+  INFORMATION_SUPPLIED: null,
+  ISSUER_COMMENTS: null,
+  ISSUER_RESPONSE_TIMEFRAME_EXPIRED: null,
+  PREARBITRATION_DECLINED: null,
+  SCHEME_ARBITRATION: null,
+} as const satisfies Record<DisputeCode, DisputeStage | null>;
+
+/** What a dispute's item says of the dispute, in Kassa's words. */
+function disputeFactsOf(item: AdyenNotificationItem): DisputeFacts {
+  const data = item.additionalData ?? {};
+  return {
+    stage: adyenDisputeStages[item.eventCode as DisputeCode] ?? undefined,
+    reasonCode: data.chargebackReasonCode ?? data.rfiReasonCode,
+    schemeCode: data.chargebackSchemeCode ?? data.rfiSchemeCode,
+    defensePeriodEndsAt: data.defensePeriodEndsAt,
+  };
+}
 
 const eventOf = (code: string): AcquirerEvent => (Object.hasOwn(adyenEvents, code) ? adyenEvents[code as keyof typeof adyenEvents] : 'unknown');
 
@@ -181,6 +240,7 @@ export const readAdyenNotification: NotificationReader = async ({ json }, connec
       item: { connector: 'adyen', eventCode: item.eventCode, originalReference: item.originalReference },
       amount: kassaAmountOf(item.amount),
       reason: item.reason,
+      ...(eventOf(item.eventCode) === 'dispute' ? { dispute: disputeFactsOf(item) } : {}),
     });
   }
   return { words, forged, answer: accepted };

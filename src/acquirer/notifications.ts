@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FailureCode } from '../ground/states.ts';
+import type { DisputeStage } from '../ground/dispute-stages.ts';
 import type { Mode } from '../store/schema.ts';
 import type { AcquirerConnection } from '../store/acquirer-connections.ts';
 
@@ -31,6 +32,20 @@ export interface AcquirerWord {
    */
   amount: { minor: number | undefined; currency: string; asSent: number };
   reason: string | undefined;
+  /** For a `dispute`: what its notification says of the dispute, whose own reference is `acquirerReference`. */
+  dispute?: DisputeFacts;
+}
+
+/** What a dispute's notification says of it (docs/disputes.md). */
+export interface DisputeFacts {
+  /** The stage it moves the dispute to; undefined: an entry of its timeline only (a defense period ended, the issuer's comments). */
+  stage: DisputeStage | undefined;
+  /** The scheme's reason code (Adyen's `chargebackReasonCode`, or the request for information's). */
+  reasonCode: string | undefined;
+  /** The card scheme (Adyen's `chargebackSchemeCode`). */
+  schemeCode: string | undefined;
+  /** Until when the merchant may defend it, as the acquirer wrote it (ISO 8601). */
+  defensePeriodEndsAt: string | undefined;
 }
 
 /**
@@ -42,7 +57,7 @@ export interface AcquirerWord {
  * - `authorisationExpired`: an authorisation's held amount was released without a capture;
  * - `cancelled`: the outcome of a cancel by Kassa's own reference (the technical cancel of an unknown authorisation);
  * - `offerClosed`: a payment the customer never finished at the method was closed by the acquirer;
- * - `dispute`: a stage of a chargeback or another dispute, kept on the payment's timeline until disputes are built;
+ * - `dispute`: a chargeback's stage, or an entry of its timeline (payments/disputes.ts, docs/disputes.md);
  * - `notice`: something that changes nothing for the payment (a report, a review, a payout), kept on its timeline;
  * - `unknown`: an event the connector does not know; it changes nothing and is logged.
  */

@@ -15,6 +15,8 @@ import { AdyenConnector } from './adyen.ts';
 import { observed } from './observed.ts';
 import type { NotificationReader } from './notifications.ts';
 import { readAdyenNotification } from './adyen-notifications.ts';
+import { AdyenDisputes } from './adyen-disputes.ts';
+import { SIMULATED_DISPUTES, simulatedDisputes, type DisputeService } from './dispute-service.ts';
 
 /** The connectors a connection may name, each made from the connection's settings and credentials. */
 export const connectors: Record<string, (connection: AcquirerConnection, options: { timeoutMs: number }) => AcquirerConnector> = {
@@ -26,6 +28,17 @@ export const connectors: Record<string, (connection: AcquirerConnection, options
       apiKey: connection.secrets.apiKey ?? '',
       timeoutMs,
     }),
+};
+
+/**
+ * Who accepts or defends a dispute at each connector that can (docs/disputes.md "Accepting and
+ * defending"): Adyen's Disputes API, once the connection names its root (`--disputes-endpoint`).
+ */
+export const disputeServices: Record<string, (connection: AcquirerConnection, options: { timeoutMs: number }) => DisputeService | undefined> = {
+  adyen: (connection, { timeoutMs }) =>
+    connection.endpoints.disputes
+      ? new AdyenDisputes({ endpoint: connection.endpoints.disputes, merchantAccount: connection.account, apiKey: connection.secrets.apiKey ?? '', timeoutMs })
+      : undefined,
 };
 
 /**
@@ -90,6 +103,17 @@ export class Acquirers {
   /** Whether payments of the owner can be authorised at all. */
   async available(owner: Owner): Promise<boolean> {
     return (await this.find(owner)) !== undefined;
+  }
+
+  /**
+   * What accepts or defends the owner's dispute told of by `connector`: the simulator's for the test
+   * helper's disputes, else the owner's connection to that connector, when it can; undefined otherwise.
+   */
+  async disputes(owner: Owner, connector: string): Promise<DisputeService | undefined> {
+    if (connector === SIMULATED_DISPUTES) return simulatedDisputes;
+    const connection = await findAcquirerConnection(this.store.read, this.store.secrets, owner);
+    if (!connection || connection.connector !== connector || !Object.hasOwn(disputeServices, connector)) return undefined;
+    return disputeServices[connector](connection, this.options);
   }
 
   /** The owner's acquirer, or the 503 saying there is none. */

@@ -16,6 +16,9 @@ import { reversal } from '../payments/operations/reversal.ts';
 import { refund } from '../payments/operations/refund.ts';
 import { enrol } from '../payments/operations/enrol.ts';
 import { completeTestPayment } from '../payments/operations/complete-test-payment.ts';
+import { raiseTestDispute } from '../payments/operations/raise-test-dispute.ts';
+import { acceptDispute } from '../payments/operations/accept-dispute.ts';
+import { defendDispute } from '../payments/operations/defend-dispute.ts';
 import { cancel } from '../payments/operations/cancel.ts';
 import { run } from '../payments/operations/run.ts';
 import { identifierShaped } from '../lib/tokens.ts';
@@ -43,7 +46,10 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
   app.post('/capture', handle(capture, ports));
   app.post('/reversal', handle(reversal, ports));
   app.post('/refund', handle(refund, ports));
+  app.post('/dispute/accept', handle(acceptDispute, ports));
+  app.post('/dispute/defend', handle(defendDispute, ports));
   app.post('/test/complete', { preHandler: testModeOnly }, handle(completeTestPayment, ports));
+  app.post('/test/dispute', { preHandler: testModeOnly }, handle(raiseTestDispute, ports));
 
   app.get<{ Querystring: TransactionQuery }>('/transaction', { schema: { querystring: TransactionQuery } }, async (request, reply) => {
     const { reference, references } = request.query;

@@ -18,22 +18,27 @@ import { reversal } from '../payments/operations/reversal.ts';
 import { cancel } from '../payments/operations/cancel.ts';
 import { resolve, type Resolution } from '../payments/operations/resolve.ts';
 import { completeTestPayment } from '../payments/operations/complete-test-payment.ts';
+import { raisedStages, raiseTestDispute } from '../payments/operations/raise-test-dispute.ts';
+import { acceptDispute } from '../payments/operations/accept-dispute.ts';
 import {
+  previewAcceptDispute,
   previewCancel,
   previewCapture,
   previewCompleteTestPayment,
+  previewRaiseTestDispute,
   previewRefund,
   previewResolve,
   previewReversal,
   type Preview,
 } from '../payments/operations/preview.ts';
 import type { FailureCode } from '../ground/states.ts';
+import { stageTransitions, type DisputeStage } from '../ground/dispute-stages.ts';
 import { methods } from '../ground/payment-method.ts';
 import { methodPaidElsewhere } from '../payments/operations/send-to-method.ts';
 import type { Form } from '../lib/page-security.ts';
 import { field } from '../lib/page-security.ts';
 
-export const actionNames = ['refund', 'capture', 'reversal', 'cancel', 'complete', 'resolve'] as const;
+export const actionNames = ['refund', 'capture', 'reversal', 'cancel', 'complete', 'resolve', 'dispute', 'accept'] as const;
 export type ActionName = (typeof actionNames)[number];
 
 export interface ActionContext {
@@ -116,6 +121,22 @@ function completion(row: TransactionRow, input: ActionInput) {
   return { reference: row.reference, ...testOutcomes[input.outcome as TestOutcome] };
 }
 
+/**
+ * The stages a tester may give a test dispute from the console (docs/disputes.md "Test mode"): a
+ * paid payment's dispute is raised at one of the first stages, a dispute moves to those its stage
+ * table allows from where it stands. The operation decides which are allowed now.
+ */
+export function testDisputeStages(row: TransactionRow): readonly DisputeStage[] {
+  if (row.type !== 'chargeback') return raisedStages;
+  return stageTransitions[(JSON.parse(row.details) as { stage: DisputeStage }).stage] ?? [];
+}
+
+/** As `POST {base_url}/test/dispute` takes it; an untouched form raises at, or moves to, the first stage the form offers. */
+function testDispute(row: TransactionRow, input: ActionInput) {
+  const stage = input.stage || testDisputeStages(row)[0];
+  return { reference: row.reference, ...(stage ? { stage } : {}), ...(input.amount ? { amount: input.amount } : {}) };
+}
+
 export const actions: Record<ActionName, Action> = {
   refund: {
     probe: {},
@@ -174,6 +195,23 @@ export const actions: Record<ActionName, Action> = {
       const done = await run(resolve, resolution(row, input), { ...ctx, caller: undefined });
       return { reference: done.reference, status: done.status };
     },
+  },
+  dispute: {
+    probe: {},
+    input: (form) => ({ stage: field(form, 'stage') ?? '', ...optionalAmount(form) }),
+    preview: (row, input, ctx) => previewRaiseTestDispute(testDispute(row, input), ctx),
+    confirmed: true,
+    // The stage previewed is the one confirmed, and so is the amount.
+    carried: (input, preview) => ({ ...withAmount(input, preview), stage: input.stage }),
+    perform: async (row, input, ctx) => resultOf(await run(raiseTestDispute, testDispute(row, input), ctx)),
+  },
+  accept: {
+    probe: {},
+    input: () => ({}),
+    preview: (row, _input, ctx) => previewAcceptDispute({ reference: row.reference }, ctx),
+    confirmed: true,
+    carried: asInput,
+    perform: async (row, _input, ctx) => resultOf(await run(acceptDispute, { reference: row.reference }, ctx)),
   },
 };
 

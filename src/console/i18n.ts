@@ -5,6 +5,7 @@
  */
 import type { FailureCode, Status } from '../ground/states.ts';
 import type { RetryAdvice } from '../acquirer/connector.ts';
+import type { DisputeStage } from '../ground/dispute-stages.ts';
 const eng = {
   htmlLang: 'en',
   console: 'Kassa console',
@@ -219,6 +220,29 @@ const eng = {
   amountsPaid: 'Amount paid',
   amountsHint: 'The sum of the successful payments, per currency.',
   noAmounts: 'None',
+  // Disputes
+  dispute: 'Test dispute',
+  disputeHint:
+    "Test mode only: the cardholder's bank disputes the paid payment, or its test dispute moves to the stage you pick, as POST /test/dispute does, with the same webhooks.",
+  disputeStage: 'Stage',
+  disputeAmount: 'Disputed amount',
+  disputeAmountHint: 'Leave empty to dispute the whole payment',
+  done_dispute: 'The test dispute was recorded.',
+  confirm_dispute: 'Test dispute on {reference} of {amount}: {outcome}?',
+  disputeTitle: 'Dispute',
+  reasonCode: 'Reason code',
+  schemeCode: 'Card scheme',
+  defensePeriodEndsAt: 'Defend until',
+  disputedPayment: 'Disputed payment',
+  openDisputes: 'Open disputes',
+  openDisputesHint: 'Disputes at notification, chargeback or pre-arbitration, whenever they were raised: how many, and the amount at stake per currency.',
+  disputesAtStake: 'Amount at stake',
+  noOpenDisputes: 'No open disputes.',
+  listDisputes: 'List the disputes',
+  accept: 'Accept the dispute',
+  acceptHint: "The chargeback stands: the dispute's acquirer is asked to accept it (Adyen's Disputes API), as POST /dispute/accept does.",
+  done_accept: 'The dispute was accepted.',
+  confirm_accept: 'Accept dispute {reference} of {amount}, letting the chargeback stand?',
 };
 
 export type MessageKey = keyof typeof eng;
@@ -433,6 +457,29 @@ const nld: Messages = {
   amountsPaid: 'Betaald bedrag',
   amountsHint: 'De som van de geslaagde betalingen, per valuta.',
   noAmounts: 'Geen',
+  // Disputes
+  dispute: 'Testgeschil',
+  disputeHint:
+    'Alleen in testmodus: de bank van de kaarthouder betwist de betaalde betaling, of haar testgeschil gaat naar de fase die je kiest, zoals POST /test/dispute doet, met dezelfde webhooks.',
+  disputeStage: 'Fase',
+  disputeAmount: 'Betwist bedrag',
+  disputeAmountHint: 'Laat leeg om de hele betaling te betwisten',
+  done_dispute: 'Het testgeschil is vastgelegd.',
+  confirm_dispute: 'Testgeschil op {reference} van {amount}: {outcome}?',
+  disputeTitle: 'Geschil',
+  reasonCode: 'Redencode',
+  schemeCode: 'Kaartschema',
+  defensePeriodEndsAt: 'Verdedigen tot',
+  disputedPayment: 'Betwiste betaling',
+  openDisputes: 'Open geschillen',
+  openDisputesHint: 'Geschillen in de fase melding, chargeback of pre-arbitrage, wanneer ze ook begonnen: hoeveel, en het bedrag dat op het spel staat per valuta.',
+  disputesAtStake: 'Op het spel',
+  noOpenDisputes: 'Geen open geschillen.',
+  listDisputes: 'Toon de geschillen',
+  accept: 'Geschil accepteren',
+  acceptHint: 'De chargeback blijft staan: de acquirer van het geschil wordt gevraagd het te accepteren (de Disputes API van Adyen), zoals POST /dispute/accept doet.',
+  done_accept: 'Het geschil is geaccepteerd.',
+  confirm_accept: 'Geschil {reference} van {amount} accepteren, zodat de chargeback blijft staan?',
 };
 
 export const consoleTranslations: Record<string, Messages> = { eng, nld };
@@ -458,9 +505,32 @@ const statusTexts = {
 } satisfies Record<Language, Record<Status, string>>;
 
 const typeTexts = {
-  eng: { sale: 'Sale', authorise: 'Authorisation', credit: 'Refund', token: 'Card enrollment' },
-  nld: { sale: 'Verkoop', authorise: 'Autorisatie', credit: 'Terugbetaling', token: 'Kaartregistratie' },
+  eng: { sale: 'Sale', authorise: 'Authorisation', credit: 'Refund', token: 'Card enrollment', chargeback: 'Dispute (chargeback)' },
+  nld: { sale: 'Verkoop', authorise: 'Autorisatie', credit: 'Terugbetaling', token: 'Kaartregistratie', chargeback: 'Geschil (chargeback)' },
 } satisfies Record<Language, Record<string, string>>;
+
+const stageTexts = {
+  eng: {
+    notification: 'Notified (no money taken yet)',
+    chargeback: 'Charged back',
+    reversed: 'Chargeback reversed (money back to the merchant)',
+    second_chargeback: 'Second chargeback',
+    prearbitration: 'Pre-arbitration',
+    prearbitration_won: 'Pre-arbitration won',
+    prearbitration_lost: 'Pre-arbitration lost',
+    accepted: 'Accepted',
+  },
+  nld: {
+    notification: 'Gemeld (nog niets afgeschreven)',
+    chargeback: 'Teruggeboekt (chargeback)',
+    reversed: 'Chargeback teruggedraaid (geld terug naar de merchant)',
+    second_chargeback: 'Tweede chargeback',
+    prearbitration: 'Pre-arbitrage',
+    prearbitration_won: 'Pre-arbitrage gewonnen',
+    prearbitration_lost: 'Pre-arbitrage verloren',
+    accepted: 'Geaccepteerd',
+  },
+} satisfies Record<Language, Record<DisputeStage, string>>;
 
 const failureCodeTexts = {
   eng: {
@@ -510,12 +580,14 @@ const causeTexts = {
     acquirer_cancel_refused: 'The acquirer could not cancel it: what it held or took stands (check at the acquirer)',
     acquirer_offer_closed: 'The acquirer closed the payment: the customer never finished it',
     acquirer_notice: 'A notification from the acquirer, changing nothing',
-    acquirer_dispute: 'A dispute at the acquirer (shown here until Kassa handles disputes)',
+    acquirer_dispute: "The acquirer's word on a dispute (a chargeback's stage, or what only informs)",
     card_enrolled: 'Card enrolled',
     card_attempts_exceeded: 'Too many card attempts',
     expired: 'Expired',
     operator_resolved: 'Resolved by an operator',
     test_helper: 'Set by the test helper',
+    merchant_accepted: 'Accepted by the merchant',
+    merchant_defended: 'Defended by the merchant at the acquirer',
     merchant_cancel: 'Cancelled by the merchant',
     customer_cancel: 'Cancelled by the customer',
   },
@@ -543,12 +615,14 @@ const causeTexts = {
     acquirer_cancel_refused: 'De acquirer kon het niet annuleren: wat gereserveerd of afgeschreven is blijft staan (controleer bij de acquirer)',
     acquirer_offer_closed: 'De acquirer heeft de betaling gesloten: de klant heeft haar nooit afgerond',
     acquirer_notice: 'Een melding van de acquirer, die niets verandert',
-    acquirer_dispute: 'Een geschil bij de acquirer (hier getoond tot Kassa geschillen afhandelt)',
+    acquirer_dispute: 'Het woord van de acquirer over een geschil (de fase van een chargeback, of wat alleen informeert)',
     card_enrolled: 'Kaart geregistreerd',
     card_attempts_exceeded: 'Te veel kaartpogingen',
     expired: 'Verlopen',
     operator_resolved: 'Afgerond door een operator',
     test_helper: 'Gezet door de testhulp',
+    merchant_accepted: 'Geaccepteerd door de merchant',
+    merchant_defended: 'Verdedigd door de merchant bij de acquirer',
     merchant_cancel: 'Geannuleerd door de merchant',
     customer_cancel: 'Geannuleerd door de klant',
   },
@@ -570,8 +644,9 @@ const retryTexts = {
   },
 } satisfies Record<Language, Record<RetryAdvice, string>>;
 
-export const consoleTerms: Record<'status' | 'type' | 'failureCode' | 'cause' | 'retry', Record<Language, Record<string, string>>> = {
+export const consoleTerms: Record<'status' | 'type' | 'stage' | 'failureCode' | 'cause' | 'retry', Record<Language, Record<string, string>>> = {
   status: statusTexts,
+  stage: stageTexts,
   type: typeTexts,
   failureCode: failureCodeTexts,
   cause: causeTexts,

@@ -6,6 +6,7 @@
  */
 import { html, type SafeHtml } from '../lib/html.ts';
 import type { DailyAmount, DailyMethodCount } from '../store/payment-stats.ts';
+import type { openDisputeTotals } from '../store/disputes.ts';
 import { amountText } from '../ground/amount.ts';
 import { DAY_MS } from '../store/payment-stats.ts';
 import { layout, type ConsoleView } from './views.ts';
@@ -25,7 +26,28 @@ export interface OverviewState {
   counts: DailyMethodCount[];
   /** What the successful payments took, per day, method and currency. */
   paid: DailyAmount[];
+  /** The disputes open now (ground/dispute-stages.ts `openStages`), per currency. */
+  disputes: OpenDisputes[];
   problem?: string;
+}
+
+type OpenDisputes = Awaited<ReturnType<typeof openDisputeTotals>>[number];
+
+/** How many disputes are open and what they put at stake, per currency (never added across currencies), with a link to the list of disputes. */
+function openDisputesCard(view: ConsoleView, disputes: OpenDisputes[], filters: OverviewFilters): SafeHtml {
+  const { t } = view;
+  const list = new URLSearchParams({ type: 'chargeback', ...(filters.merchant ? { merchant: filters.merchant } : {}), ...(filters.mode ? { mode: filters.mode } : {}) });
+  const count = disputes.reduce((sum, d) => sum + d.disputes, 0);
+  return html`<section class="card" aria-labelledby="disputes-title">
+<h2 id="disputes-title">${t('openDisputes')}</h2>
+<p class="hint">${t('openDisputesHint')}</p>
+${
+  count === 0
+    ? html`<p>${t('noOpenDisputes')}</p>`
+    : html`<dl><dt>${t('openDisputes')}</dt><dd>${count}</dd><dt>${t('disputesAtStake')}</dt><dd>${disputes.map((d, i) => html`${i > 0 ? html`<br>` : ''}${amountText({ amount_minor: d.amountMinor, currency: d.currency }, t('htmlLang'))}`)}</dd></dl>`
+}
+<p><a href="/dashboard/payments?${list.toString()}">${t('listDisputes')}</a></p>
+</section>`;
 }
 
 interface Totals {
@@ -87,6 +109,7 @@ ${
 <div class="field"><button type="submit">${t('showPeriod')}</button></div>
 </form>
 </section>
+${state.days.length === 0 ? '' : openDisputesCard(view, state.disputes, filters)}
 ${
   state.days.length === 0
     ? ''

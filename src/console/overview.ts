@@ -1,11 +1,14 @@
 /**
  * GET /dashboard/overview: payments per UTC day and method and their success rate over a period
- * (default the last 30 days, today included), counted by the database (store/payment-stats.ts).
+ * (default the last 30 days, today included), counted by the database (store/payment-stats.ts),
+ * and the disputes open now with the amount at stake (store/disputes.ts).
  * A merchant's account sees its own merchant only.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Mode } from '../store/schema.ts';
 import { amountsPaidPerDay, DAY_MS, paymentsPerDay } from '../store/payment-stats.ts';
+import { openDisputeTotals } from '../store/disputes.ts';
+import { openStages } from '../ground/dispute-stages.ts';
 import { merchantOverviews } from '../merchants/merchants.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import type { ConsoleContext, Query } from './context.ts';
@@ -57,7 +60,7 @@ export function overviewRoutes(app: FastifyInstance, { store, viewOf, send }: Co
     const period = parsePeriod(request.query, merchantId, Date.now());
     if ('invalid' in period) {
       const problem = view.t('invalidPeriod', { fields: [...new Set(period.invalid)].join(', ') });
-      return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days: [], counts: [], paid: [], problem }), 400);
+      return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days: [], counts: [], paid: [], disputes: [], problem }), 400);
     }
     const scope = merchantId ?? period.filters.merchant;
     const filter = {
@@ -66,8 +69,17 @@ export function overviewRoutes(app: FastifyInstance, { store, viewOf, send }: Co
       from: period.firstDay * DAY_MS,
       to: (period.lastDay + 1) * DAY_MS,
     };
-    const [counts, paid] = await Promise.all([paymentsPerDay(store.read, filter), amountsPaidPerDay(store.read, filter)]);
+    // Open disputes count whenever they were raised: what is at stake now, not in the period.
+    const [counts, paid, disputes] = await Promise.all([
+      paymentsPerDay(store.read, filter),
+      amountsPaidPerDay(store.read, filter),
+      openDisputeTotals(store.read, {
+        ...(filter.merchantId !== undefined ? { merchantId: filter.merchantId } : {}),
+        ...(filter.mode ? { mode: filter.mode } : {}),
+        stages: openStages,
+      }),
+    ]);
     const days = Array.from({ length: period.lastDay - period.firstDay + 1 }, (_, i) => period.firstDay + i);
-    return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days, counts, paid }));
+    return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days, counts, paid, disputes }));
   });
 }

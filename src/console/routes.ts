@@ -33,7 +33,7 @@ import { setPasswordAccount, setPasswordWithLink } from '../operators/accounts.t
 import { passwordProblem, BUSY_RETRY_AFTER_SECONDS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../operators/passwords.ts';
 import { audit, auditEntries } from '../operators/audit.ts';
 import { consoleTranslator, type MessageKey } from './i18n.ts';
-import { actionNames, actions, offeredActions, paidByTransfer, type ActionContext, type ActionName } from './actions.ts';
+import { actionNames, actions, offeredActions, paidByTransfer, testDisputeStages, type ActionContext, type ActionName } from './actions.ts';
 import type { Preview } from '../payments/operations/preview.ts';
 import { settingsRoutes } from './settings.ts';
 import { exportRoutes } from './export.ts';
@@ -338,6 +338,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
       actions: await offeredActions(row, ctx),
       failureCodes,
       paidByTransfer: paidByTransfer(row, page),
+      testDisputeStages: testDisputeStages(row),
       ...messages,
     });
   }

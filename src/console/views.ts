@@ -113,7 +113,7 @@ export const filterChoices = {
   status: ['pending', 'success', 'failed', 'manualintervention'],
   // An enrollment's transaction shows `vault` as its method (docs/api.md#vault-enrollment).
   method: [...paymentMethods, 'vault'],
-  type: ['sale', 'authorise', 'credit', 'token'],
+  type: ['sale', 'authorise', 'credit', 'token', 'chargeback'],
 } as const;
 
 const terms = (t: Translate, kind: 'status' | 'type', values: readonly string[]) => values.map((value) => ({ value, label: term(t, kind, value) }));
@@ -209,6 +209,8 @@ export interface PaymentPageState {
   failureCodes: readonly string[];
   /** Paid by a bank transfer (its own method, or chosen on a landing page): a test completion's success is its money arriving. */
   paidByTransfer: boolean;
+  /** The stages the test dispute form offers (actions.ts `testDisputeStages`). */
+  testDisputeStages: readonly string[];
   notice?: string;
   problem?: string;
 }
@@ -224,6 +226,17 @@ const testOutcomeLabels = {
 /** A bank transfer is paid when its money arrives, days later (docs/payment-methods.md): its success button says so. */
 const testOutcomeLabel = (outcome: TestOutcome, paidByTransfer: boolean): MessageKey =>
   outcome === 'paid' && paidByTransfer ? 'completion_arrived' : testOutcomeLabels[outcome];
+
+/** A dispute's stage, reason and deadline (`details` of a chargeback, docs/disputes.md), and the payment it disputes. */
+function disputeOf(t: Translate, row: ListedTransaction, payment: Record<string, unknown>): SafeHtml | string {
+  if (row.type !== 'chargeback') return '';
+  const details = payment.details as { stage: string; reasonCode?: string; reason?: string; schemeCode?: string; defensePeriodEndsAt?: string };
+  const item = (label: MessageKey, value: string | undefined) => (value === undefined ? '' : html`<dt>${t(label)}</dt><dd>${value}</dd>`);
+  return html`<section class="card" aria-labelledby="dispute-title">
+<h2 id="dispute-title">${t('disputeTitle')}</h2>
+<dl><dt>${t('disputeStage')}</dt><dd>${term(t, 'stage', details.stage)} (${details.stage})</dd>${item('reasonCode', details.reasonCode)}${item('reason', details.reason)}${item('schemeCode', details.schemeCode)}${item('defensePeriodEndsAt', details.defensePeriodEndsAt)}<dt>${t('disputedPayment')}</dt><dd><a href="/dashboard/payments/${row.parent_reference ?? ''}">${row.parent_reference ?? ''}</a></dd></dl>
+</section>`;
+}
 
 /** The payment object's fields whose values are Kassa's terms, shown in the page's language with the value itself. */
 const termFields: Partial<Record<string, TermKind>> = { status: 'status', type: 'type', failureCode: 'failureCode' };
@@ -272,6 +285,7 @@ ${notices(state)}
 <h2 id="summary-title" class="visually-hidden">${t('amount')}</h2>
 <p><strong>${amountText(row, t('htmlLang'))}</strong> · ${statusText(t, row)} · ${term(t, 'type', row.type)} · ${row.method} · ${row.mode} · ${state.merchantName} (${row.merchant_id})</p>
 </section>
+${disputeOf(t, row, state.payment)}
 <section class="card" aria-labelledby="actions-title">
 <h2 id="actions-title">${t('actions')}</h2>
 ${
@@ -289,6 +303,17 @@ ${
       )}</div></fieldset></form>`
     : ''
 }
+${
+  actions.dispute
+    ? action(
+        'dispute',
+        'dispute',
+        html`<span class="hint" id="dispute-hint">${t('disputeHint')}</span><div class="field"><label for="dispute-stage">${t('disputeStage')}</label><select id="dispute-stage" name="stage" aria-describedby="dispute-hint">${state.testDisputeStages.map((stage) => html`<option value="${stage}">${term(t, 'stage', stage)}</option>`)}</select></div>
+${row.type === 'chargeback' ? '' : html`<div class="field"><label for="dispute-amount">${t('disputeAmount')}</label><span class="hint" id="dispute-amount-hint">${t('disputeAmountHint')}</span><input type="text" id="dispute-amount" name="amount" inputmode="decimal" aria-describedby="dispute-amount-hint"></div>`}`,
+      )
+    : ''
+}
+${actions.accept ? action('accept', 'accept', html`<span class="hint">${t('acceptHint')}</span>`) : ''}
 ${
   actions.resolve
     ? action(
@@ -408,7 +433,12 @@ export function confirmPage(
   const currency = findCurrency(preview.currency)!;
   const amount = `${currency.code.toUpperCase()} ${formatAmount(preview.amountMinor, currency)}`;
   // A test completion was previewed with one of the tester's outcomes, so its words are known.
-  const outcome = action === 'complete' ? t(testOutcomeLabel(carried.outcome as TestOutcome, state.paidByTransfer)) : term(t, 'status', carried.outcome ?? '');
+  const outcome =
+    action === 'complete'
+      ? t(testOutcomeLabel(carried.outcome as TestOutcome, state.paidByTransfer))
+      : action === 'dispute'
+        ? term(t, 'stage', carried.stage ?? '')
+        : term(t, 'status', carried.outcome ?? '');
   const question = t(`confirm_${action}` as MessageKey, { amount, reference: row.reference, outcome });
   return layout(
     view,

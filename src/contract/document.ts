@@ -10,12 +10,15 @@ import { cardBrands } from '../ground/card-brand.ts';
 import { retryAdvices } from '../acquirer/connector.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { failureCodes, statuses } from '../ground/states.ts';
+import { disputeStages } from '../ground/dispute-stages.ts';
 import { DOCS_PATH, problemAnchor, problemSlug, problemTypeUri } from '../ground/problem.ts';
 import { flows } from '../payments/flows.ts';
 import { refundTable } from '../payments/refunds.ts';
 import { paymentTable } from '../payments/request.ts';
 import { captureTable } from '../payments/operations/capture.ts';
 import { completionTable } from '../payments/operations/complete-test-payment.ts';
+import { testDisputeTable } from '../payments/operations/raise-test-dispute.ts';
+import { defenseTable } from '../payments/operations/defend-dispute.ts';
 import { referenceTable } from '../payments/operations/fields.ts';
 import { TransactionQuery } from './queries.ts';
 import { echoedFieldSchemas, enrollmentRequestSchema, paymentRequestSchema, tableSchema } from './request-schemas.ts';
@@ -32,8 +35,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 // ── The answers ──────────────────────────────────────────────────────────────────────────
 
-/** The `type` of a transaction: those of the flows, and a refund's `credit` (docs/api.md#the-payment-object). */
-const transactionTypes = [...new Set([...Object.values(flows).flatMap((flow) => flow.transactionTypes), 'credit'])];
+/** The `type` of a transaction: those of the flows, a refund's `credit` and a dispute's `chargeback` (docs/api.md#the-payment-object). */
+const transactionTypes = [...new Set([...Object.values(flows).flatMap((flow) => flow.transactionTypes), 'credit', 'chargeback'])];
 const transactionMethods = [...new Set(Object.values(flows).map((flow) => flow.method))];
 
 const uri = { type: 'string', format: 'uri' };
@@ -41,7 +44,7 @@ const uri = { type: 'string', format: 'uri' };
 /** The payment object of docs/api.md#the-payment-object as payments/serialize.ts writes it. */
 const paymentSchema: Schema = {
   type: 'object',
-  description: 'A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`).',
+  description: 'A transaction: a payment, a refund (`type: credit`), a dispute (`type: chargeback`, docs/disputes.md) or a vault enrollment (`type: token`).',
   required: ['reference', 'created', 'lastUpdate', 'method', 'type', 'status', 'amount', 'currency', 'language', 'paidout', 'entryMode', 'details'],
   properties: {
     reference: { type: 'string', description: 'Kassa’s reference of the transaction.' },
@@ -64,7 +67,7 @@ const paymentSchema: Schema = {
     paidout: { type: 'string', enum: ['no'] },
     entryMode: { type: 'string', enum: ['ecom'] },
     brand: { type: 'string', enum: [...cardBrands] },
-    parentReference: { type: 'string', description: 'The payment a refund or a capture belongs to.' },
+    parentReference: { type: 'string', description: 'The payment a refund, a capture or a dispute belongs to.' },
     details: {
       type: 'object',
       description: 'Method-specific data.',
@@ -79,6 +82,35 @@ const paymentSchema: Schema = {
           description:
             "A capture or refund that is `success` but that the acquirer undid afterwards: nothing was taken (its authorisation is `authorised` again) or nothing was given back (the sale's `refundedAmount` leaves it out).",
         },
+        disputes: {
+          type: 'array',
+          description: "Payments: the payment's disputes, oldest first, each as it stands now (its own transaction has the rest).",
+          items: {
+            type: 'object',
+            required: ['reference', 'stage', 'status', 'amount'],
+            properties: {
+              reference: { type: 'string', description: 'The dispute’s own transaction (`type: chargeback`).' },
+              stage: { type: 'string', enum: [...disputeStages] },
+              status: {
+                type: 'string',
+                enum: [...statuses],
+                description: 'Where the disputed money is: `success` taken back, `failed` with the merchant, `pending` undecided.',
+              },
+              amount: { type: 'number', description: 'The disputed amount, in major units of the payment’s currency.' },
+            },
+            additionalProperties: false,
+          },
+        },
+        stage: {
+          type: 'string',
+          enum: [...disputeStages],
+          description: 'Disputes (`type: chargeback`): where it stands (docs/disputes.md "Stages"); `status` follows it.',
+        },
+        reasonCode: { type: 'string', description: "Disputes: the card scheme's reason code." },
+        reason: { type: 'string', description: "Disputes: the reason, in the acquirer's words." },
+        schemeCode: { type: 'string', description: 'Disputes: the card scheme.' },
+        defensePeriodEndsAt: { type: 'string', description: 'Disputes: until when it may be defended (ISO 8601, as the acquirer wrote it).' },
+        defenseReasonCode: { type: 'string', description: 'Disputes: the reason the merchant defended it with (`POST /dispute/defend`).' },
         vaultAccessToken: { type: 'string', description: 'Enrollments on success: pays with the stored card (a secret of the merchant).' },
         maskedPan: { type: 'string' },
         cardholderFirstName: { type: 'string' },
@@ -309,7 +341,7 @@ const routes: readonly Route[] = [
     operationId: 'refund',
     summary: 'Refund a payment',
     description:
-      'A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`; at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.',
+      'A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`, `charged_back` (what a standing chargeback took back is not refundable); at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.',
     tag: 'Refunds and captures',
     body: 'RefundRequest',
     bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', amount: '4.00', description: 'one item returned' },
@@ -353,6 +385,48 @@ const routes: readonly Route[] = [
     tag: 'Test helpers',
     body: 'TestCompletion',
     bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', outcome: 'failed', failureCode: 'card_refused' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422],
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/dispute/accept',
+    operationId: 'acceptDispute',
+    summary: 'Accept a dispute',
+    description:
+      'Names a dispute (`type: chargeback`); its acquirer is asked to accept it (Adyen’s Disputes API), then it moves to `accepted` (`status: success`: the chargeback stands), with its webhook. 409 once it has ended or can no longer be accepted; 422 `Refused by the acquirer`; 503 when the connection names no Disputes API, or without an answer (nothing recorded).',
+    tag: 'Disputes',
+    body: 'ReversalRequest',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422, 503],
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/dispute/defend',
+    operationId: 'defendDispute',
+    summary: 'Defend a dispute',
+    description:
+      'Defends a dispute with one of the defense reasons its acquirer takes for it (its material supplied at the acquirer); the stage stays until the issuer answers through the acquirer. 422 at `/defenseReasonCode` (`not_applicable`, with the reasons it takes) or `Refused by the acquirer`; 409 once it has ended; 503 as for accepting.',
+    tag: 'Disputes',
+    body: 'DisputeDefense',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', defenseReasonCode: 'SupplyDefenseMaterial' },
+    answer: ref('Payment'),
+    problems: [401, 404, 409, 413, 422, 503],
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/test/dispute',
+    operationId: 'raiseTestDispute',
+    summary: 'Raise or move a test dispute',
+    description:
+      'Test keys only (404 with a live key): naming a paid test payment, raises a dispute on it (a `chargeback` transaction, at `stage` `notification` or `chargeback`); naming a test dispute, moves it to `stage` (docs/disputes.md "Stages"). Each stage sends its webhook, as an acquirer’s would. Refused: 422 `not_paid` at `/reference`; 409 for a stage the dispute cannot move to, or a dispute its acquirer told of.',
+    tag: 'Test helpers',
+    body: 'TestDispute',
+    bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', stage: 'chargeback', amount: '10.00', reasonCode: '10.4', reason: 'Fraud, card absent' },
     answer: ref('Payment'),
     problems: [401, 404, 409, 413, 422],
     idempotent: true,
@@ -497,6 +571,7 @@ export function openApiDocument(publicUrl: string, apiPrefix: string): Schema {
     tags: [
       { name: 'Payments', description: 'Create payments, read transactions, list methods.' },
       { name: 'Refunds and captures', description: 'Money back, and completing authorisations.' },
+      { name: 'Disputes', description: 'Accepting or defending a chargeback (docs/disputes.md).' },
       { name: 'Vault', description: 'Store a card for later payments.' },
       { name: 'Customer addresses', description: 'The capability addresses a payment object carries.' },
       { name: 'Test helpers', description: 'Test keys only.' },
@@ -523,6 +598,8 @@ export function openApiDocument(publicUrl: string, apiPrefix: string): Schema {
         CaptureRequest: tableSchema(captureTable),
         ReversalRequest: tableSchema(referenceTable),
         TestCompletion: tableSchema(completionTable),
+        TestDispute: tableSchema(testDisputeTable),
+        DisputeDefense: tableSchema(defenseTable),
         WalletTokenIntake: {
           type: 'object',
           required: ['encryptedToken'],

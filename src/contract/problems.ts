@@ -66,7 +66,8 @@ export const problemTypes: readonly ProblemType[] = [
   {
     title: 'Refused by the acquirer',
     statuses: [422],
-    meaning: 'The acquirer refused the capture or reversal; the authorisation is unchanged, still `authorised` (the capture made for it is `failed`).',
+    meaning:
+      'The acquirer refused the capture or reversal; the authorisation is unchanged, still `authorised` (the capture made for it is `failed`). Or it refused to accept or defend the dispute: the dispute is unchanged (`detail` has its words).',
   },
   {
     title: 'Too many requests',
@@ -96,7 +97,13 @@ export const problemTypes: readonly ProblemType[] = [
     title: 'No answer from the acquirer',
     statuses: [503],
     meaning:
-      'The acquirer did not answer the capture or reversal in time. Kassa asks it again by itself, with the same key, once its claim on the authorisation has run out (`ACQUIRER_RECOVERY_AFTER`); meanwhile no other capture or reversal of it is made (409). Read the payment later, or send the same request with the same `Idempotency-Reference`: 409 while Kassa is still finishing it, then its outcome.',
+      'For a dispute accepted or defended: the acquirer did not answer in time and nothing was recorded; send the request again. For a capture or reversal: the acquirer did not answer it in time. Kassa asks it again by itself, with the same key, once its claim on the authorisation has run out (`ACQUIRER_RECOVERY_AFTER`); meanwhile no other capture or reversal of it is made (409). Read the payment later, or send the same request with the same `Idempotency-Reference`: 409 while Kassa is still finishing it, then its outcome.',
+  },
+  {
+    title: 'Disputes not connected',
+    statuses: [503],
+    meaning:
+      "Kassa cannot ask the dispute's acquirer to accept or defend it: the merchant's connection names no Disputes API (`kassa acquirer set --disputes-endpoint`, docs/disputes.md). Do it at the acquirer; its notification moves the dispute in Kassa.",
   },
   {
     title: 'Database unavailable',

@@ -28,16 +28,21 @@ export interface OutcomeEvent {
  */
 export async function enqueueWebhook(db: Db, event: OutcomeEvent): Promise<string | undefined> {
   if (!notifiedStatuses.has(event.to)) return undefined;
-  const target = await webhookTargetOf(db, event.reference);
+  return enqueueDelivery(db, { reference: event.reference, event: event.failureCode ? `${event.to}/${event.failureCode}` : event.to, at: event.at });
+}
+
+/**
+ * Writes the delivery row for a dispute's new stage (docs/disputes.md "Webhooks"): every stage is
+ * told, whatever its chargeback's status, as `chargeback/<stage>` for the operator.
+ */
+export async function enqueueDisputeWebhook(db: Db, event: { reference: string; stage: string; at: number }): Promise<string | undefined> {
+  return enqueueDelivery(db, { reference: event.reference, event: `chargeback/${event.stage}`, at: event.at });
+}
+
+async function enqueueDelivery(db: Db, delivery: { reference: string; event: string; at: number }): Promise<string | undefined> {
+  const target = await webhookTargetOf(db, delivery.reference);
   if (!target?.url) return undefined;
   const id = newWebhookId();
-  await insertDelivery(db, {
-    id,
-    merchantId: target.merchant_id,
-    mode: target.mode,
-    reference: event.reference,
-    event: event.failureCode ? `${event.to}/${event.failureCode}` : event.to,
-    at: event.at,
-  });
+  await insertDelivery(db, { id, merchantId: target.merchant_id, mode: target.mode, reference: delivery.reference, event: delivery.event, at: delivery.at });
   return id;
 }

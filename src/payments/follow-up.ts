@@ -1,7 +1,7 @@
 /**
  * Transactions that follow a payment instead of being paid by a customer (docs/api.md#further-endpoints,
- * docs/decisions.md#refunds): a refund (type `credit`) and the capture of an authorisation (type `sale`,
- * as the real API and its plugins expect). Each is a transaction of its own with its own
+ * docs/decisions.md#refunds): a refund (type `credit`), the capture of an authorisation (type `sale`,
+ * as the real API and its plugins expect) and a dispute (type `chargeback`, disputes.ts). Each is a transaction of its own with its own
  * reference, `parent_reference` naming the payment whose merchant, mode, method, currency,
  * brand and order reference it takes; it has no customer page (flows.ts `addressesOf`).
  * Also the request fields the official client sends to make one (`RefundRequest.php`,
@@ -44,7 +44,7 @@ export function parseFollowUp(table: CompiledTable, body: Record<string, unknown
 export interface FollowUp {
   /** Given when the acquirer had to be told it first (a capture); new otherwise. */
   reference?: string;
-  type: 'credit' | 'sale';
+  type: 'credit' | 'sale' | 'chargeback';
   amountMinor: number;
   description?: string;
   webhookUrl?: string;

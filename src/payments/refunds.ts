@@ -4,7 +4,8 @@
  * `pending` → `success` | `failed` through the acquirer. Only a `success` sale or a captured
  * authorisation (that is, its capture) has money to give back, within the refund window of
  * its card network. The sale's pending, successful and held (`manualintervention`) refunds never exceed what was paid
- * (captured): the check and the new refund's row are one unit of work that holds the sale.
+ * (captured), less what the payment's disputes took back while their chargeback stands: the check
+ * and the new refund's row are one unit of work that holds the sale.
  */
 import { Problem, type FieldError } from '../ground/problem.ts';
 import { amountNumber, findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
@@ -15,6 +16,7 @@ import type { Db, Dialect } from '../store/store.ts';
 import type { AcquirerClaimRow, Mode, TransactionRow } from '../store/schema.ts';
 import { findOwnTransaction, findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails, undoneByAcquirer } from '../store/transactions.ts';
 import { findPaymentPage } from '../store/payment-pages.ts';
+import { disputesOfPayment } from '../store/disputes.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import type { RefundWindows } from '../config.ts';
 import { commonFields, compileTable, type RequestRules } from './common-fields.ts';
@@ -40,10 +42,12 @@ export function parseRefundRequest(body: Record<string, unknown>, rules: Request
   return { ...request, description: request.values.description as string | undefined, webhookUrl: request.values.webhookUrl as string | undefined };
 }
 
-/** What a refund is decided on: the sale, and the acquirer's reference of its money. */
+/** What a refund is decided on: the sale, the acquirer's reference of its money, and what its payment's disputes took back. */
 export interface Sale {
   row: TransactionRow;
   acquirerReference: string | null | undefined;
+  /** The amount of the payment's disputes whose chargeback stands (`success`, docs/disputes.md "Status"): the cardholder has it back already. */
+  chargedBackMinor: number;
 }
 
 /**
@@ -56,7 +60,11 @@ export async function loadSale(read: Db, caller: { merchantId: string; mode: Mod
   if (!named) return undefined;
   const captureReference = named.type === 'authorise' ? captureReferenceOf(named) : undefined;
   const row = captureReference === undefined ? named : (await findTransaction(read, captureReference))!;
-  return { row, acquirerReference: (await findPaymentPage(read, row.parent_reference ?? row.reference))?.acquirer_reference };
+  const payment = row.parent_reference ?? row.reference;
+  const chargedBackMinor = (await disputesOfPayment(read, payment))
+    .filter((dispute) => dispute.status === 'success')
+    .reduce((sum, dispute) => sum + Number(dispute.amount_minor), 0);
+  return { row, acquirerReference: (await findPaymentPage(read, payment))?.acquirer_reference, chargedBackMinor };
 }
 
 export interface RefundPlan {
@@ -80,6 +88,7 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
   const { row } = found;
   if (row.type === 'credit') throw refusal('is_refund', 'is a refund; only a payment can be refunded');
   if (row.type === 'token') throw refusal('not_payment', 'is a vault enrollment; no money was taken');
+  if (row.type === 'chargeback') throw refusal('not_payment', "is a dispute: the cardholder's bank takes its money back, not the merchant");
   if (row.status !== 'success') throw refusal('not_paid', `is ${row.status}; only a successful payment can be refunded`);
   if (methodOf(row.method)?.refundable === false) throw refusal('not_refundable', `is paid by ${row.method}, which gives no money back`);
   // A capture the acquirer could not make after all took no money (docs/decisions.md "An acquirer undoing a final outcome").
@@ -93,14 +102,18 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
   const window = windows.byBrand[row.brand as CardBrand] ?? windows.default;
   if (now - row.created > window)
     throw refusal('refund_window_passed', `was paid more than ${Math.round(window / 86_400_000)} days ago, past the refund window of its card network`);
-  const refundable = row.amount_minor;
+  // What a chargeback took back is the cardholder's already: the acquirer would refuse to give it twice (docs/disputes.md "Refunds").
+  const refundable = row.amount_minor - found.chargedBackMinor;
+  if (refundable <= 0) throw refusal('charged_back', 'was charged back in full: the cardholder has the money back already');
+  const paid = found.chargedBackMinor > 0 ? 'paid and not charged back' : 'paid';
   let amountMinor: number | undefined;
   if (request.amount !== undefined) {
     const parsed = parseAmount(request.amount, currency);
     const errors: FieldError[] = [];
     if (!parsed.ok) errors.push({ field: '/amount', code: parsed.code, message: parsed.message });
     else if (parsed.minor <= 0) errors.push({ field: '/amount', code: 'range', message: 'must be more than 0' });
-    else if (parsed.minor > refundable) errors.push({ field: '/amount', code: 'range', message: `must not be more than the ${amountNumber(refundable, currency)} paid` });
+    else if (parsed.minor > refundable)
+      errors.push({ field: '/amount', code: 'range', message: `must not be more than the ${amountNumber(refundable, currency)} ${paid}` });
     if (errors.length > 0) throw Problem.validation(errors);
     amountMinor = parsed.ok ? parsed.minor : undefined;
   }

@@ -30,6 +30,7 @@ import { explicitMerchantMethods } from './migrations/022_explicit_merchant_meth
 import { eventDetails } from './migrations/023_event_details.ts';
 import { vaultNetworkReference } from './migrations/024_vault_network_reference.ts';
 import { acquirerEndpoints } from './migrations/025_acquirer_endpoints.ts';
+import { disputes } from './migrations/026_disputes.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -57,6 +58,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '023_event_details': eventDetails(),
   '024_vault_network_reference': vaultNetworkReference(),
   '025_acquirer_endpoints': acquirerEndpoints(),
+  '026_disputes': disputes(),
 });
 
 /**

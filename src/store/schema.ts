@@ -344,6 +344,22 @@ export interface Database {
   acquirer_notifications: AcquirerNotificationTable;
   readiness_probe: ReadinessProbeTable;
   acquirer_claims: AcquirerClaimTable;
+  disputes: DisputeTable;
+}
+
+/** A dispute at its acquirer (026_disputes, docs/disputes.md): its chargeback transaction's reference and its stage. */
+export interface DisputeTable {
+  /** The chargeback transaction's reference. */
+  reference: string;
+  payment_reference: string;
+  /** The connector that told of it (`adyen`, or `simulator` for the test helper's). */
+  connector: string;
+  /** The acquirer's reference of the dispute (Adyen: the dispute's own pspReference, not its payment's). */
+  acquirer_reference: string;
+  /** ground/dispute-stages.ts `DisputeStage`. */
+  stage: string;
+  created: number;
+  last_update: number;
 }
 
 /** A signed acquirer notification item, as applied (019_acquirer_notifications): the key is the acquirer's own name of the event. */

@@ -40,8 +40,10 @@ const insertTransactionRow = prepare((db, row: Record<string, unknown>) => db.in
   deferrable: true,
 });
 const insertEvent = prepare(
-  (db, e: { reference: string; from: string | null; to: string; failureCode: string | null; cause: string; at: number }) =>
-    db.insertInto('transaction_events').values({ reference: e.reference, from_status: e.from, to_status: e.to, failure_code: e.failureCode, cause: e.cause, at: e.at }),
+  (db, e: { reference: string; from: string | null; to: string; failureCode: string | null; cause: string; at: number; detail: string | null }) =>
+    db
+      .insertInto('transaction_events')
+      .values({ reference: e.reference, from_status: e.from, to_status: e.to, failure_code: e.failureCode, cause: e.cause, at: e.at, detail: e.detail }),
   { deferrable: true },
 );
 const selectOwnTransaction = prepare((db, p: { reference: string; merchantId: string; mode: Mode }) =>
@@ -65,13 +67,15 @@ export interface StatusChange {
   /** Why it changed: `customer_cancel`, `expired`, `acquirer`, `test_helper`, … kept in the event row. */
   cause: string;
   at: number;
+  /** What the acquirer said of it, kept with its event (023_event_details). */
+  detail?: string | null;
   /** Extra columns written in the same conditional update (e.g. authentication). */
   set?: Partial<Pick<TransactionRow, 'authentication' | 'brand' | 'details' | 'card_last_four'>>;
 }
 
-export async function insertTransaction(db: Db, row: NewTransaction, cause: string): Promise<void> {
+export async function insertTransaction(db: Db, row: NewTransaction, cause: string, detail: string | null = null): Promise<void> {
   await insertTransactionRow(db, { ...row });
-  await insertEvent(db, { reference: row.reference, from: null, to: row.status, failureCode: null, cause, at: row.created });
+  await insertEvent(db, { reference: row.reference, from: null, to: row.status, failureCode: null, cause, at: row.created, detail });
   // Counted here, where every writer passes, and only once the unit commits.
   afterCommit(db, () => transactionsCreated.inc({ method: row.method, type: row.type, status: row.status, mode: row.mode }));
 }
@@ -89,7 +93,15 @@ export async function changeStatus(db: Db, change: StatusChange): Promise<boolea
     .returning(['method', 'mode'])
     .executeTakeFirst();
   if (!moved) return false;
-  await insertEvent(db, { reference: change.reference, from: change.from, to: change.to, failureCode: change.failureCode ?? null, cause: change.cause, at: change.at });
+  await insertEvent(db, {
+    reference: change.reference,
+    from: change.from,
+    to: change.to,
+    failureCode: change.failureCode ?? null,
+    cause: change.cause,
+    at: change.at,
+    detail: change.detail ?? null,
+  });
   afterCommit(db, () => statusTransitions.inc({ method: moved.method, status: change.to, mode: moved.mode }));
   return true;
 }

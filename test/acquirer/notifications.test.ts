@@ -4,8 +4,8 @@
  * connected to the Adyen stand-in (adyen-fake.ts): each signed item changes exactly what it should,
  * with its merchant webhook, and once (the same item again changes nothing and sends nothing); a
  * capture or refund Adyen undoes after it was `success` stays `success` and says so (docs/decisions.md
- * "An acquirer undoing a final outcome"); what changes nothing is kept on the payment's timeline,
- * disputes marked as waiting for the disputes feature; an event code Adyen may add later is
+ * "An acquirer undoing a final outcome"); what changes nothing is kept on the payment's timeline
+ * (disputes have their own transaction: disputes.test.ts); an event code Adyen may add later is
  * accepted and logged.
  */
 import { after, before, describe, test } from 'node:test';
@@ -69,6 +69,7 @@ describe("Adyen's event codes in Kassa's words", { skip }, () => {
     ['CHARGEBACK_REVERSED', 'dispute'],
     ['PREARBITRATION_WON', 'dispute'],
     ['REQUEST_FOR_INFORMATION', 'dispute'],
+    ['NOTIFICATION_OF_FRAUD', 'notice'],
     ['REPORT_AVAILABLE', 'notice'],
     ['PAIDOUT_REVERSED', 'notice'],
     ['SOMETHING_ADYEN_ADDS_LATER', 'unknown'],
@@ -415,17 +416,17 @@ for (const backend of backends) {
       assert.deepEqual((await causes(reference)).slice(-1), ['acquirer_notice']);
     });
 
-    test('disputes and what changes nothing are kept on the timeline with what Adyen said, no webhook; the console shows them', async () => {
+    test('what changes nothing is kept on the timeline with what Adyen said, no webhook; the console shows it', async () => {
       const { reference, psp } = await paid({ amount: '40.00' });
       const before = await snapshot(reference);
-      for (const eventCode of ['NOTIFICATION_OF_CHARGEBACK', 'CHARGEBACK', 'REPORT_AVAILABLE']) {
+      for (const eventCode of ['NOTIFICATION_OF_FRAUD', 'AUTHORISATION_ADJUSTMENT', 'REPORT_AVAILABLE']) {
         const reason = eventCode === 'REPORT_AVAILABLE' ? undefined : 'Fraudulent Processing of Transactions';
         await notifyTwice({ eventCode, merchantReference: reference, originalReference: psp, amount: { value: 4000, currency: 'EUR' }, reason }, async () => {});
       }
       const entries = (await eventsOf(t.store.read, reference)).slice(-3).map((e) => [e.from_status, e.to_status, e.cause, e.detail]);
       assert.deepEqual(entries, [
-        ['success', 'success', 'acquirer_dispute', 'NOTIFICATION_OF_CHARGEBACK, 40 EUR: Fraudulent Processing of Transactions'],
-        ['success', 'success', 'acquirer_dispute', 'CHARGEBACK, 40 EUR: Fraudulent Processing of Transactions'],
+        ['success', 'success', 'acquirer_notice', 'NOTIFICATION_OF_FRAUD, 40 EUR: Fraudulent Processing of Transactions'],
+        ['success', 'success', 'acquirer_notice', 'AUTHORISATION_ADJUSTMENT, 40 EUR: Fraudulent Processing of Transactions'],
         ['success', 'success', 'acquirer_notice', 'REPORT_AVAILABLE, 40 EUR'],
       ]);
       const after = await snapshot(reference);
@@ -436,8 +437,7 @@ for (const backend of backends) {
       await operator.signIn(`events-${backend}@kassa.test`);
       const page = await operator.get(`/dashboard/payments/${reference}`);
       assert.equal(page.statusCode, 200);
-      assert.match(page.body, /until Kassa handles disputes/);
-      assert.match(page.body, /NOTIFICATION_OF_CHARGEBACK, 40 EUR: Fraudulent Processing of Transactions/);
+      assert.match(page.body, /NOTIFICATION_OF_FRAUD, 40 EUR: Fraudulent Processing of Transactions/);
     });
 
     test('an event code Kassa does not know is accepted, changes nothing and is logged at warn with its code', async () => {

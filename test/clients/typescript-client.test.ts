@@ -62,6 +62,10 @@ describe('the TypeScript client', () => {
       const [sale] = await kassaClient.transactions([created.reference]);
       assert.equal(sale!.details.refundedAmount, 2.5);
       assert.ok((await kassaClient.methods()).some((method) => method.method === 'card'));
+      const dispute = await kassaClient.raiseTestDispute({ reference: created.reference, stage: 'chargeback', amount: '10.00' });
+      assert.deepEqual([dispute.type, dispute.status, dispute.details.stage], ['chargeback', 'success', 'chargeback']);
+      const accepted = await kassaClient.acceptDispute({ reference: dispute.reference });
+      assert.equal(accepted.details.stage, 'accepted');
     });
 
     test('a refused request throws a KassaProblem with its type and every failing field', async () => {

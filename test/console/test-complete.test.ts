@@ -92,7 +92,7 @@ for (const backend of backends) {
         ['success'],
       );
       assert.deepEqual(await completeEntries(reference), [['complete', { outcome: 'paid', result: { reference, status: 'success' } }]]);
-      assert.deepEqual(await offered(reference), ['refund'], 'final: no completion, and a paid transfer can be refunded');
+      assert.deepEqual(await offered(reference), ['refund', 'dispute'], 'final: no completion, and a paid transfer can be refunded or disputed');
     });
 
     for (const [outcome, label, failureCode] of [

@@ -18,6 +18,8 @@ export type RefundRequest = Schemas['RefundRequest'];
 export type CaptureRequest = Schemas['CaptureRequest'];
 export type ReversalRequest = Schemas['ReversalRequest'];
 export type TestCompletion = Schemas['TestCompletion'];
+export type TestDispute = Schemas['TestDispute'];
+export type DisputeDefense = Schemas['DisputeDefense'];
 export type PaymentMethods = Schemas['PaymentMethods'];
 export type Problem = Schemas['Problem'];
 export type FieldError = Schemas['FieldError'];
@@ -97,8 +99,14 @@ export interface KassaClient {
   refund(request: RefundRequest, options?: WriteOptions): Promise<Payment>;
   capture(request: CaptureRequest, options?: WriteOptions): Promise<Payment>;
   reversal(request: ReversalRequest, options?: WriteOptions): Promise<Payment>;
+  /** Accepts a dispute (a `chargeback` transaction): the chargeback stands. */
+  acceptDispute(request: { reference: string }, options?: WriteOptions): Promise<Payment>;
+  /** Defends a dispute with one of the defense reasons its acquirer takes. */
+  defendDispute(request: DisputeDefense, options?: WriteOptions): Promise<Payment>;
   /** Test keys only. */
   completeTestPayment(request: TestCompletion, options?: WriteOptions): Promise<Payment>;
+  /** Test keys only: raises a dispute on a paid payment, or moves a test dispute to `stage`. */
+  raiseTestDispute(request: TestDispute, options?: WriteOptions): Promise<Payment>;
 }
 
 export function createKassaClient({ baseUrl, apiKey, fetch }: KassaClientOptions): KassaClient {
@@ -117,6 +125,9 @@ export function createKassaClient({ baseUrl, apiKey, fetch }: KassaClientOptions
     refund: async (body, options) => unwrap(await api.POST('/refund', { body, params: idempotency(options) })),
     capture: async (body, options) => unwrap(await api.POST('/capture', { body, params: idempotency(options) })),
     reversal: async (body, options) => unwrap(await api.POST('/reversal', { body, params: idempotency(options) })),
+    acceptDispute: async (body, options) => unwrap(await api.POST('/dispute/accept', { body, params: idempotency(options) })),
+    defendDispute: async (body, options) => unwrap(await api.POST('/dispute/defend', { body, params: idempotency(options) })),
     completeTestPayment: async (body, options) => unwrap(await api.POST('/test/complete', { body, params: idempotency(options) })),
+    raiseTestDispute: async (body, options) => unwrap(await api.POST('/test/dispute', { body, params: idempotency(options) })),
   };
 }

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`; at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.
+         * @description A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`, `charged_back` (what a standing chargeback took back is not refundable); at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.
          */
         post: operations["refund"];
         delete?: never;
@@ -158,6 +158,66 @@ export interface paths {
          * @description Test keys only (404 with a live key): completes a pending transaction without a browser, with the same state change and webhook as a real outcome; 409 when it is not pending.
          */
         post: operations["completeTestPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dispute/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute
+         * @description Names a dispute (`type: chargeback`); its acquirer is asked to accept it (Adyen’s Disputes API), then it moves to `accepted` (`status: success`: the chargeback stands), with its webhook. 409 once it has ended or can no longer be accepted; 422 `Refused by the acquirer`; 503 when the connection names no Disputes API, or without an answer (nothing recorded).
+         */
+        post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dispute/defend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Defend a dispute
+         * @description Defends a dispute with one of the defense reasons its acquirer takes for it (its material supplied at the acquirer); the stage stays until the issuer answers through the acquirer. 422 at `/defenseReasonCode` (`not_applicable`, with the reasons it takes) or `Refused by the acquirer`; 409 once it has ended; 503 as for accepting.
+         */
+        post: operations["defendDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Raise or move a test dispute
+         * @description Test keys only (404 with a live key): naming a paid test payment, raises a dispute on it (a `chargeback` transaction, at `stage` `notification` or `chargeback`); naming a test dispute, moves it to `stage` (docs/disputes.md "Stages"). Each stage sends its webhook, as an acquirer’s would. Refused: 422 `not_paid` at `/reference`; 409 for a stage the dispute cannot move to, or a dispute its acquirer told of.
+         */
+        post: operations["raiseTestDispute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -751,6 +811,31 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        TestDispute: {
+            /** @description A paid test payment to raise a dispute on, or a test dispute to move. */
+            reference: string;
+            /**
+             * @description The stage to raise the dispute at (`notification` or `chargeback`; default `notification`), or to move a test dispute to.
+             * @enum {string}
+             */
+            stage?: "notification" | "chargeback" | "reversed" | "second_chargeback" | "prearbitration" | "prearbitration_won" | "prearbitration_lost" | "accepted";
+            /** @description Raising: the disputed amount, at most the payment's (default all of it). */
+            amount?: number | string;
+            /** @description Raising: the scheme's reason code the dispute carries. */
+            reasonCode?: string;
+            /** @description Raising: the reason the dispute carries. */
+            reason?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        DisputeDefense: {
+            /** @description The dispute (its `chargeback` transaction). */
+            reference: string;
+            /** @description One of the defense reasons the acquirer takes for this dispute. */
+            defenseReasonCode: string;
+        } & {
+            [key: string]: unknown;
+        };
         WalletTokenIntake: {
             /** @description The wallet token (version EC_v1) exactly as the wallet gave it: the JSON object, or that object as a JSON string (direct flow). */
             encryptedToken: {
@@ -759,7 +844,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A transaction: a payment, a refund (`type: credit`) or a vault enrollment (`type: token`). */
+        /** @description A transaction: a payment, a refund (`type: credit`), a dispute (`type: chargeback`, docs/disputes.md) or a vault enrollment (`type: token`). */
         Payment: {
             /** @description Kassa’s reference of the transaction. */
             reference: string;
@@ -770,7 +855,7 @@ export interface components {
             /** @enum {string} */
             method: "card" | "landingpage" | "walletpay" | "vault" | "ideal" | "paypal" | "klarna" | "banktransfer";
             /** @enum {string} */
-            type: "sale" | "authorise" | "token" | "credit";
+            type: "sale" | "authorise" | "token" | "credit" | "chargeback";
             /** @enum {string} */
             status: "pending" | "success" | "failed" | "manualintervention";
             /**
@@ -808,7 +893,7 @@ export interface components {
             entryMode: "ecom";
             /** @enum {string} */
             brand?: "visa" | "mastercard" | "amex" | "maestro" | "bcmc";
-            /** @description The payment a refund or a capture belongs to. */
+            /** @description The payment a refund, a capture or a dispute belongs to. */
             parentReference?: string;
             /** @description Method-specific data. */
             details: {
@@ -824,6 +909,35 @@ export interface components {
                  * @enum {string}
                  */
                 undoneByAcquirer?: "capture_failed" | "refund_failed" | "refund_reversed";
+                /** @description Payments: the payment's disputes, oldest first, each as it stands now (its own transaction has the rest). */
+                disputes?: {
+                    /** @description The dispute’s own transaction (`type: chargeback`). */
+                    reference: string;
+                    /** @enum {string} */
+                    stage: "notification" | "chargeback" | "reversed" | "second_chargeback" | "prearbitration" | "prearbitration_won" | "prearbitration_lost" | "accepted";
+                    /**
+                     * @description Where the disputed money is: `success` taken back, `failed` with the merchant, `pending` undecided.
+                     * @enum {string}
+                     */
+                    status: "pending" | "success" | "failed" | "manualintervention";
+                    /** @description The disputed amount, in major units of the payment’s currency. */
+                    amount: number;
+                }[];
+                /**
+                 * @description Disputes (`type: chargeback`): where it stands (docs/disputes.md "Stages"); `status` follows it.
+                 * @enum {string}
+                 */
+                stage?: "notification" | "chargeback" | "reversed" | "second_chargeback" | "prearbitration" | "prearbitration_won" | "prearbitration_lost" | "accepted";
+                /** @description Disputes: the card scheme's reason code. */
+                reasonCode?: string;
+                /** @description Disputes: the reason, in the acquirer's words. */
+                reason?: string;
+                /** @description Disputes: the card scheme. */
+                schemeCode?: string;
+                /** @description Disputes: until when it may be defended (ISO 8601, as the acquirer wrote it). */
+                defensePeriodEndsAt?: string;
+                /** @description Disputes: the reason the merchant defended it with (`POST /dispute/defend`). */
+                defenseReasonCode?: string;
                 /** @description Enrollments on success: pays with the stored card (a secret of the merchant). */
                 vaultAccessToken?: string;
                 maskedPan?: string;
@@ -932,7 +1046,7 @@ export interface components {
              * @description Where this Kassa explains the problem type: `PUBLIC_URL/docs#problem-<slug>`; the slug is the same on every Kassa.
              * @enum {string}
              */
-            type: "https://kassa.test/docs#problem-malformed-json" | "https://kassa.test/docs#problem-json-nested-too-deeply" | "https://kassa.test/docs#problem-malformed-request" | "https://kassa.test/docs#problem-bad-request" | "https://kassa.test/docs#problem-unsupported-content-type" | "https://kassa.test/docs#problem-invalid-idempotency-reference" | "https://kassa.test/docs#problem-unauthorized" | "https://kassa.test/docs#problem-not-found" | "https://kassa.test/docs#problem-request-timeout" | "https://kassa.test/docs#problem-conflict" | "https://kassa.test/docs#problem-request-in-progress" | "https://kassa.test/docs#problem-request-body-too-large" | "https://kassa.test/docs#problem-address-too-long" | "https://kassa.test/docs#problem-validation-failed" | "https://kassa.test/docs#problem-unprocessable-request" | "https://kassa.test/docs#problem-idempotency-reference-reused" | "https://kassa.test/docs#problem-refused-by-the-acquirer" | "https://kassa.test/docs#problem-too-many-requests" | "https://kassa.test/docs#problem-request-headers-too-large" | "https://kassa.test/docs#problem-internal-error" | "https://kassa.test/docs#problem-wallet-merchant-validation-failed" | "https://kassa.test/docs#problem-no-acquirer-configured" | "https://kassa.test/docs#problem-no-answer-from-the-acquirer" | "https://kassa.test/docs#problem-database-unavailable" | "https://kassa.test/docs#problem-no-directory-server-configured" | "https://kassa.test/docs#problem-authorisation-being-answered" | "https://kassa.test/docs#problem-not-a-notification" | "https://kassa.test/docs#problem-service-stopping" | "https://kassa.test/docs#problem-vault-unavailable" | "https://kassa.test/docs#problem-wallet-not-configured";
+            type: "https://kassa.test/docs#problem-malformed-json" | "https://kassa.test/docs#problem-json-nested-too-deeply" | "https://kassa.test/docs#problem-malformed-request" | "https://kassa.test/docs#problem-bad-request" | "https://kassa.test/docs#problem-unsupported-content-type" | "https://kassa.test/docs#problem-invalid-idempotency-reference" | "https://kassa.test/docs#problem-unauthorized" | "https://kassa.test/docs#problem-not-found" | "https://kassa.test/docs#problem-request-timeout" | "https://kassa.test/docs#problem-conflict" | "https://kassa.test/docs#problem-request-in-progress" | "https://kassa.test/docs#problem-request-body-too-large" | "https://kassa.test/docs#problem-address-too-long" | "https://kassa.test/docs#problem-validation-failed" | "https://kassa.test/docs#problem-unprocessable-request" | "https://kassa.test/docs#problem-idempotency-reference-reused" | "https://kassa.test/docs#problem-refused-by-the-acquirer" | "https://kassa.test/docs#problem-too-many-requests" | "https://kassa.test/docs#problem-request-headers-too-large" | "https://kassa.test/docs#problem-internal-error" | "https://kassa.test/docs#problem-wallet-merchant-validation-failed" | "https://kassa.test/docs#problem-no-acquirer-configured" | "https://kassa.test/docs#problem-no-answer-from-the-acquirer" | "https://kassa.test/docs#problem-disputes-not-connected" | "https://kassa.test/docs#problem-database-unavailable" | "https://kassa.test/docs#problem-no-directory-server-configured" | "https://kassa.test/docs#problem-authorisation-being-answered" | "https://kassa.test/docs#problem-not-a-notification" | "https://kassa.test/docs#problem-service-stopping" | "https://kassa.test/docs#problem-vault-unavailable" | "https://kassa.test/docs#problem-wallet-not-configured";
             title: string;
             status: number;
             detail?: string;
@@ -1129,7 +1243,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description No acquirer configured; No answer from the acquirer; Database unavailable; No directory server configured; Authorisation being answered; Service stopping; Vault unavailable; Wallet not configured */
+        /** @description No acquirer configured; No answer from the acquirer; Disputes not connected; Database unavailable; No directory server configured; Authorisation being answered; Service stopping; Vault unavailable; Wallet not configured */
         Problem503: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1510,6 +1624,149 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TestCompletion"];
+            };
+        };
+        responses: {
+            /** @description The transaction. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    acceptDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again: the same reference with the same body answers the first outcome (`Idempotent-Replayed: true`); with another body 422; while the first still runs 409. Scoped to merchant, mode and route; kept at least 24 hours. */
+                "Idempotency-Reference"?: components["parameters"]["IdempotencyReference"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReversalRequest"];
+            };
+        };
+        responses: {
+            /** @description The transaction. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    defendDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again: the same reference with the same body answers the first outcome (`Idempotent-Replayed: true`); with another body 422; while the first still runs 409. Scoped to merchant, mode and route; kept at least 24 hours. */
+                "Idempotency-Reference"?: components["parameters"]["IdempotencyReference"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD",
+                 *       "defenseReasonCode": "SupplyDefenseMaterial"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeDefense"];
+            };
+        };
+        responses: {
+            /** @description The transaction. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    raiseTestDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again: the same reference with the same body answers the first outcome (`Idempotent-Replayed: true`); with another body 422; while the first still runs 409. Scoped to merchant, mode and route; kept at least 24 hours. */
+                "Idempotency-Reference"?: components["parameters"]["IdempotencyReference"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD",
+                 *       "stage": "chargeback",
+                 *       "amount": "10.00",
+                 *       "reasonCode": "10.4",
+                 *       "reason": "Fraud, card absent"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestDispute"];
             };
         };
         responses: {

@@ -18,8 +18,9 @@ export const cancel = operationFor<CancellingParty>()({
   parse: (body: { pageToken: string }) => body.pageToken,
   load: (pageToken, { ports }) => findByPageToken(ports.store.read, pageToken),
   decide: (row, _pageToken, { caller }) => {
-    // A refund is the merchant's own: no customer cancels it.
-    if (!row || row.type === 'credit' || (caller && caller.merchantId !== row.merchant_id)) throw Problem.notFound('No payment has this cancel address.');
+    // A refund is the merchant's own, a dispute the cardholder's bank's: no customer cancels either.
+    if (!row || row.type === 'credit' || row.type === 'chargeback' || (caller && caller.merchantId !== row.merchant_id))
+      throw Problem.notFound('No payment has this cancel address.');
     return row;
   },
   commit: async (tx, row, { caller, now }) => {

@@ -57,6 +57,7 @@ export const completeTestPayment = merchantOperation({
   decide: (row, completion, { caller }) => {
     if (!row) throw Problem.notFound(`No transaction with reference ${completion.reference}.`);
     if (caller.mode !== 'test') throw Problem.notFound(`Transaction ${row.reference} is live; only a test-mode payment can be completed by the test helper.`);
+    if (row.type === 'chargeback') throw Problem.conflict(`Transaction ${row.reference} is a dispute; its stages are moved by POST /test/dispute.`);
     if (row.status !== 'pending') throw notPending(row.reference, row.status);
     return { row, completion };
   },

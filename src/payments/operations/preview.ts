@@ -18,6 +18,8 @@ import { reversal } from './reversal.ts';
 import { cancel, type CancellingParty } from './cancel.ts';
 import { resolve, type Resolution } from './resolve.ts';
 import { completeTestPayment } from './complete-test-payment.ts';
+import { raiseTestDispute } from './raise-test-dispute.ts';
+import { acceptDispute } from './accept-dispute.ts';
 
 /** The money an operation would move: its amount in minor units and the currency's code. */
 export interface Preview {
@@ -72,5 +74,19 @@ export async function previewResolve(body: Resolution, ctx: Context<undefined>):
 export async function previewCompleteTestPayment(body: { reference: string; outcome: string; failureCode?: string }, ctx: Context<Caller>): Promise<Preview> {
   const input = completeTestPayment.parse(body, ctx);
   const { row } = completeTestPayment.decide(await completeTestPayment.load(input, ctx), input, ctx);
+  return moneyOf(row, row.amount_minor);
+}
+
+/** A test dispute (the test helper's): the amount disputed, while the payment is a paid test payment or the test dispute may move to the stage. */
+export async function previewRaiseTestDispute(body: { reference: string; stage?: string; amount?: string }, ctx: Context<Caller>): Promise<Preview> {
+  const input = raiseTestDispute.parse(body, ctx);
+  const { word } = raiseTestDispute.decide(await raiseTestDispute.load(input, ctx), input, ctx);
+  return { amountMinor: word.amountMinor!, currency: word.currency };
+}
+
+/** A dispute's acceptance: the disputed amount, while its stage may still move to `accepted` (the acquirer is asked only when it runs). */
+export async function previewAcceptDispute(body: { reference: string }, ctx: Context<Caller>): Promise<Preview> {
+  const input = acceptDispute.parse(body, ctx);
+  const { row } = acceptDispute.decide(await acceptDispute.load(input, ctx), input, ctx);
   return moneyOf(row, row.amount_minor);
 }

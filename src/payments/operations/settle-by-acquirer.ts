@@ -16,9 +16,10 @@
  * already, is undone (undone.ts: final states never change); an authorisation's expiry releases
  * it (`reversed`); the outcome of Kassa's technical cancel ends a payment still waiting for it, or
  * tells the merchant and an operator that it was refused; a closed offer ends a pending payment
- * `failed`/`expired`. What changes nothing for the payment (a dispute's stage, until disputes are
- * built; a report; an event Kassa does not act on) is an event of its timeline with the
- * acquirer's words, and an event the connector does not know is logged by the route.
+ * `failed`/`expired`; a dispute's stage opens or moves its chargeback transaction (disputes.ts,
+ * docs/disputes.md). What changes nothing for the payment (a report; an event Kassa does not act
+ * on) is an event of its timeline with the acquirer's words, and an event the connector does not
+ * know is logged by the route.
  */
 import type { TransactionRow } from '../../store/schema.ts';
 import type { Db, Dialect } from '../../store/store.ts';
@@ -34,7 +35,8 @@ import { amountNumber, findCurrency } from '../../ground/amount.ts';
 import { Problem } from '../../ground/problem.ts';
 import { methodPaidElsewhere } from './send-to-method.ts';
 import { systemOperation } from './operation.ts';
-import type { AcquirerWord } from '../../acquirer/notifications.ts';
+import type { AcquirerWord, DisputeFacts } from '../../acquirer/notifications.ts';
+import { recordDisputeWord, type DisputeWord } from '../disputes.ts';
 
 /**
  * What became of an item: applied (whether or not it changed anything), or recorded already.
@@ -63,8 +65,10 @@ type Settlement =
   | { kind: 'cancel refused'; row: TransactionRow; word: AcquirerWord; waiting: boolean }
   /** A pending payment the customer never finished at the method: the acquirer closed it. */
   | { kind: 'offer closed'; row: TransactionRow; word: AcquirerWord }
+  /** A dispute of the payment opened, moved forward, or a word kept on its timeline (disputes.ts). */
+  | { kind: 'dispute'; row: TransactionRow; word: AcquirerWord & { dispute: DisputeFacts } }
   /** Nothing changes for the transaction; its timeline keeps what the acquirer said. */
-  | { kind: 'timeline'; row: TransactionRow; word: AcquirerWord; cause: 'acquirer_notice' | 'acquirer_dispute' };
+  | { kind: 'timeline'; row: TransactionRow; word: AcquirerWord; cause: 'acquirer_notice' };
 
 const open = (row: TransactionRow) => row.status === 'pending' || row.status === 'manualintervention';
 
@@ -93,6 +97,11 @@ export const settleByAcquirer = systemOperation({
     });
     if (!recorded.first) return { item: 'sent again', differs: recorded.success !== word.success };
     if (!settlement) return { item: 'first', row: undefined };
+    if (settlement.kind === 'dispute') {
+      const outcome = await recordDisputeWord(tx, settlement.row, disputeWordOf(settlement.word), { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
+      if (outcome.kind !== 'refused') return { item: 'first', row: outcome.row };
+      return { item: 'first', row: outcome.payment, attention: `a dispute of ${outcome.payment.reference} was not recorded: ${outcome.why}; an operator should look` };
+    }
     const attention =
       settlement.kind === 'cancel refused'
         ? `the acquirer could not cancel ${settlement.row.reference} (its technical cancel): what it held or took stands; an operator should look`
@@ -107,7 +116,7 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
   if (!row) return undefined;
   const to = word.success ? ('success' as const) : ('failed' as const);
   const inFlight = !!page?.authorisation_in_flight;
-  const timeline = (cause: 'acquirer_notice' | 'acquirer_dispute' = 'acquirer_notice') => ({ kind: 'timeline' as const, row, word, cause });
+  const timeline = () => ({ kind: 'timeline' as const, row, word, cause: 'acquirer_notice' as const });
   switch (word.event) {
     case 'authorisation': {
       const leaseUntil = page?.processing_until ?? null;
@@ -153,7 +162,7 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
       // While an authorisation is in flight its answer ends the payment, not the offer.
       return row.status === 'pending' && !inFlight ? { kind: 'offer closed', row, word } : timeline();
     case 'dispute':
-      return timeline('acquirer_dispute');
+      return word.dispute ? { kind: 'dispute', row, word: { ...word, dispute: word.dispute } } : timeline();
     case 'notice':
       return timeline();
     case 'unknown':
@@ -161,6 +170,21 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
       return undefined;
   }
 }
+
+/** A dispute's notification as the disputes take it: the dispute is the acquirer's reference of the item, its amount the disputed one. */
+const disputeWordOf = (word: AcquirerWord & { dispute: DisputeFacts }): DisputeWord => ({
+  connector: word.item.connector,
+  acquirerReference: word.acquirerReference,
+  stage: word.dispute.stage,
+  amountMinor: word.amount.minor,
+  currency: word.amount.currency,
+  reasonCode: word.dispute.reasonCode,
+  reason: word.reason,
+  schemeCode: word.dispute.schemeCode,
+  defensePeriodEndsAt: word.dispute.defensePeriodEndsAt,
+  cause: 'acquirer_dispute',
+  detail: detailOf(word),
+});
 
 /** What the acquirer said, as the timeline shows it: its name of the event, the amount, its reason. */
 export function detailOf(word: AcquirerWord): string {
@@ -171,7 +195,11 @@ export function detailOf(word: AcquirerWord): string {
   return said.slice(0, 500);
 }
 
-async function settle(tx: Db, settlement: Settlement, { dialect, now }: { dialect: Dialect; now: number }): Promise<TransactionRow | undefined> {
+async function settle(
+  tx: Db,
+  settlement: Exclude<Settlement, { kind: 'dispute' }>,
+  { dialect, now }: { dialect: Dialect; now: number },
+): Promise<TransactionRow | undefined> {
   const { row, word } = settlement;
   const cause = 'acquirer_notification';
   const detail = detailOf(word);
