@@ -8,6 +8,7 @@
  * answer that can be trusted.
  */
 import type { DefenseReasons, DisputeAnswer, DisputeService } from './dispute-service.ts';
+import { callAdyen, type AdyenAnswer } from './adyen-http.ts';
 
 export interface AdyenDisputeSettings {
   /** The Disputes API's root, without a trailing slash. */
@@ -17,7 +18,7 @@ export interface AdyenDisputeSettings {
   timeoutMs: number;
 }
 
-type Answer = { status: number; body: Record<string, unknown> } | { status: 'unknown'; reason: string };
+type Answer = AdyenAnswer;
 
 export class AdyenDisputes implements DisputeService {
   constructor(private readonly settings: AdyenDisputeSettings) {}
@@ -39,20 +40,9 @@ export class AdyenDisputes implements DisputeService {
     return resultOf(await this.post('/defendDispute', { disputePspReference: disputeReference, defenseReasonCode }));
   }
 
-  private async post(path: string, body: Record<string, unknown>): Promise<Answer> {
-    try {
-      const response = await fetch(`${this.settings.endpoint.replace(/\/+$/, '')}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': this.settings.apiKey },
-        body: JSON.stringify({ merchantAccountCode: this.settings.merchantAccount, ...body }),
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
-      });
-      const text = await response.text();
-      if (response.status >= 500) return { status: 'unknown', reason: `Adyen answered ${response.status}` };
-      return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-    } catch (error) {
-      return { status: 'unknown', reason: error instanceof Error ? error.name : 'network error' };
-    }
+  private post(path: string, body: Record<string, unknown>): Promise<Answer> {
+    const { endpoint, apiKey, timeoutMs, merchantAccount } = this.settings;
+    return callAdyen(`${endpoint.replace(/\/+$/, '')}${path}`, { merchantAccountCode: merchantAccount, ...body }, { apiKey, timeoutMs });
   }
 }
 

@@ -24,6 +24,7 @@ import type { Shopper, ShopperAddress, TechnicalCancelRequest } from './connecto
 import { authoriseResultOf, refusedRequestResult, type AdyenPaymentResult, type AdyenServiceError } from './adyen-outcomes.ts';
 import { authenticatingFields, authenticationStepOf, continuationFields, type AdyenAuthenticationResult } from './adyen-3ds2.ts';
 import { adyenCurrencies, toAdyenMinor } from './adyen-amounts.ts';
+import { callAdyen, type AdyenAnswer } from './adyen-http.ts';
 import { checkoutModification, checkoutModificationResult, checkoutPaymentRequest, checkoutResultOf, completionDetailNames } from './adyen-checkout.ts';
 import type { CheckoutPaymentResult } from './adyen-checkout.ts';
 import type { RedirectReturn } from './connector.ts';
@@ -71,8 +72,7 @@ function walletMpiData({ eci, authenticationValue }: AuthenticationData): Record
   return { directoryResponse: 'Y', authenticationResponse: 'Y', ...(eci ? { eci } : {}), ...(authenticationValue ? { cavv: authenticationValue } : {}) };
 }
 
-/** What a call came to: Adyen's JSON answer, or no answer that can be trusted (a timeout, a 5xx, a network error). */
-type Answer = { status: number; body: Record<string, unknown> } | { status: 'unknown'; reason: string };
+type Answer = AdyenAnswer;
 
 export class AdyenConnector implements AcquirerConnector {
   readonly name = 'adyen';
@@ -176,20 +176,8 @@ export class AdyenConnector implements AcquirerConnector {
     return { outcome: 'refused', reason: `Adyen answered ${answer.status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}` };
   }
 
-  private async post(url: string, body: Record<string, unknown>, idempotencyKey: string): Promise<Answer> {
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': this.settings.apiKey, 'idempotency-key': idempotencyKey },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
-      });
-      const text = await response.text();
-      if (response.status >= 500) return { status: 'unknown', reason: `Adyen answered ${response.status}` };
-      return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-    } catch (error) {
-      return { status: 'unknown', reason: error instanceof Error ? error.name : 'network error' };
-    }
+  private post(url: string, body: Record<string, unknown>, idempotencyKey: string): Promise<Answer> {
+    return callAdyen(url, body, { apiKey: this.settings.apiKey, timeoutMs: this.settings.timeoutMs, idempotencyKey });
   }
 
   /**

@@ -68,6 +68,22 @@ export async function recordChallengeResponse(db: Db, session: ThreeDSSessionRow
   await updateThreeDSSession(db, session.id, ['challenge'], { state: 'result', result: JSON.stringify(authentication) });
 }
 
+/** A new session of the acquirer's for the payment, before its step's own fields (state, ACS address, token). */
+const newSessionRow = (id: string, protocol: string, at: { reference: string; brand: string; windowSize: string; now: number }) => ({
+  id,
+  reference: at.reference,
+  protocol,
+  session_secret: randomBase62(32),
+  ds_trans_id: null,
+  acs_trans_id: null,
+  message_version: null,
+  window_size: at.windowSize,
+  brand: at.brand,
+  result: null,
+  created: at.now,
+  expires_at: at.now + SESSION_TTL_MS,
+});
+
 export class AcquirerThreeDS {
   constructor(private readonly store: Store) {}
 
@@ -111,22 +127,7 @@ export class AcquirerThreeDS {
         : { state: 'challenge' as const, acs_url: step.acsUrl, acs_trans_id: step.acsTransID, message_version: step.messageVersion, acquirer_token: step.token };
     const row = await this.store.transact(async (db) => {
       if (session) await updateThreeDSSession(db, session.id, ['started'], fields);
-      else
-        await insertThreeDSSession(db, {
-          id: step.threeDSServerTransID,
-          reference: at.reference,
-          protocol: '2.2.0',
-          session_secret: randomBase62(32),
-          ds_trans_id: null,
-          acs_trans_id: null,
-          message_version: null,
-          window_size: at.windowSize,
-          brand: at.brand,
-          result: null,
-          created: at.now,
-          expires_at: at.now + SESSION_TTL_MS,
-          ...fields,
-        });
+      else await insertThreeDSSession(db, { ...newSessionRow(step.threeDSServerTransID, '2.2.0', at), ...fields });
       return (await findThreeDSSession(db, step.threeDSServerTransID))!;
     });
     if (step.step === 'method') return { kind: 'method', session: row, methodUrl: step.methodUrl };
@@ -144,23 +145,7 @@ export class AcquirerThreeDS {
     const id = randomUUID();
     return this.store.transact(async (db) => {
       if (at.session) await updateThreeDSSession(db, at.session.id, ['started'], { state: 'used' });
-      await insertThreeDSSession(db, {
-        id,
-        reference: at.reference,
-        protocol: '1.0.2',
-        state: 'challenge',
-        acs_url: step.issuerUrl,
-        acquirer_token: step.md,
-        session_secret: randomBase62(32),
-        ds_trans_id: null,
-        acs_trans_id: null,
-        message_version: null,
-        window_size: at.windowSize,
-        brand: at.brand,
-        result: null,
-        created: at.now,
-        expires_at: at.now + SESSION_TTL_MS,
-      });
+      await insertThreeDSSession(db, { ...newSessionRow(id, '1.0.2', at), state: 'challenge', acs_url: step.issuerUrl, acquirer_token: step.md });
       return (await findThreeDSSession(db, id))!;
     });
   }
