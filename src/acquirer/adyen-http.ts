@@ -5,6 +5,25 @@
  * (docs/acquirers.md "Unknown outcomes"); anything else is Adyen's answer as it came.
  */
 
+import { createHash } from 'node:crypto';
+
+/** Adyen takes an `Idempotency-Key` of at most 64 characters (its API reference of the header). */
+export const MAX_IDEMPOTENCY_KEY = 64;
+
+/**
+ * Kassa's idempotency key as Adyen takes it: the key itself when it is short enough, else with its
+ * middle (a 3-D Secure step's session, `<reference>:<session>:challenge` is 74 characters) replaced
+ * by 22 base64url characters of the SHA-256 of the whole key, so it still names the payment first
+ * and the step last, and is the same for every retry of the call.
+ */
+export function adyenIdempotencyKey(key: string): string {
+  if (key.length <= MAX_IDEMPOTENCY_KEY) return key;
+  const digest = createHash('sha256').update(key).digest('base64url').slice(0, 22);
+  const parts = key.split(':');
+  const named = parts.length >= 3 ? `${parts[0]}:${digest}:${parts.at(-1)}` : undefined;
+  return named && named.length <= MAX_IDEMPOTENCY_KEY ? named : `${key.slice(0, MAX_IDEMPOTENCY_KEY - digest.length - 1)}:${digest}`;
+}
+
 /** What a call came to: Adyen's JSON answer, or no answer that can be trusted. */
 export type AdyenAnswer = { status: number; body: Record<string, unknown> } | { status: 'unknown'; reason: string };
 
@@ -16,7 +35,7 @@ export async function callAdyen(
   try {
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...(idempotencyKey ? { 'idempotency-key': adyenIdempotencyKey(idempotencyKey) } : {}) },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });

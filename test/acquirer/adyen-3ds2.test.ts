@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adyenBrowserInfo, authenticationStepOf, continuationFields, type AdyenAuthenticationResult } from '../../src/acquirer/adyen-3ds2.ts';
 import { AdyenConnector } from '../../src/acquirer/adyen.ts';
+import { adyenIdempotencyKey } from '../../src/acquirer/adyen-http.ts';
 import { observed } from '../../src/acquirer/observed.ts';
 import { SimulatedAcquirer } from '../../src/acquirer/simulator.ts';
 import type { AuthenticatingRequest } from '../../src/acquirer/connector.ts';
@@ -239,7 +240,19 @@ for (const backend of backends) {
         );
         const continued = adyen.requests.filter((r) => r.path === '/authorise3d' && r.body.md === md);
         assert.equal(continued.length, 1);
-        assert.match(String(continued[0]!.idempotencyKey), new RegExp(`^${payment.reference}:[0-9a-f-]{36}:redirect$`));
+        const session = (
+          await t.store.read
+            .selectFrom('threeds_sessions')
+            .select('id')
+            .where('reference', '=', payment.reference)
+            .where('protocol', '=', '1.0.2')
+            .executeTakeFirstOrThrow()
+        ).id;
+        assert.equal(
+          continued[0]!.idempotencyKey,
+          adyenIdempotencyKey(`${payment.reference}:${session}:redirect`),
+          "the session's own key, within Adyen's 64 characters",
+        );
         // The same PaRes posted again: the payment is final, Adyen is not asked again.
         const again = await postForm(t.app, `${term.pathname}${term.search}`, { PaRes: hiddenValue(back, 'PaRes'), MD: hiddenValue(back, 'MD') });
         assert.ok([200, 303].includes(again.statusCode));

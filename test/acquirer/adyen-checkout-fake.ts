@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { MAX_IDEMPOTENCY_KEY } from '../../src/acquirer/adyen-http.ts';
 
 const contractDir = process.env.ADYEN_CONTRACT_DIR ?? '/work/shared/acquirers/adyen';
 export const CHECKOUT_CONTRACT = path.join(contractDir, 'CheckoutService-v71.json');
@@ -86,6 +87,8 @@ export async function checkoutApi(app: FastifyInstance, recorder: Recorder, base
       recorder.requests.push({ path: `/checkout${concrete}`, body, idempotencyKey });
       if (request.headers['x-api-key'] !== recorder.apiKey)
         return reply.code(401).send({ status: 401, errorCode: '000', message: 'HTTP Status Response - Unauthorized', errorType: 'security' });
+      if (idempotencyKey !== undefined && idempotencyKey.length > MAX_IDEMPOTENCY_KEY)
+        recorder.violations.push(`checkout ${template}: an Idempotency-Key of ${idempotencyKey.length} characters`);
       const validate = validators[template]!;
       if (!validate(body)) {
         recorder.violations.push(`checkout ${template}: ${JSON.stringify(validate.errors)}`);

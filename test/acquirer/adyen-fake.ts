@@ -20,6 +20,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import addFormats from 'ajv-formats';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../../src/acquirer/adyen-http.ts';
 import { checkoutApi, CHECKOUT_PREFIX, type FakeCheckout } from './adyen-checkout-fake.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Mode } from '../../src/store/schema.ts';
@@ -141,6 +142,8 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     fake.requests.push({ path: route, body, idempotencyKey });
     if (request.headers['x-api-key'] !== fake.apiKey)
       return reply.code(401).send({ status: 401, errorCode: '000', message: 'HTTP Status Response - Unauthorized', errorType: 'security' });
+    if (idempotencyKey !== undefined && idempotencyKey.length > MAX_IDEMPOTENCY_KEY)
+      fake.violations.push(`${route}: an Idempotency-Key of ${idempotencyKey.length} characters`);
     const validate = validators[route];
     if (!validate) return reply.code(404).send({ status: 404, errorCode: '000', message: 'Not found', errorType: 'validation' });
     if (!validate(body)) {

@@ -15,6 +15,7 @@ import { assertAccessible, chromiumMissing, payWithCard, screenshot, suiteHarnes
 import { needs } from '../support/dependencies.ts';
 import { connectToFake, startFakeAdyen, type FakeAdyen } from '../acquirer/adyen-fake.ts';
 import { adyenContractMissing } from '../acquirer/adyen-contract.ts';
+import { adyenIdempotencyKey } from '../../src/acquirer/adyen-http.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import type { Mode } from '../../src/store/schema.ts';
 
@@ -110,7 +111,7 @@ for (const backend of backends) {
       const [first, second] = sentFor(payment.reference);
       assert.equal(second!.path, '/authorise3ds2');
       const transaction = [...adyen.authentications.values()].find((a) => a.reference === payment.reference)!;
-      assert.equal(second!.idempotencyKey, `${payment.reference}:${transaction.threeDSServerTransID}:challenge`);
+      assert.equal(second!.idempotencyKey, adyenIdempotencyKey(`${payment.reference}:${transaction.threeDSServerTransID}:challenge`));
       assert.notEqual(first!.idempotencyKey, second!.idempotencyKey);
       assert.deepEqual(second!.body.threeDS2Result, { transStatus: 'Y' });
       assert.match(String(second!.body.threeDS2Token), /^TOKEN/);
@@ -147,7 +148,7 @@ for (const backend of backends) {
       const transaction = [...adyen.authentications.values()].find((a) => a.reference === payment.reference)!;
       assert.ok(transaction.methodRan, "the issuer's 3DS method ran");
       assert.deepEqual(sent[1]!.body.threeDS2RequestData, { deviceChannel: 'browser', threeDSCompInd: 'Y' });
-      assert.equal(sent[1]!.idempotencyKey, `${payment.reference}:${transaction.threeDSServerTransID}:method`);
+      assert.equal(sent[1]!.idempotencyKey, adyenIdempotencyKey(`${payment.reference}:${transaction.threeDSServerTransID}:method`));
       assert.deepEqual(adyen.violations, []);
       assert.deepEqual(cspViolations, []);
       await context.close();
