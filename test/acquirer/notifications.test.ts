@@ -75,15 +75,9 @@ describe("Adyen's event codes in Kassa's words", { skip }, () => {
     ['SOMETHING_ADYEN_ADDS_LATER', 'unknown'],
     ['constructor', 'unknown'],
   ];
-  test("an item's amount in Adyen's own units is read in Kassa's (ISK: Adyen counts 2 decimals, ISO 4217 none)", async () => {
-    const item = {
-      pspReference: 'PSP1',
-      merchantAccountCode: 'ShopNL',
-      merchantReference: 'r',
-      amount: { value: 150000, currency: 'ISK' },
-      eventCode: 'CHARGEBACK',
-      success: 'true',
-    };
+  /** What the reader says of one item, signed with the key of the one connection it may belong to. */
+  async function readSigned(amount: { value: number; currency: string }, eventCode: string) {
+    const item = { pspReference: 'PSP1', merchantAccountCode: 'ShopNL', merchantReference: 'r', amount, eventCode, success: 'true' };
     const json = {
       live: 'false',
       notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
@@ -98,35 +92,17 @@ describe("Adyen's event codes in Kassa's words", { skip }, () => {
       secrets: { hmacKey: HMAC_KEY },
       updated: 0,
     };
-    const read = await readAdyenNotification({ raw: Buffer.alloc(0), json, headers: {} }, async () => [connection]);
+    return readAdyenNotification({ raw: Buffer.alloc(0), json, headers: {} }, async () => [connection]);
+  }
+
+  test("an item's amount in Adyen's own units is read in Kassa's (ISK: Adyen counts 2 decimals, ISO 4217 none)", async () => {
+    const read = await readSigned({ value: 150000, currency: 'ISK' }, 'CHARGEBACK');
     assert.deepEqual(read.words[0].amount, { minor: 1500, currency: 'ISK', asSent: 150000 });
   });
 
   for (const [code, event] of cases) {
     test(`${code} is read as ${event}`, async () => {
-      const item = {
-        pspReference: 'PSP1',
-        merchantAccountCode: 'ShopNL',
-        merchantReference: 'r',
-        amount: { value: 1000, currency: 'EUR' },
-        eventCode: code,
-        success: 'true',
-      };
-      const json = {
-        live: 'false',
-        notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
-      };
-      const connection = {
-        merchantId: 'm',
-        mode: 'test' as const,
-        connector: 'adyen',
-        endpoint: 'https://x',
-        endpoints: {},
-        account: 'ShopNL',
-        secrets: { hmacKey: HMAC_KEY },
-        updated: 0,
-      };
-      const read = await readAdyenNotification({ raw: Buffer.alloc(0), json, headers: {} }, async () => [connection]);
+      const read = await readSigned({ value: 1000, currency: 'EUR' }, code);
       assert.equal(read.words[0].event, event);
       assert.deepEqual(read.words[0].amount, { minor: 1000, currency: 'EUR', asSent: 1000 });
     });

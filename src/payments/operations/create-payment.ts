@@ -8,7 +8,7 @@
  */
 import type { TransactionRow } from '../../store/schema.ts';
 import { AcquirerUnavailable } from '../../acquirer/select.ts';
-import { planPayment, validatePaymentBody } from '../create.ts';
+import { creationContext, planPayment, validatePaymentBody } from '../create.ts';
 import { prepareWalletPayment, TOKEN_FIELD } from '../create-wallet.ts';
 import { storePendingTransaction } from '../pending-transaction.ts';
 import { recordWalletTokenUse } from '../pay-by-wallet.ts';
@@ -40,17 +40,7 @@ export const createPayment = merchantOperation({
     // Vault cards are never changed or deleted, so the card read here is the card paid with.
     return creation === 'vault-card' ? await ports.vault.find(ports.store.read, caller, request.details.vaultAccessToken!) : undefined;
   },
-  decide: (vaultCard, request, { caller, now, ports }) => ({
-    request,
-    ...planPayment(request, {
-      caller,
-      defaultExpiry: ports.config.paymentExpiry,
-      defaultExpiryMs: ports.config.paymentExpiryMs,
-      now,
-      vaultCard,
-      secrets: ports.links.secrets,
-    }),
-  }),
+  decide: (vaultCard, request, ctx) => ({ request, ...planPayment(request, creationContext(ctx, vaultCard)) }),
   act: async ({ request, row, pageToken }, { ports, caller }) => {
     const { creation } = flowOf(request.flow);
     if (creation !== 'wallet-token' && creation !== 'wallet-session') return { row, pageToken };

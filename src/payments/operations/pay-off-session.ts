@@ -20,7 +20,7 @@ import type { TransactionRow } from '../../store/schema.ts';
 import type { CardData } from '../../acquirer/connector.ts';
 import { AcquirerUnavailable } from '../../acquirer/select.ts';
 import type { Caller } from '../../merchants/merchants.ts';
-import { planPayment, validatePaymentBody } from '../create.ts';
+import { creationContext, planPayment, validatePaymentBody } from '../create.ts';
 import { storePendingTransaction } from '../pending-transaction.ts';
 import { serializePayment } from '../serialize.ts';
 import {
@@ -72,15 +72,8 @@ export const payOffSession = merchantOperation({
     const card: CardData | undefined = vaultCard && (await ports.vault.open(caller, vaultCard.id));
     return { vaultCard, card };
   },
-  decide: ({ vaultCard, card }, request, { caller, now, ports }): OffSessionPlan => {
-    const { row } = planPayment(request, {
-      caller,
-      defaultExpiry: ports.config.paymentExpiry,
-      defaultExpiryMs: ports.config.paymentExpiryMs,
-      now,
-      vaultCard,
-      secrets: ports.links.secrets,
-    });
+  decide: ({ vaultCard, card }, request, ctx): OffSessionPlan => {
+    const { row } = planPayment(request, creationContext(ctx, vaultCard));
     return { row: row as TransactionRow, card: { check: { ok: true, card: card! }, browser: noBrowser } };
   },
   reserve: async (tx, plan, ctx) => {
