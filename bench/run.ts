@@ -9,7 +9,8 @@
  * beside the disk's own fdatasync, read, and creates offered in an open loop at the peer's same
  * rates from the same generator (PostgreSQL also at half its own create throughput); once more
  * on SQLite as `npm start` runs it (its log level and request log, standard output to a file)
- * beside the quiet configuration. Then Kassa with `npm start`'s default (one HTTP process per
+ * and with no logger at all (`LOG_LEVEL=silent`), each beside the quiet configuration
+ * (`loggingCost`). Then Kassa with `npm start`'s default (one HTTP process per
  * core), sharing the cores with the load generator. Kassa always runs from the compiled build, as
  * `npm start` does (`npm run bench` builds first; test/support/process.ts KASSA_MAIN). Results
  * are printed and written to bench/results/latest.json.
@@ -283,9 +284,10 @@ interface KassaOptions {
   httpProcesses: number;
   /**
    * `quiet`: warnings only, no request log; `default`: as `npm start` runs it — its log level and
-   * request log, standard output to a file as a service manager keeps it.
+   * request log, standard output to a file as a service manager keeps it; `silent`: no logger at
+   * all, to show that logging which writes nothing (quiet) costs nothing.
    */
-  logging: 'quiet' | 'default';
+  logging: 'quiet' | 'default' | 'silent';
   /** One core only: creates at these open-loop rates too. */
   openLoopRates?: { ratePerSecond: number; offeredAs: string }[];
   /** One core only: an open-loop run at this share of its own closed-loop create throughput. */
@@ -308,11 +310,11 @@ async function measureKassa(backend: Backend, options: KassaOptions): Promise<Ka
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     HTTP_PROCESSES: String(httpProcesses),
-    ...(logging === 'quiet' ? { LOG_LEVEL: 'warn', LOG_REQUESTS: 'false' } : {}),
+    ...(logging === 'quiet' ? { LOG_LEVEL: 'warn', LOG_REQUESTS: 'false' } : logging === 'silent' ? { LOG_LEVEL: 'silent', LOG_REQUESTS: 'false' } : {}),
     DEMO_MERCHANT: 'false',
     RATE_LIMIT_PER_SECOND: '0',
   };
-  const label = `${backend}, ${httpProcesses === 1 ? 'one core' : `${httpProcesses} processes`}${logging === 'default' ? ', npm start logging' : ''}`;
+  const label = `${backend}, ${httpProcesses === 1 ? 'one core' : `${httpProcesses} processes`}${logging === 'default' ? ', npm start logging' : logging === 'silent' ? ', LOG_LEVEL=silent' : ''}`;
   const logFile = path.join(os.tmpdir(), `kassa-bench-${process.pid}.log`);
   try {
     const merchant = JSON.parse(kassaCli(env, 'merchant', 'create', '--name', 'Bench Shop', '--json'));
@@ -390,6 +392,7 @@ for (const backend of BACKENDS) {
 }
 // As users run it: the same, with `npm start`'s logging; the difference to the quiet run is a figure of its own.
 const asRun = BACKENDS.includes('sqlite') ? await measureKassa('sqlite', { httpProcesses: 1, logging: 'default' }) : undefined;
+const silent = BACKENDS.includes('sqlite') ? await measureKassa('sqlite', { httpProcesses: 1, logging: 'silent' }) : undefined;
 const multiProcess: KassaRuns[] = [];
 for (const backend of BACKENDS) multiProcess.push(await measureKassa(backend, { httpProcesses: everyCore, logging: 'quiet' }));
 const { fifty: helloAfter } = await measureHello();
@@ -404,7 +407,7 @@ const hello: Measured = {
 const threedsValidation = await optionalMeasure<Record<string, number>>('bench/threeds-validation.ts', 'measureThreeDSValidation');
 const webhooks = await optionalMeasure<Record<string, number>>('bench/webhooks.ts', 'measureWebhookThroughput');
 
-const kassaRuns = [...perCore, ...(asRun ? [asRun] : []), ...multiProcess];
+const kassaRuns = [...perCore, ...(asRun ? [asRun] : []), ...(silent ? [silent] : []), ...multiProcess];
 const rows = [hello, ...(helloAlone ? [helloAlone] : []), peer, peerRuns.createAlone, ...kassaRuns.flatMap((runs) => runs.closed)].map((m) => ({
   ...m,
   helloRatio: m.requestsPerSecond / hello.requestsPerSecond,
@@ -507,6 +510,18 @@ const aloneRatios = {
   kassaSqliteRead: aloneRatio(rowOf('Kassa GET /transaction, 1 connection (sqlite, one core)'), sqliteRead),
 };
 console.log('CPU per request from 1 connection ÷ from 50 connections:', aloneRatios);
+// What logging costs, by CPU per request against the quiet run: as `npm start` runs it (its lines written), and with no logger at all.
+const cpuRatio = (name: string, quiet: Measured | undefined) => {
+  const row = rowOf(name);
+  return row?.cpuMicrosPerRequest && quiet?.cpuMicrosPerRequest ? Number((row.cpuMicrosPerRequest / quiet.cpuMicrosPerRequest).toFixed(3)) : undefined;
+};
+const loggingCost = {
+  npmStartCreate: cpuRatio('Kassa POST /payment (sqlite, one core, npm start logging)', sqliteCreate),
+  npmStartRead: cpuRatio('Kassa GET /transaction (sqlite, one core, npm start logging)', sqliteRead),
+  silentCreate: cpuRatio('Kassa POST /payment (sqlite, one core, LOG_LEVEL=silent)', sqliteCreate),
+  silentRead: cpuRatio('Kassa GET /transaction (sqlite, one core, LOG_LEVEL=silent)', sqliteRead),
+};
+console.log('CPU per request ÷ the quiet run (warnings only, no request log):', loggingCost);
 if (threedsValidation)
   console.log(
     `3-D Secure 2 validation of a fully populated request: median ${threedsValidation.medianMicros.toFixed(1)} µs, p99 ${threedsValidation.p99Micros.toFixed(1)} µs`,
@@ -533,6 +548,7 @@ const report = {
   sequential,
   targets,
   aloneRatios,
+  loggingCost,
   threedsValidation,
   webhooks,
 };

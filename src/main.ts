@@ -24,7 +24,7 @@ import pino from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import type { FastifyInstance } from 'fastify';
 import { NotEnoughSpace, openStore, type Store } from './store/store.ts';
-import { buildServer } from './server.ts';
+import { buildServer, standardOutput } from './server.ts';
 import { startWorkers } from './workers.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 import { SECRETS_KEY_FILE } from './store/secrets.ts';
@@ -89,7 +89,7 @@ const STOP_GRACE_MS = 15_000;
 const RESTART_DELAY_MS = 1000;
 
 async function runPrimary(config: Config) {
-  const log = pino({ level: config.logLevel });
+  const log = pino({ level: config.logLevel }, standardOutput());
   const { store, demo, notices } = await openMigrated(config, PRIMARY_POOL_SIZE);
   for (const notice of notices) log.warn(notice);
   // Every HTTP process must seal and unseal card data with the same key (a 3-D Secure step may end on another one).

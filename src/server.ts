@@ -1,5 +1,6 @@
 /** Builds the Fastify application from config and an open store. No listening, no workers: see main.ts. */
 import Fastify, { type FastifyInstance } from 'fastify';
+import pino from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/store.ts';
 import { KeyResolver } from './merchants/merchants.ts';
@@ -21,6 +22,15 @@ import { consoleRoutes } from './console/routes.ts';
 import { contractRoutes } from './contract/routes.ts';
 
 export const API_PREFIX = '/api/v1';
+
+/**
+ * Log lines to standard output, each written when it is made, from the event loop (as Node writes
+ * its own standard output to files and pipes): in the file before the request goes on, none lost
+ * if the process is killed (docs/operations.md "Logs"). pino's default writes them on libuv's
+ * thread pool instead, so a request that arrives alone paid a thread hand-off for its one line
+ * (docs/decisions.md "Log lines written from the event loop").
+ */
+export const standardOutput = () => pino.destination({ dest: 1, sync: true });
 export const BODY_LIMIT = 64 * 1024;
 
 export interface ServerOptions {
@@ -41,7 +51,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
         ? false
         : {
             level: config.logLevel,
-            ...(options.logStream ? { stream: options.logStream } : {}),
+            stream: options.logStream ?? standardOutput(),
             // Card data, keys and capability tokens never reach the log: no headers, and of the address only the
             // matched route's pattern (`/pay/:token`); a request that matched no route is logged without one.
             serializers: {
