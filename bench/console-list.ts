@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config.ts';
 import { openStore } from '../src/store/store.ts';
 import { createMerchant } from '../src/merchants/merchants.ts';
 import { listQuery, listTransactions, type Cursor, type TransactionFilter } from '../src/store/transaction-list.ts';
-import { DAY_MS, paymentsPerDay } from '../src/store/payment-stats.ts';
+import { DAY_MS, paymentStats, paymentStatsQuery, type PaymentStatsFilter } from '../src/store/payment-stats.ts';
 
 const ROWS = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS ?? 50);
@@ -148,14 +148,13 @@ raw.transaction(() => {
 })();
 raw.pragma('wal_checkpoint(TRUNCATE)');
 const fillSeconds = (performance.now() - started) / 1000;
-const plans = (filter: TransactionFilter, cursor?: Cursor) => {
-  // The statement the store runs, with its parameters, planned by SQLite itself.
-  const compiled = listQuery(store.read, filter, cursor, PAGE).compile();
-  return raw
+/** The plan SQLite itself makes of a statement the store runs, with its parameters. */
+const planOf = (compiled: { sql: string; parameters: readonly unknown[] }) =>
+  raw
     .prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`)
     .all(...compiled.parameters)
     .map((row) => (row as { detail: string }).detail);
-};
+const plans = (filter: TransactionFilter, cursor?: Cursor) => planOf(listQuery(store.read, filter, cursor, PAGE).compile());
 process.stdout.write(`filled ${ROWS} transactions in ${fillSeconds.toFixed(1)} s\n`);
 
 store = await openStore(config);
@@ -223,16 +222,18 @@ for (const c of cases) {
   results.push({ query: c.name, rows, ...measured, withinTarget: measured.p99Ms <= TARGET_MS, plan: plans(c.filter, c.cursor) });
 }
 const period = { from: day - 29 * DAY_MS, to: day + DAY_MS };
-const overview = [
-  { query: 'overview: all merchants, 30 days', ...(await time(() => paymentsPerDay(store.read, period))) },
-  { query: 'overview: largest merchant, 30 days', ...(await time(() => paymentsPerDay(store.read, { ...period, merchantId: big }))) },
-];
+const overviewOf = async (name: string, filter: PaymentStatsFilter) => ({
+  query: `overview: ${name}`,
+  ...(await time(() => paymentStats(store.read, filter))),
+  plan: planOf(paymentStatsQuery(store.read, filter).compile()),
+});
+const overview = [await overviewOf('all merchants, 30 days', period), await overviewOf('largest merchant, 30 days', { ...period, merchantId: big })];
 await store.close();
 raw.close();
 fs.rmSync(dir, { recursive: true, force: true });
 
 console.table(results.map(({ plan: _plan, ...r }) => r));
-console.table(overview);
+console.table(overview.map(({ plan: _plan, ...r }) => r));
 const report = {
   date: new Date().toISOString(),
   node: process.version,

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Mode } from '../store/schema.ts';
-import { amountsPaidPerDay, DAY_MS, paymentsPerDay } from '../store/payment-stats.ts';
+import { DAY_MS, paymentStats } from '../store/payment-stats.ts';
 import { openDisputeTotals } from '../store/disputes.ts';
 import { openStages } from '../ground/dispute-stages.ts';
 import { merchantOverviews } from '../merchants/merchants.ts';
@@ -70,9 +70,8 @@ export function overviewRoutes(app: FastifyInstance, { store, viewOf, send }: Co
       to: (period.lastDay + 1) * DAY_MS,
     };
     // Open disputes count whenever they were raised: what is at stake now, not in the period.
-    const [counts, paid, disputes] = await Promise.all([
-      paymentsPerDay(store.read, filter),
-      amountsPaidPerDay(store.read, filter),
+    const [{ counts, paid }, disputes] = await Promise.all([
+      paymentStats(store.read, filter),
       openDisputeTotals(store.read, {
         ...(filter.merchantId !== undefined ? { merchantId: filter.merchantId } : {}),
         ...(filter.mode ? { mode: filter.mode } : {}),

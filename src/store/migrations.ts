@@ -31,6 +31,7 @@ import { eventDetails } from './migrations/023_event_details.ts';
 import { vaultNetworkReference } from './migrations/024_vault_network_reference.ts';
 import { acquirerEndpoints } from './migrations/025_acquirer_endpoints.ts';
 import { disputes } from './migrations/026_disputes.ts';
+import { fewerPagesPerCreate } from './migrations/027_fewer_pages_per_create.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -59,6 +60,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '024_vault_network_reference': vaultNetworkReference(),
   '025_acquirer_endpoints': acquirerEndpoints(),
   '026_disputes': disputes(),
+  '027_fewer_pages_per_create': fewerPagesPerCreate(dialect),
 });
 
 /**
