@@ -8,9 +8,16 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-const CHECKPOINT_INTERVAL_MS = 50;
+/**
+ * Each checkpoint fsyncs the database file and copies each page changed since the last once, so
+ * fewer of them copy the hot pages (the indexes' rightmost leaves) fewer times: at 250 ms rather
+ * than 50 the checkpointer's thread took 10, 23, 7 µs per create arriving alone instead of 27,
+ * 33, 37 (docs/decisions.md "What each page of a create costs"). The WAL between two holds a
+ * quarter of a second of commits, far under its working size (group-commit.ts).
+ */
+const CHECKPOINT_INTERVAL_MS = 250;
 
-/** A worker thread with its own connection that checkpoints the WAL (PASSIVE, never blocking the writer) every 50 ms. */
+/** A worker thread with its own connection that checkpoints the WAL (PASSIVE, never blocking the writer) every CHECKPOINT_INTERVAL_MS. */
 export function startCheckpointer(file: string) {
   const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(
