@@ -67,14 +67,26 @@ export const requestLogger = (logger: FastifyBaseLogger, bindings: Bindings, opt
  * time, with the request id the request's logger is bound to. Fastify's own controller writes two,
  * `incoming request` and `request completed`, the first of which says nothing the second does not.
  * Its other lines (a request that errored, a stream error) are Fastify's, unchanged.
+ *
+ * The line of an answered request is written by a child of the root logger without its redaction
+ * paths, the request id in the line instead of in a child's bindings: the same bytes, for a third of
+ * the CPU (docs/decisions.md "The request line without redaction"). It carries only what the `req`
+ * and `res` serializers keep (method, route pattern, request id, status), so nothing to redact; a
+ * line with an error goes through the request's own logger, redaction and all.
  */
 export class OneLinePerRequest extends LogController {
+  private lines: FastifyBaseLogger | undefined;
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
     const line = { req: request, res: reply, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    if (error) {
+      reply.log.error({ ...line, err: error }, 'request errored');
+      return;
+    }
+    this.lines ??= request.server.log.child({}, { redact: [] });
+    this.lines.info({ reqId: request.id, ...line }, 'request completed');
   }
 }
