@@ -6,7 +6,8 @@
  * thread. Settings, all optional:
  * - `PROFILE_REQUESTS` (3000), `PROFILE_CLIENTS` (1: each client sends one request at a time);
  * - `PROFILE_READ=true`: reads of one payment instead of creates;
- * - `PROFILE_LOGGING=npm-start`: the log level and request log `npm start` runs with, to a file;
+ * - `PROFILE_LOGGING=npm-start`: the log level and request log `npm start` runs with, to a file
+ *   (`silent`: no logging at all; otherwise warnings only, no request log);
  * - `PROFILE_CPU=false`: without `--cpu-prof` (whose summary, by function and by where the code
  *   lives, is printed otherwise); `PROFILE_NODE_ARGS`: more arguments for Kassa's node;
  * - `PROFILE_STRACE=<file>`: `strace -c -f` over the measured requests;
@@ -43,8 +44,8 @@ const env = {
   HOST: '127.0.0.1',
   PUBLIC_URL: `http://127.0.0.1:${port}`,
   HTTP_PROCESSES: '1',
-  // `PROFILE_LOGGING=npm-start`: the log level and request log `npm start` runs with, lines to a file.
-  ...(process.env.PROFILE_LOGGING === 'npm-start' ? {} : { LOG_LEVEL: 'warn', LOG_REQUESTS: 'false' }),
+  // `PROFILE_LOGGING=npm-start`: the log level and request log `npm start` runs with, lines to a file; `silent`: no logging at all.
+  ...(process.env.PROFILE_LOGGING === 'npm-start' ? {} : { LOG_LEVEL: process.env.PROFILE_LOGGING === 'silent' ? 'silent' : 'warn', LOG_REQUESTS: 'false' }),
   DEMO_MERCHANT: 'false',
   RATE_LIMIT_PER_SECOND: '0',
 };
