@@ -8,9 +8,9 @@
  * and on PostgreSQL: create (50 connections, and 1), creates one at a time from one client
  * beside the disk's own fdatasync, read, and creates offered in an open loop at the peer's same
  * rates from the same generator (PostgreSQL also at half its own create throughput); once more
- * on SQLite as `npm start` runs it (its log level and request log, standard output to a file)
- * and with no logger at all (`LOG_LEVEL=silent`), each beside the quiet configuration
- * (`loggingCost`). Then Kassa with `npm start`'s default (one HTTP process per
+ * on SQLite as `npm start` runs it (its log level and request log, standard output to a file);
+ * then what logging costs (`loggingCost`): the quiet configuration, `npm start`'s and
+ * `LOG_LEVEL=silent`, one Kassa each, driven in alternated rounds. Then Kassa with `npm start`'s default (one HTTP process per
  * core), sharing the cores with the load generator. Kassa always runs from the compiled build, as
  * `npm start` does (`npm run bench` builds first; test/support/process.ts KASSA_MAIN). Results
  * are printed and written to bench/results/latest.json.
@@ -113,12 +113,12 @@ interface Load {
   paths?: string[];
 }
 
-async function drive(name: string, server: Server, load: Load, connections = CONNECTIONS): Promise<Measured> {
+async function drive(name: string, server: Server, load: Load, connections = CONNECTIONS, seconds = DURATION_S): Promise<Measured> {
   process.stderr.write(`measuring ${name}…\n`);
   await closedLoop(server, load, WARMUP_S, connections);
   const cpuBefore = cpuSeconds(server.child.pid!);
   const started = performance.now();
-  const result = await closedLoop(server, load, DURATION_S, connections);
+  const result = await closedLoop(server, load, seconds, connections);
   const wallSeconds = (performance.now() - started) / 1000;
   const cpu = cpuSeconds(server.child.pid!) - cpuBefore;
   return {
@@ -284,10 +284,9 @@ interface KassaOptions {
   httpProcesses: number;
   /**
    * `quiet`: warnings only, no request log; `default`: as `npm start` runs it — its log level and
-   * request log, standard output to a file as a service manager keeps it; `silent`: no logger at
-   * all, to show that logging which writes nothing (quiet) costs nothing.
+   * request log, standard output to a file as a service manager keeps it.
    */
-  logging: 'quiet' | 'default' | 'silent';
+  logging: 'quiet' | 'default';
   /** One core only: creates at these open-loop rates too. */
   openLoopRates?: { ratePerSecond: number; offeredAs: string }[];
   /** One core only: an open-loop run at this share of its own closed-loop create throughput. */
@@ -310,11 +309,11 @@ async function measureKassa(backend: Backend, options: KassaOptions): Promise<Ka
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     HTTP_PROCESSES: String(httpProcesses),
-    ...(logging === 'quiet' ? { LOG_LEVEL: 'warn', LOG_REQUESTS: 'false' } : logging === 'silent' ? { LOG_LEVEL: 'silent', LOG_REQUESTS: 'false' } : {}),
+    ...LOGGING[logging],
     DEMO_MERCHANT: 'false',
     RATE_LIMIT_PER_SECOND: '0',
   };
-  const label = `${backend}, ${httpProcesses === 1 ? 'one core' : `${httpProcesses} processes`}${logging === 'default' ? ', npm start logging' : logging === 'silent' ? ', LOG_LEVEL=silent' : ''}`;
+  const label = `${backend}, ${httpProcesses === 1 ? 'one core' : `${httpProcesses} processes`}${logging === 'default' ? ', npm start logging' : ''}`;
   const logFile = path.join(os.tmpdir(), `kassa-bench-${process.pid}.log`);
   try {
     const merchant = JSON.parse(kassaCli(env, 'merchant', 'create', '--name', 'Bench Shop', '--json'));
@@ -368,6 +367,78 @@ async function measureKassa(backend: Backend, options: KassaOptions): Promise<Ka
   }
 }
 
+/** Each logging configuration's settings (`default`: none, as `npm start` runs). */
+const LOGGING = {
+  quiet: { LOG_LEVEL: 'warn', LOG_REQUESTS: 'false' },
+  default: {},
+  silent: { LOG_LEVEL: 'silent', LOG_REQUESTS: 'false' },
+} as const;
+const LOGGING_ROUNDS = 3;
+const LOGGING_SECONDS = 4;
+
+interface LoggingRuns {
+  /** Per configuration, the run of median CPU per request of its rounds, creates and reads. */
+  median: Record<keyof typeof LOGGING, { create: Measured; read: Measured }>;
+  /** Every round's CPU µs per request, in the order run. */
+  rounds: { logging: keyof typeof LOGGING; createCpuMicros: number; readCpuMicros: number }[];
+}
+
+/**
+ * What logging costs, measured so that the machine's drift between runs does not decide it: one
+ * Kassa per logging configuration (quiet, as `npm start` logs — lines to a file — and
+ * `LOG_LEVEL=silent`), all on one SQLite database and pinned to the server core, driven in turn,
+ * LOGGING_ROUNDS rounds of creates and reads; each configuration's median round is its figure.
+ */
+async function measureLogging(): Promise<LoggingRuns> {
+  const database = await createTestDatabase('sqlite');
+  const logFile = path.join(os.tmpdir(), `kassa-bench-logging-${process.pid}.log`);
+  const base = { ...database.env, HOST: '127.0.0.1', HTTP_PROCESSES: '1', DEMO_MERCHANT: 'false', RATE_LIMIT_PER_SECOND: '0' };
+  const servers: Partial<Record<keyof typeof LOGGING, Server>> = {};
+  try {
+    const merchant = JSON.parse(kassaCli(base, 'merchant', 'create', '--name', 'Bench Shop', '--json'));
+    for (const logging of Object.keys(LOGGING) as (keyof typeof LOGGING)[]) {
+      const port = await freePort();
+      const env = { ...base, ...LOGGING[logging], PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` };
+      servers[logging] = { child: launch([...KASSA_MAIN], env, SERVER_CORE, logging === 'default' ? logFile : undefined), url: `http://127.0.0.1:${port}`, pinned: true };
+      await waitForAnswer(`${servers[logging].url}/health`);
+    }
+    const headers = { authorization: `Basic ${Buffer.from(`${merchant.testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
+    const body = JSON.stringify(fullCardPayment);
+    const createLoad = { path: '/api/v1/payment', method: 'POST' as const, headers, body, uniqueIdempotencyReference: true };
+    const references: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${servers.quiet!.url}/api/v1/payment`, { method: 'POST', headers, body });
+      references.push(((await res.json()) as { reference: string }).reference);
+    }
+    const readLoad = {
+      path: '/api/v1/transaction',
+      headers: { authorization: headers.authorization },
+      paths: references.map((r) => `/api/v1/transaction?reference=${r}`),
+    };
+    const label = { quiet: 'quiet', default: 'npm start logging', silent: 'LOG_LEVEL=silent' } as const;
+    const runs: Record<string, { create: Measured; read: Measured }[]> = {};
+    const rounds: LoggingRuns['rounds'] = [];
+    for (let round = 0; round < LOGGING_ROUNDS; round++) {
+      for (const logging of Object.keys(LOGGING) as (keyof typeof LOGGING)[]) {
+        const server = servers[logging]!;
+        const create = await drive(`Kassa POST /payment (sqlite, one core, ${label[logging]}, alternated)`, server, createLoad, CONNECTIONS, LOGGING_SECONDS);
+        const read = await drive(`Kassa GET /transaction (sqlite, one core, ${label[logging]}, alternated)`, server, readLoad, CONNECTIONS, LOGGING_SECONDS);
+        (runs[logging] ??= []).push({ create, read });
+        rounds.push({ logging, createCpuMicros: Math.round(create.cpuMicrosPerRequest!), readCpuMicros: Math.round(read.cpuMicrosPerRequest!) });
+      }
+    }
+    const medianOf = (measured: Measured[]) => [...measured].sort((a, b) => a.cpuMicrosPerRequest! - b.cpuMicrosPerRequest!)[Math.floor(measured.length / 2)]!;
+    const median = Object.fromEntries(
+      Object.entries(runs).map(([logging, list]) => [logging, { create: medianOf(list.map((r) => r.create)), read: medianOf(list.map((r) => r.read)) }]),
+    ) as LoggingRuns['median'];
+    return { median, rounds };
+  } finally {
+    for (const server of Object.values(servers)) await stop(server);
+    fs.rmSync(logFile, { force: true });
+    await database.drop();
+  }
+}
+
 /** Micro-benchmarks that other parts of Kassa register as bench/<name>.ts exporting a measure function. */
 async function optionalMeasure<T>(file: string, exportName: string): Promise<T | undefined> {
   if (!fs.existsSync(path.join(root, file))) return undefined;
@@ -392,7 +463,7 @@ for (const backend of BACKENDS) {
 }
 // As users run it: the same, with `npm start`'s logging; the difference to the quiet run is a figure of its own.
 const asRun = BACKENDS.includes('sqlite') ? await measureKassa('sqlite', { httpProcesses: 1, logging: 'default' }) : undefined;
-const silent = BACKENDS.includes('sqlite') ? await measureKassa('sqlite', { httpProcesses: 1, logging: 'silent' }) : undefined;
+const logging = BACKENDS.includes('sqlite') ? await measureLogging() : undefined;
 const multiProcess: KassaRuns[] = [];
 for (const backend of BACKENDS) multiProcess.push(await measureKassa(backend, { httpProcesses: everyCore, logging: 'quiet' }));
 const { fifty: helloAfter } = await measureHello();
@@ -407,8 +478,9 @@ const hello: Measured = {
 const threedsValidation = await optionalMeasure<Record<string, number>>('bench/threeds-validation.ts', 'measureThreeDSValidation');
 const webhooks = await optionalMeasure<Record<string, number>>('bench/webhooks.ts', 'measureWebhookThroughput');
 
-const kassaRuns = [...perCore, ...(asRun ? [asRun] : []), ...(silent ? [silent] : []), ...multiProcess];
-const rows = [hello, ...(helloAlone ? [helloAlone] : []), peer, peerRuns.createAlone, ...kassaRuns.flatMap((runs) => runs.closed)].map((m) => ({
+const kassaRuns = [...perCore, ...(asRun ? [asRun] : []), ...multiProcess];
+const loggingRows = logging ? Object.values(logging.median).flatMap(({ create, read }) => [create, read]) : [];
+const rows = [hello, ...(helloAlone ? [helloAlone] : []), peer, peerRuns.createAlone, ...kassaRuns.flatMap((runs) => runs.closed), ...loggingRows].map((m) => ({
   ...m,
   helloRatio: m.requestsPerSecond / hello.requestsPerSecond,
   peerRatio: m.requestsPerSecond / peer.requestsPerSecond,
@@ -510,18 +582,17 @@ const aloneRatios = {
   kassaSqliteRead: aloneRatio(rowOf('Kassa GET /transaction, 1 connection (sqlite, one core)'), sqliteRead),
 };
 console.log('CPU per request from 1 connection ÷ from 50 connections:', aloneRatios);
-// What logging costs, by CPU per request against the quiet run: as `npm start` runs it (its lines written), and with no logger at all.
-const cpuRatio = (name: string, quiet: Measured | undefined) => {
-  const row = rowOf(name);
-  return row?.cpuMicrosPerRequest && quiet?.cpuMicrosPerRequest ? Number((row.cpuMicrosPerRequest / quiet.cpuMicrosPerRequest).toFixed(3)) : undefined;
+// What logging costs: each configuration's median round ÷ the quiet one's, from the same alternated rounds.
+const costOf = (measured: Measured | undefined, quiet: Measured | undefined) =>
+  measured?.cpuMicrosPerRequest && quiet?.cpuMicrosPerRequest ? Number((measured.cpuMicrosPerRequest / quiet.cpuMicrosPerRequest).toFixed(3)) : undefined;
+const loggingCost = logging && {
+  npmStartCreate: costOf(logging.median.default.create, logging.median.quiet.create),
+  npmStartRead: costOf(logging.median.default.read, logging.median.quiet.read),
+  silentCreate: costOf(logging.median.silent.create, logging.median.quiet.create),
+  silentRead: costOf(logging.median.silent.read, logging.median.quiet.read),
+  rounds: logging.rounds,
 };
-const loggingCost = {
-  npmStartCreate: cpuRatio('Kassa POST /payment (sqlite, one core, npm start logging)', sqliteCreate),
-  npmStartRead: cpuRatio('Kassa GET /transaction (sqlite, one core, npm start logging)', sqliteRead),
-  silentCreate: cpuRatio('Kassa POST /payment (sqlite, one core, LOG_LEVEL=silent)', sqliteCreate),
-  silentRead: cpuRatio('Kassa GET /transaction (sqlite, one core, LOG_LEVEL=silent)', sqliteRead),
-};
-console.log('CPU per request ÷ the quiet run (warnings only, no request log):', loggingCost);
+console.log('CPU per request, median of alternated rounds, ÷ the quiet configuration (warnings only, no request log):', loggingCost);
 if (threedsValidation)
   console.log(
     `3-D Secure 2 validation of a fully populated request: median ${threedsValidation.medianMicros.toFixed(1)} µs, p99 ${threedsValidation.p99Micros.toFixed(1)} µs`,
