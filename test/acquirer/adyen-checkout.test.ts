@@ -14,7 +14,7 @@ import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import type { CheckoutChoice } from './adyen-checkout-fake.ts';
 import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
-import { notificationSignature } from '../../src/acquirer/adyen-notifications.ts';
+import { signedNotification } from './signed-notification.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 
 const skip = needs(adyenContractMissing);
@@ -90,8 +90,8 @@ for (const backend of backends) {
         eventCode: 'AUTHORISATION',
         success: 'true',
         ...item,
-      } as unknown as Parameters<typeof notificationSignature>[0];
-      const notificationItems = [{ NotificationRequestItem: { ...full, additionalData: { hmacSignature: notificationSignature(full, HMAC_KEY) } } }];
+      };
+      const notificationItems = [signedNotification(full, HMAC_KEY)];
       const answer = await t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'true', notificationItems } });
       assert.equal(answer.body, '[accepted]');
     }

@@ -21,6 +21,7 @@ import { shopperOf } from '../../src/payments/shopper.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { ConsoleClient, makeAccount } from '../console/support.ts';
 import { notificationSignature, parseNotification, signedString, signedWith } from '../../src/acquirer/adyen-notifications.ts';
+import { signedNotification } from './signed-notification.ts';
 import { eventsOf, insertTransaction } from '../../src/store/transactions.ts';
 import { ensurePaymentPage, setPageFields } from '../../src/store/payment-pages.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
@@ -349,12 +350,9 @@ for (const backend of backends) {
     }
 
     async function notify(items: Record<string, unknown>[], options: { key?: string } = {}) {
-      const notificationItems = items.map((item) => {
-        const full = { merchantAccountCode: 'ShopNL', eventDate: new Date().toISOString(), success: 'true', ...item } as unknown as Parameters<
-          typeof notificationSignature
-        >[0];
-        return { NotificationRequestItem: { ...full, additionalData: { hmacSignature: notificationSignature(full, options.key ?? HMAC_KEY) } } };
-      });
+      const notificationItems = items.map((item) =>
+        signedNotification({ merchantAccountCode: 'ShopNL', eventDate: new Date().toISOString(), success: 'true', ...item }, options.key ?? HMAC_KEY),
+      );
       return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'true', notificationItems } });
     }
 

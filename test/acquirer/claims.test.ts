@@ -15,7 +15,7 @@ import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { ConsoleClient, makeAccount } from '../console/support.ts';
-import { notificationSignature } from '../../src/acquirer/adyen-notifications.ts';
+import { signedNotification } from './signed-notification.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { recoverAcquirerClaims } from '../../src/payments/acquirer-recovery.ts';
 import { run } from '../../src/payments/operations/run.ts';
@@ -61,10 +61,7 @@ for (const backend of backends) {
     const transaction = async (reference: string) => (await t.client.get(`/transaction?reference=${reference}`)).json();
 
     function notify(item: Record<string, unknown>) {
-      const signed = { merchantAccountCode: 'ShopNL', eventDate: new Date().toISOString(), success: 'true', ...item } as unknown as Parameters<
-        typeof notificationSignature
-      >[0];
-      const notificationItems = [{ NotificationRequestItem: { ...signed, additionalData: { hmacSignature: notificationSignature(signed, HMAC_KEY) } } }];
+      const notificationItems = [signedNotification({ merchantAccountCode: 'ShopNL', eventDate: new Date().toISOString(), success: 'true', ...item }, HMAC_KEY)];
       return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'false', notificationItems } });
     }
 

@@ -16,7 +16,8 @@ import { deliveriesFor } from '../events/support.ts';
 import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
-import { adyenDisputeStages, adyenEvents, notificationSignature } from '../../src/acquirer/adyen-notifications.ts';
+import { adyenDisputeStages, adyenEvents } from '../../src/acquirer/adyen-notifications.ts';
+import { signedNotification } from './signed-notification.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { canAdvance, disputeStages, stageStatus } from '../../src/ground/dispute-stages.ts';
@@ -114,9 +115,9 @@ function helpers(t: TestApp, adyen: () => FakeAdyen) {
       success: 'true',
       reason: 'Fraudulent Processing of Transactions',
       ...rest,
-    } as unknown as Parameters<typeof notificationSignature>[0];
+    };
     const data = { chargebackReasonCode: '10.4', chargebackSchemeCode: 'visa', ...(additionalData as object) };
-    const notificationItems = [{ NotificationRequestItem: { ...signed, additionalData: { ...data, hmacSignature: notificationSignature(signed, HMAC_KEY) } } }];
+    const notificationItems = [signedNotification(signed, HMAC_KEY, data)];
     return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'false', notificationItems } });
   }
   const accepted = async (sent: ReturnType<typeof notify>) => assert.equal((await sent).body, '[accepted]');

@@ -20,7 +20,7 @@ import { kassaCli, kassaCliWithInput, startKassaProcess, waitForExit, type Kassa
 import { card, csrfOf, FORM } from '../pages/flow.ts';
 import { waitFor } from '../events/support.ts';
 import { startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
-import { notificationSignature } from '../../src/acquirer/adyen-notifications.ts';
+import { signedNotification } from './signed-notification.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { adyenContractMissing } from './adyen-contract.ts';
@@ -30,15 +30,13 @@ const HMAC_KEY = randomBytes(32).toString('hex');
 
 /** Delivers one signed test-mode notification item to Kassa as Adyen does; Kassa's answer. */
 async function notify(baseUrl: string, fields: Record<string, unknown>): Promise<string> {
-  const item = { merchantAccountCode: 'ShopNL', eventDate: new Date().toISOString(), success: 'true', ...fields } as unknown as Parameters<
-    typeof notificationSignature
-  >[0];
+  const item = { merchantAccountCode: 'ShopNL', eventDate: new Date().toISOString(), success: 'true', ...fields };
   const notified = await fetch(`${baseUrl}/acquirer/adyen/notifications`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
       live: 'false',
-      notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
+      notificationItems: [signedNotification(item, HMAC_KEY)],
     }),
   });
   return notified.text();

@@ -21,7 +21,8 @@ import { connectToFake, startFakeAdyen, ADYEN_CONTRACT, type FakeAdyen } from '.
 import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
 import { ConsoleClient, makeAccount } from '../console/support.ts';
-import { adyenEvents, notificationSignature, readAdyenNotification } from '../../src/acquirer/adyen-notifications.ts';
+import { adyenEvents, readAdyenNotification } from '../../src/acquirer/adyen-notifications.ts';
+import { signedNotification } from './signed-notification.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { buildServer } from '../../src/server.ts';
@@ -80,7 +81,7 @@ describe("Adyen's event codes in Kassa's words", { skip }, () => {
     const item = { pspReference: 'PSP1', merchantAccountCode: 'ShopNL', merchantReference: 'r', amount, eventCode, success: 'true' };
     const json = {
       live: 'false',
-      notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } } }],
+      notificationItems: [signedNotification(item, HMAC_KEY)],
     };
     const connection = {
       merchantId: 'm',
@@ -138,8 +139,8 @@ for (const backend of backends) {
         success: 'true',
         amount: { value: 1000, currency: 'EUR' },
         ...item,
-      } as unknown as Parameters<typeof notificationSignature>[0];
-      const notificationItems = [{ NotificationRequestItem: { ...signed, additionalData: { hmacSignature: notificationSignature(signed, HMAC_KEY) } } }];
+      };
+      const notificationItems = [signedNotification(signed, HMAC_KEY)];
       return (via ?? t.app).inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'false', notificationItems } });
     }
     /** The item sent, then the very same item again: the second must change nothing. */

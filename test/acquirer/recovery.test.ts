@@ -17,7 +17,7 @@ import { card, openPage, postForm } from '../pages/flow.ts';
 import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
-import { notificationSignature } from '../../src/acquirer/adyen-notifications.ts';
+import { signedNotification } from './signed-notification.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
@@ -72,9 +72,8 @@ for (const backend of backends) {
         amount: held?.amount ?? { value: 1000, currency: 'EUR' },
         eventDate: new Date().toISOString(),
         success: String(success),
-      } as unknown as Parameters<typeof notificationSignature>[0];
-      const signed = { ...item, additionalData: { hmacSignature: notificationSignature(item, HMAC_KEY) } };
-      return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'false', notificationItems: [{ NotificationRequestItem: signed }] } });
+      };
+      return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'false', notificationItems: [signedNotification(item, HMAC_KEY)] } });
     }
 
     test('no answer in time: manualintervention, then past ACQUIRER_RECOVERY_AFTER a technical cancel by Kassa’s reference → failed/processing_error', async () => {

@@ -9,7 +9,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { backends, suiteApp } from '../support/app.ts';
-import { notificationSignature, readAdyenNotification } from '../../src/acquirer/adyen-notifications.ts';
+import { readAdyenNotification } from '../../src/acquirer/adyen-notifications.ts';
+import { signedNotification } from '../acquirer/signed-notification.ts';
 import type { AcquirerConnection } from '../../src/store/acquirer-connections.ts';
 import type { ReceivedNotification } from '../../src/acquirer/notifications.ts';
 
@@ -25,8 +26,8 @@ function signedItem(fields: Record<string, unknown>, key = HMAC_KEY) {
     eventCode: 'CAPTURE',
     success: 'true',
     ...fields,
-  } as Parameters<typeof notificationSignature>[0];
-  return { NotificationRequestItem: { ...item, additionalData: { hmacSignature: notificationSignature(item, key) } } };
+  };
+  return signedNotification(item, key);
 }
 
 const received = (json: unknown): ReceivedNotification => ({ raw: Buffer.from(JSON.stringify(json) ?? ''), json, headers: {} });
