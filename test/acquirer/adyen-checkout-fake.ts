@@ -11,11 +11,9 @@
  * - `/payments/{pspReference}/captures|refunds|cancels` answer `received` (201).
  * Notifications are the test's to send, as for the Payment API.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { requestValidators } from './request-validators.ts';
 import type { FastifyInstance } from 'fastify';
 import { MAX_IDEMPOTENCY_KEY } from '../../src/acquirer/adyen-http.ts';
 
@@ -49,31 +47,12 @@ interface Recorder {
   violations: string[];
 }
 
-/** A validator per Checkout path (its template, `/payments/{paymentPspReference}/captures`), from the document's request schemas. */
-function checkoutValidators(): Record<string, ValidateFunction> {
-  const document = JSON.parse(fs.readFileSync(CHECKOUT_CONTRACT, 'utf8')) as {
-    paths: Record<string, { post?: { requestBody?: { content: { 'application/json': { schema: { $ref: string } } } } } }>;
-    components: { schemas: Record<string, unknown> };
-  };
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  const schemas = JSON.parse(JSON.stringify(document.components.schemas).replaceAll('#/components/schemas/', 'checkout.json#/$defs/')) as Record<string, unknown>;
-  ajv.addSchema({ $id: 'checkout.json', $defs: schemas });
-  return Object.fromEntries(
-    Object.entries(document.paths)
-      .filter(([, item]) => item.post?.requestBody)
-      .map(([route, item]) => {
-        const ref = item.post!.requestBody!.content['application/json'].schema.$ref.replace('#/components/schemas/', 'checkout.json#/$defs/');
-        return [route, ajv.compile({ $ref: ref })];
-      }),
-  );
-}
-
 const pspReference = () => randomBytes(8).toString('hex').toUpperCase();
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export async function checkoutApi(app: FastifyInstance, recorder: Recorder, base: () => string): Promise<FakeCheckout> {
-  const validators = checkoutValidators();
+  // A validator per Checkout path (its template, `/payments/{paymentPspReference}/captures`).
+  const validators = requestValidators(CHECKOUT_CONTRACT, 'checkout.json');
   const checkout: FakeCheckout = { url: '', sessions: new Map() };
   const answers = new Map<string, { status: number; body: unknown }>();
 

@@ -7,11 +7,9 @@
  * `disputeServiceResult: {success: false, errorMessage}`. `silent` makes every answer a 500.
  */
 import Fastify from 'fastify';
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { requestValidators } from './request-validators.ts';
 
 const contractDir = process.env.ADYEN_CONTRACT_DIR ?? '/work/shared/acquirers/adyen';
 export const DISPUTES_CONTRACT = path.join(contractDir, 'DisputeService-v30.json');
@@ -36,30 +34,12 @@ export interface FakeAdyenDisputes {
   close(): Promise<void>;
 }
 
-/** A validator per path, from the document's request schemas. */
-function validators(): Record<string, ValidateFunction> {
-  const document = JSON.parse(fs.readFileSync(DISPUTES_CONTRACT, 'utf8')) as {
-    paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } } }>;
-    components: { schemas: Record<string, unknown> };
-  };
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  const schemas = JSON.parse(JSON.stringify(document.components.schemas).replaceAll('#/components/schemas/', 'disputes.json#/$defs/')) as Record<string, unknown>;
-  ajv.addSchema({ $id: 'disputes.json', $defs: schemas });
-  return Object.fromEntries(
-    Object.entries(document.paths).map(([route, item]) => {
-      const ref = item.post.requestBody.content['application/json'].schema.$ref.replace('#/components/schemas/', 'disputes.json#/$defs/');
-      return [route, ajv.compile({ $ref: ref, unevaluatedProperties: false })];
-    }),
-  );
-}
-
 const refused = (errorMessage: string) => ({ disputeServiceResult: { success: false, errorMessage } });
 const done = { disputeServiceResult: { success: true } };
 
 /** `apiKey`: the connection's, which Kassa sends to every Adyen API. */
 export async function startFakeAdyenDisputes(apiKey = `AQE${randomBytes(16).toString('hex')}`): Promise<FakeAdyenDisputes> {
-  const validate = validators();
+  const validate = requestValidators(DISPUTES_CONTRACT, 'disputes.json', { closed: true });
   const app = Fastify({ forceCloseConnections: true });
   const fake: FakeAdyenDisputes = {
     url: '',

@@ -12,13 +12,11 @@
  * with an issuer's ACS served here too (section "Native 3-D Secure 2" below).
  */
 import Fastify from 'fastify';
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
-import addFormats from 'ajv-formats';
+import { requestValidators } from './request-validators.ts';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../../src/acquirer/adyen-http.ts';
 import { checkoutApi, CHECKOUT_PREFIX, type FakeCheckout } from './adyen-checkout-fake.ts';
@@ -81,24 +79,6 @@ export interface FakeAdyen {
 
 const MODIFICATIONS = ['/capture', '/cancel', '/refund'];
 
-/** A validator per Payment API path, compiled from the document's request body schemas. */
-function contractValidators() {
-  const document = JSON.parse(fs.readFileSync(ADYEN_CONTRACT, 'utf8')) as {
-    paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } } }>;
-    components: { schemas: Record<string, unknown> };
-  };
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  const schemas = JSON.parse(JSON.stringify(document.components.schemas).replaceAll('#/components/schemas/', 'adyen.json#/$defs/')) as Record<string, unknown>;
-  ajv.addSchema({ $id: 'adyen.json', $defs: schemas });
-  return Object.fromEntries(
-    Object.entries(document.paths).map(([route, item]) => {
-      const ref = item.post.requestBody.content['application/json'].schema.$ref.replace('#/components/schemas/', 'adyen.json#/$defs/');
-      return [route, ajv.compile({ $ref: ref })];
-    }),
-  );
-}
-
 const pspReference = () =>
   randomBytes(12)
     .toString('base64url')
@@ -107,7 +87,7 @@ const pspReference = () =>
     .toUpperCase();
 
 export async function startFakeAdyen(): Promise<FakeAdyen> {
-  const validators = contractValidators();
+  const validators = requestValidators(ADYEN_CONTRACT, 'adyen.json');
   // A test's close must not wait for the keep-alive connections of the connectors it used.
   const app = Fastify({ forceCloseConnections: true });
   const answers = new Map<string, unknown>();
