@@ -273,6 +273,26 @@ function fdatasyncLatency(directory: string, count = 300): { p50Ms: number; p99M
   return { p50Ms: latencies[Math.floor(count / 2)]!, p99Ms: latencies[Math.floor(count * 0.99)]! };
 }
 
+/** Kassa's create: a card payment with every 3-D Secure 2 field, under the merchant's test key, each with its own Idempotency-Reference. */
+function kassaCreates(testApiKey: string) {
+  const headers = { authorization: `Basic ${Buffer.from(`${testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
+  return { path: '/api/v1/payment', method: 'POST' as const, headers, body: JSON.stringify(fullCardPayment), uniqueIdempotencyReference: true };
+}
+
+/** Kassa's read: 100 payments created first through `url`, read in turn. */
+async function kassaReads(url: string, { headers, body }: ReturnType<typeof kassaCreates>): Promise<Load> {
+  const references: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${url}/api/v1/payment`, { method: 'POST', headers, body });
+    references.push(((await res.json()) as { reference: string }).reference);
+  }
+  return {
+    path: '/api/v1/transaction',
+    headers: { authorization: headers.authorization },
+    paths: references.map((reference) => `/api/v1/transaction?reference=${reference}`),
+  };
+}
+
 interface KassaRuns {
   closed: Measured[];
   openLoops: NamedOpenLoop[];
@@ -325,20 +345,10 @@ async function measureKassa(backend: Backend, options: KassaOptions): Promise<Ka
     };
     try {
       await waitForAnswer(`${server.url}/health`);
-      const headers = { authorization: `Basic ${Buffer.from(`${merchant.testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
-      const body = JSON.stringify(fullCardPayment);
-      const createLoad = { path: '/api/v1/payment', method: 'POST' as const, headers, body, uniqueIdempotencyReference: true };
+      const createLoad = kassaCreates(merchant.testApiKey);
+      const { headers, body } = createLoad;
       const create = await drive(`Kassa POST /payment (${label})`, server, createLoad);
-      const references: string[] = [];
-      for (let i = 0; i < 100; i++) {
-        const res = await fetch(`${server.url}/api/v1/payment`, { method: 'POST', headers, body });
-        references.push(((await res.json()) as { reference: string }).reference);
-      }
-      const readLoad = {
-        path: '/api/v1/transaction',
-        headers: { authorization: headers.authorization },
-        paths: references.map((reference) => `/api/v1/transaction?reference=${reference}`),
-      };
+      const readLoad = await kassaReads(server.url, createLoad);
       const read = await drive(`Kassa GET /transaction (${label})`, server, readLoad);
       const runs: KassaRuns = { closed: [create, read], openLoops: [] };
       if (options.alone) {
@@ -402,19 +412,8 @@ async function measureLogging(): Promise<LoggingRuns> {
       servers[logging] = { child: launch([...KASSA_MAIN], env, SERVER_CORE, logging === 'default' ? logFile : undefined), url: `http://127.0.0.1:${port}`, pinned: true };
       await waitForAnswer(`${servers[logging].url}/health`);
     }
-    const headers = { authorization: `Basic ${Buffer.from(`${merchant.testApiKey}:`).toString('base64')}`, 'content-type': 'application/json' };
-    const body = JSON.stringify(fullCardPayment);
-    const createLoad = { path: '/api/v1/payment', method: 'POST' as const, headers, body, uniqueIdempotencyReference: true };
-    const references: string[] = [];
-    for (let i = 0; i < 100; i++) {
-      const res = await fetch(`${servers.quiet!.url}/api/v1/payment`, { method: 'POST', headers, body });
-      references.push(((await res.json()) as { reference: string }).reference);
-    }
-    const readLoad = {
-      path: '/api/v1/transaction',
-      headers: { authorization: headers.authorization },
-      paths: references.map((r) => `/api/v1/transaction?reference=${r}`),
-    };
+    const createLoad = kassaCreates(merchant.testApiKey);
+    const readLoad = await kassaReads(servers.quiet!.url, createLoad);
     const label = { quiet: 'quiet', default: 'npm start logging', silent: 'LOG_LEVEL=silent' } as const;
     const runs: Record<string, { create: Measured; read: Measured }[]> = {};
     const rounds: LoggingRuns['rounds'] = [];
