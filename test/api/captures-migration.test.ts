@@ -6,13 +6,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
-import path from 'node:path';
 import type { Database } from '../../src/store/schema.ts';
 import { captures } from '../../src/store/migrations/009_captures.ts';
-import { backends, cardPayment, suiteApp } from '../support/app.ts';
+import { backends, cardPayment, rawDatabase, suiteApp } from '../support/app.ts';
 import { eventsOf, insertTransaction } from '../../src/store/transactions.ts';
 import { pendingPaymentRow } from '../events/support.ts';
 
@@ -24,10 +20,7 @@ for (const backend of backends) {
 
     /** 009's own step on the test database, through a connection of its own as the migrator's. */
     async function applyCaptures() {
-      const db =
-        backend === 'sqlite'
-          ? new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(path.join(t.database.env.DATA_DIR, 'kassa.db')) }) })
-          : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: t.database.env.DATABASE_URL }) }) });
+      const db = rawDatabase<Database>(backend, t.database);
       try {
         await captures(backend, t.store.secrets).up(db);
       } finally {

@@ -6,15 +6,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
-import { openSecretsKey } from '../../src/store/secrets.ts';
+import { randomBytes } from 'node:crypto';
+import { Migrator, sql } from 'kysely';
+import { SecretBox } from '../../src/lib/secret-box.ts';
 import { migrations, migrateToLatest } from '../../src/store/migrations.ts';
-import { backends, createTestDatabase } from '../support/app.ts';
+import { backends, createTestDatabase, rawDatabase } from '../support/app.ts';
 
 const MIGRATION = '027_fewer_pages_per_create';
 
@@ -22,14 +18,9 @@ for (const backend of backends) {
   describe(`${MIGRATION} on a database as 026 left it (${backend})`, () => {
     test('events keep their rows and ids and stay append-only; the newest-first list and the overview share one index', async () => {
       const database = await createTestDatabase(backend);
-      const config = loadConfig({ ...database.env, PUBLIC_URL: 'http://kassa.test' });
-      const { secrets } = openSecretsKey(config);
-      if (backend === 'sqlite') fs.mkdirSync(config.dataDir, { recursive: true });
+      const secrets = new SecretBox(randomBytes(32));
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the schema as each migration leaves it, not as the code reads it now
-      const db: Kysely<any> =
-        backend === 'sqlite'
-          ? new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(path.join(config.dataDir, 'kassa.db')) }) })
-          : new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.env.DATABASE_URL }) }) });
+      const db = rawDatabase<any>(backend, database);
       try {
         const before = { ...migrations(backend, secrets) };
         delete before[MIGRATION];

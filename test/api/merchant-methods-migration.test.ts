@@ -6,13 +6,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
-import path from 'node:path';
 import type { Database } from '../../src/store/schema.ts';
 import { explicitMerchantMethods } from '../../src/store/migrations/022_explicit_merchant_methods.ts';
-import { backends, suiteApp } from '../support/app.ts';
+import { backends, rawDatabase, suiteApp } from '../support/app.ts';
 import { findMerchant, updateMerchantSettings } from '../../src/store/merchants.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 
@@ -22,10 +18,7 @@ for (const backend of backends) {
 
     /** 022's own step on the test database, through a connection of its own as the migrator's. */
     async function applyExplicitMethods() {
-      const db =
-        backend === 'sqlite'
-          ? new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(path.join(t.database.env.DATA_DIR, 'kassa.db')) }) })
-          : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: t.database.env.DATABASE_URL }) }) });
+      const db = rawDatabase<Database>(backend, t.database);
       try {
         await explicitMerchantMethods(backend).up(db);
       } finally {

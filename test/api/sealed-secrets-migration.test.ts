@@ -12,11 +12,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Migrator } from 'kysely';
 import { stringify as sortedJson } from 'safe-stable-stringify';
-import { api, backends, cardPayment, createTestDatabase, type Backend, type TestDatabase } from '../support/app.ts';
+import { api, backends, cardPayment, createTestDatabase, rawDatabase, type Backend, type TestDatabase } from '../support/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import type { Database, TransactionTable } from '../../src/store/schema.ts';
@@ -37,18 +35,9 @@ interface EarlierDatabase extends Omit<Database, 'transactions'> {
   transactions: Omit<TransactionTable, 'page_token_hash' | 'page_token_sealed'> & { page_token: string };
 }
 
-/** The database as the migrations up to 006 made it: a Kysely on it of its own. */
-function rawDatabase(backend: Backend, database: TestDatabase): Kysely<EarlierDatabase> {
-  if (backend === 'sqlite') {
-    fs.mkdirSync(database.env.DATA_DIR, { recursive: true });
-    return new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(path.join(database.env.DATA_DIR, 'kassa.db')) }) });
-  }
-  return new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.env.DATABASE_URL }) }) });
-}
-
 /** What the earlier version wrote, in clear. */
 async function earlierDatabase(backend: Backend, database: TestDatabase) {
-  const db = rawDatabase(backend, database);
+  const db = rawDatabase<EarlierDatabase>(backend, database);
   const provider = { getMigrations: async () => migrations(backend, new SecretBox(randomBytes(32))) };
   const { error } = await new Migrator({ db, provider }).migrateTo('006_wallet');
   assert.equal(error, undefined);

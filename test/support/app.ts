@@ -10,6 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
@@ -68,6 +70,19 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
       await client.end();
     },
   };
+}
+
+/**
+ * A Kysely of its own on a test database, as the migrator has one: for a migration test to build
+ * the schema an earlier version left, or to run one migration's step on it. `T`: the schema as that
+ * version has it.
+ */
+export function rawDatabase<T>(backend: Backend, database: TestDatabase): Kysely<T> {
+  if (backend === 'sqlite') {
+    fs.mkdirSync(database.env.DATA_DIR, { recursive: true });
+    return new Kysely<T>({ dialect: new SqliteDialect({ database: new BetterSqlite3(path.join(database.env.DATA_DIR, 'kassa.db')) }) });
+  }
+  return new Kysely<T>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.env.DATABASE_URL }) }) });
 }
 
 export interface TestApp {
