@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { Problem } from '../ground/problem.ts';
-import type { Caller, KeyResolver } from '../merchants/merchants.ts';
+import type { Caller, KeyResolver, VerifiedKey } from '../merchants/merchants.ts';
 import type { FailedAuthentications } from './rate-limit.ts';
 
 declare module 'fastify' {
@@ -28,11 +28,28 @@ export function presentedKey(request: FastifyRequest): string | undefined {
   return colon === -1 ? decoded : decoded.slice(0, colon);
 }
 
+/** Authorization headers remembered at most; past it the oldest is forgotten (and verified again when it comes back). */
+const MAX_HEADERS = 10_000;
+
 export class Authenticator {
+  /**
+   * The callers of Authorization headers whose key was verified, each until its key's entry in the
+   * key cache runs out: a client sends the same header with every request, so recognising it is one
+   * map lookup, without decoding the key or hashing it (docs/decisions.md "A read's fixed costs").
+   */
+  private readonly verified = new Map<string, VerifiedKey>();
+
   constructor(
     private readonly keys: KeyResolver,
     private readonly failures: FailedAuthentications,
   ) {}
+
+  /** The caller of the request's Authorization header when its key was verified lately (within API_KEY_CACHE_MS); otherwise undefined. */
+  recognised(request: FastifyRequest, now = Date.now()): Caller | undefined {
+    const header = request.headers.authorization;
+    const verified = header === undefined ? undefined : this.verified.get(header);
+    return verified && verified.until > now ? verified.caller : undefined;
+  }
 
   /**
    * The caller of the request's key. A key verified lately passes at once; any other takes one of
@@ -41,28 +58,38 @@ export class Authenticator {
    * known to be wrong is never looked up again.
    */
   async authenticate(request: FastifyRequest, required: boolean): Promise<Caller | undefined> {
+    const recognised = this.recognised(request);
+    if (recognised) return recognised;
     const key = presentedKey(request);
     if (key === undefined) {
       if (required) throw unauthorized('An API key is required: send it as the Basic user name with an empty password.');
       return undefined;
     }
     const known = this.keys.known(key);
-    if (known) return known;
+    if (known) return this.remember(request, known);
     const retryAfter = await this.failures.take(request.ip);
     // The answer a wrong key gets, with how long until this address's keys are looked at again:
     // clients stop on a 401 (the official library's isKeyValid() answers false) and retry a 429
     // for ever, so a 429 here would hang a shop behind a wrong key (docs/operations.md).
     if (retryAfter !== undefined) throw invalidKey({ 'Retry-After': String(retryAfter) });
-    let caller: Caller | undefined;
+    let verified: VerifiedKey | undefined;
     try {
-      caller = known === null ? undefined : await this.keys.lookUp(key);
+      verified = known === null ? undefined : await this.keys.lookUp(key);
     } catch (error) {
       // Not an answer about the key (the database failed): the attempt is not the client's fault.
       await this.failures.settle(request.ip, true);
       throw error;
     }
-    await this.failures.settle(request.ip, caller !== undefined);
-    if (!caller) throw invalidKey();
-    return caller;
+    await this.failures.settle(request.ip, verified !== undefined);
+    if (!verified) throw invalidKey();
+    return this.remember(request, verified);
+  }
+
+  private remember(request: FastifyRequest, verified: VerifiedKey): Caller {
+    const header = request.headers.authorization!;
+    this.verified.delete(header);
+    if (this.verified.size >= MAX_HEADERS) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(header, verified);
+    return verified.caller;
   }
 }

@@ -198,6 +198,12 @@ export async function paymentMerchant(db: Db, merchantId: string): Promise<Payme
   return { id: row.id, name: row.name, settings: JSON.parse(row.settings) as MerchantSettings };
 }
 
+/** A key found valid: its caller, taken as it is until `until` (epoch ms). */
+export interface VerifiedKey {
+  caller: Caller;
+  until: number;
+}
+
 const KEY_SHAPE = /^(test|live)_[0-9A-Za-z]{20,80}$/;
 const MAX_REMEMBERED = 10_000;
 
@@ -209,7 +215,7 @@ const MAX_REMEMBERED = 10_000;
  * wrong key costs no query after the first (api/auth.ts limits how many it may try).
  */
 export class KeyResolver {
-  private cache = new Map<string, { caller: Caller; until: number }>();
+  private cache = new Map<string, VerifiedKey>();
   private invalid = new Set<string>();
 
   constructor(
@@ -217,17 +223,17 @@ export class KeyResolver {
     private readonly cacheMs = 5000,
   ) {}
 
-  /** What this process knows of `key` without asking the database: its caller, `null` for a key known not to be valid, or undefined. */
-  known(key: string, now = Date.now()): Caller | null | undefined {
+  /** What this process knows of `key` without asking the database: its caller and until when, `null` for a key known not to be valid, or undefined. */
+  known(key: string, now = Date.now()): VerifiedKey | null | undefined {
     if (!KEY_SHAPE.test(key)) return null;
     const hash = sha256Hex(key);
     if (this.invalid.has(hash)) return null;
     const cached = this.cache.get(hash);
-    return cached && cached.until > now ? cached.caller : undefined;
+    return cached && cached.until > now ? cached : undefined;
   }
 
   /** Asks the database, and remembers the answer. */
-  async lookUp(key: string, now = Date.now()): Promise<Caller | undefined> {
+  async lookUp(key: string, now = Date.now()): Promise<VerifiedKey | undefined> {
     if (!KEY_SHAPE.test(key)) return undefined;
     const hash = sha256Hex(key);
     const row = await findApiKey(this.store.read, hash);
@@ -240,8 +246,9 @@ export class KeyResolver {
       return undefined;
     }
     const caller: Caller = { merchantId: row.merchant_id, merchantName: row.name, mode: row.mode, settings: JSON.parse(row.settings) };
+    const verified = { caller, until: now + this.cacheMs };
     if (this.cache.size > MAX_REMEMBERED) this.cache.clear();
-    this.cache.set(hash, { caller, until: now + this.cacheMs });
-    return caller;
+    this.cache.set(hash, verified);
+    return verified;
   }
 }
