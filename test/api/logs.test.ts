@@ -99,4 +99,17 @@ describe('logs', () => {
     assert.deepEqual(line.res, { statusCode: 200 });
     assert.equal(typeof line.responseTime, 'number');
   });
+
+  test('the request line is, byte for byte, the line pino writes for the same fields', async () => {
+    const merchant = await createMerchant(store, 'Same Line Shop');
+    lines.length = 0;
+    const res = await app.inject({ method: 'GET', url: '/api/v1/method', headers: { authorization: basic(merchant.testApiKey) } });
+    const written = lines.find((line) => line.includes(`"reqId":"${res.headers['x-request-id']}"`))!;
+    const { reqId, responseTime } = JSON.parse(written) as { reqId: string; responseTime: number };
+    lines.length = 0;
+    const request = { method: 'GET', routeOptions: { url: '/api/v1/method' }, id: reqId };
+    app.log.child({}, { redact: [] }).info({ reqId, req: request, res: { statusCode: 200 }, responseTime }, 'request completed');
+    const withoutTime = (line: string) => line.replace(/"time":\d+/, '"time":0');
+    assert.equal(withoutTime(written), withoutTime(lines[0]!));
+  });
 });
