@@ -13,7 +13,7 @@ import { buildServer } from '../../src/server.ts';
 import type { Store } from '../../src/store/store.ts';
 import { addressBucket } from '../../src/api/rate-limit.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createMerchant } from '../../src/merchants/merchants.ts';
+import { createMerchant, rotateApiKey } from '../../src/merchants/merchants.ts';
 
 const REDIS_URL = process.env.KASSA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redis = { skip: needs(await redisMissing(REDIS_URL)) };
@@ -134,6 +134,25 @@ for (const backend of backends) {
       for (let i = 0; i < LIMIT; i++) await getMethods(app, WRONG_KEY, address);
       assert.equal(outcome(await getMethods(app, WRONG_KEY, address)), 'locked');
       assert.equal((await getMethods(app, t.merchant.testApiKey, address)).statusCode, 200);
+    });
+
+    test('a verified key is taken as it is for API_KEY_CACHE_MS, header and key alike, then looked up again: a revoked key is refused after it', async () => {
+      const { t, app, lookups } = await countedKassa({ API_KEY_CACHE_MS: '1000' });
+      const address = freshAddress();
+      for (let i = 0; i < 5; i++) assert.equal((await getMethods(app, t.merchant.testApiKey, address)).statusCode, 200);
+      const withPassword = await app.inject({
+        method: 'GET',
+        url: '/api/v1/method',
+        headers: { authorization: `Basic ${Buffer.from(`${t.merchant.testApiKey}:x`).toString('base64')}` },
+        remoteAddress: address,
+      });
+      assert.equal(withPassword.statusCode, 200);
+      assert.equal(lookups(), 1, 'one lookup in the window, whatever the header');
+      await rotateApiKey(t.store, t.merchant.merchantId, 'test');
+      assert.equal((await getMethods(app, t.merchant.testApiKey, address)).statusCode, 200, 'revoked, but verified less than API_KEY_CACHE_MS ago');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.equal((await getMethods(app, t.merchant.testApiKey, address)).statusCode, 401);
+      assert.equal(lookups(), 2);
     });
   });
 }
