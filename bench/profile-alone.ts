@@ -4,7 +4,8 @@
  * One Kassa HTTP process (the compiled build, quiet logging) pinned to core 0, requests sent one at
  * a time from this process on core 1; the server's user and system CPU per request, also per
  * thread. Settings, all optional:
- * - `PROFILE_REQUESTS` (3000), `PROFILE_CLIENTS` (1: each client sends one request at a time);
+ * - `PROFILE_REQUESTS` (3000), `PROFILE_WARMUP` (500), `PROFILE_CLIENTS` (1: each client sends one
+ *   request at a time);
  * - `PROFILE_READ=true`: reads of one payment instead of creates;
  * - `PROFILE_LOGGING=npm-start`: the log level and request log `npm start` runs with, to a file
  *   (`silent`: no logging at all; otherwise warnings only, no request log);
@@ -24,8 +25,10 @@ import { createTestDatabase, type Backend } from '../test/support/app.ts';
 import { freePort, kassaCli, KASSA_MAIN } from '../test/support/process.ts';
 
 const backend = (process.argv[2] ?? 'sqlite') as Backend;
-/** Requests measured (after 500 to warm up). */
+/** Requests measured, after `PROFILE_WARMUP` sent one at a time to warm up. */
 const COUNT = Number(process.env.PROFILE_REQUESTS ?? 3000);
+/** Requests first sent to warm up (500): V8 goes on compiling Kassa's code for its first few thousand creates. */
+const WARMUP = Number(process.env.PROFILE_WARMUP ?? 500);
 /** Clients sending one create at a time each: 1 is the case profiled; 50 the same load arriving together, for comparison. */
 const CLIENTS = Number(process.env.PROFILE_CLIENTS ?? 1);
 /** `PROFILE_CPU=false`: no --cpu-prof, for CPU figures without the profiler's own cost. */
@@ -97,7 +100,7 @@ const read = () =>
   });
 const send = READS ? read : create;
 const what = READS ? 'read' : 'create';
-for (let i = 0; i < 500; i++) await send();
+for (let i = 0; i < WARMUP; i++) await send();
 const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString());
 /** The server's CPU seconds so far: in its own code (user) and in the kernel for it (system). */
 const cpu = () => {

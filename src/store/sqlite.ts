@@ -80,9 +80,11 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
   };
   writerSettings('group commit');
   const checkpointer = checkpoints ? startCheckpointer(file) : undefined;
+  const commits = new CommitCounter(`${file}-shm`);
   return {
     dialect: 'sqlite' as const,
     read: reader,
+    commitMark: () => commits.mark(),
     transact: <T>(unit: (db: Kysely<Database>) => Promise<T>) => groupCommit.run(unit),
     notices,
     migrate: async (secrets: SecretBox) => {
@@ -107,8 +109,52 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
       await reader.destroy();
       await writer.destroy();
       if (walDescriptor !== undefined) fs.closeSync(walDescriptor);
+      commits.close();
     },
   };
+}
+
+/**
+ * Tells whether anything was committed to the database, by any connection of any process, without
+ * a statement or a lock: every commit rewrites the header of SQLite's WAL index (the `-shm` file,
+ * shared by every connection; its layout is part of SQLite's documented file format, "WAL-mode
+ * File Format"), whose change counter it increments. The header is two copies of 48 bytes, the
+ * second written first, so a reader that finds them equal has a whole one (as SQLite's own readers
+ * do); `mark()` reads both with one `pread` and returns a number that changes whenever the header
+ * did since the last call, or undefined when it cannot tell (no file yet, a header being
+ * rewritten). The file stays the live one while this process's connections are open: SQLite
+ * removes or resets it only when its last connection closes. docs/decisions.md "A polled
+ * payment without a statement".
+ */
+export class CommitCounter {
+  private readonly header = Buffer.alloc(96);
+  private readonly lastSeen = Buffer.alloc(48);
+  private descriptor: number | undefined;
+  private count = 0;
+
+  constructor(private readonly shmFile: string) {}
+
+  mark(): number | undefined {
+    const header = this.header;
+    try {
+      this.descriptor ??= fs.openSync(this.shmFile, 'r');
+      if (fs.readSync(this.descriptor, header, 0, 96, 0) < 96) return undefined;
+    } catch {
+      return undefined;
+    }
+    // Byte 12 is `isInit`: a header SQLite has not written yet tells nothing.
+    if (header[12] !== 1 || header.compare(header, 48, 96, 0, 48) !== 0) return undefined;
+    if (this.lastSeen.compare(header, 0, 48) !== 0) {
+      header.copy(this.lastSeen, 0, 0, 48);
+      this.count++;
+    }
+    return this.count;
+  }
+
+  close(): void {
+    if (this.descriptor !== undefined) fs.closeSync(this.descriptor);
+    this.descriptor = undefined;
+  }
 }
 
 /**

@@ -32,6 +32,12 @@ export interface Store {
   secrets: SecretBox;
   /** What opening changed or made, for the log to say once (permissions taken off the database files, a key file made). */
   notices: string[];
+  /**
+   * SQLite: a number that stays the same as long as nothing is committed to the database by any
+   * connection of any process, read without a statement (sqlite.ts `CommitCounter`); undefined
+   * when it cannot be told. PostgreSQL has none: every check is a query.
+   */
+  commitMark?(): number | undefined;
   /** PostgreSQL: the connections of this process's pool right now (metrics); SQLite has no pool. */
   poolUse?(): PoolUse;
 }

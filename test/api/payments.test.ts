@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, basic, cardPayment, suiteApp } from '../support/app.ts';
 import { changePaymentMethods, createMerchant } from '../../src/merchants/merchants.ts';
+import { startKassaProcess, waitForExit } from '../support/process.ts';
 
 for (const backend of backends) {
   describe(`payments API on ${backend}`, () => {
@@ -242,6 +243,33 @@ for (const backend of backends) {
       assert.equal(read.status, 'failed');
       assert.equal(read.failureCode, 'cancelled');
       assert.ok(read.lastUpdate >= created.lastUpdate);
+    });
+
+    test('a read after another Kassa process changed the payment shows the change at once', async () => {
+      const created = (await t.client.post('/payment', cardPayment())).json();
+      // Read twice: the second answer comes from this process's cache.
+      for (let i = 0; i < 2; i++) assert.equal((await t.client.get(`/transaction?reference=${created.reference}`)).json().status, 'pending');
+      const other = await startKassaProcess({ ...t.database.env, HTTP_PROCESSES: '1' });
+      try {
+        const cancelled = await fetch(new URL(new URL(created.cancelUrl).pathname, other.baseUrl), { method: 'POST', redirect: 'manual' });
+        assert.ok(cancelled.status < 400, `the other process cancels: ${cancelled.status}`);
+      } finally {
+        other.child.kill('SIGTERM');
+        await waitForExit(other.child);
+      }
+      const read = (await t.client.get(`/transaction?reference=${created.reference}`)).json();
+      assert.equal(read.status, 'failed');
+      assert.equal(read.failureCode, 'cancelled');
+    });
+
+    test('a payment read from the cache is still shown to its owner only: not to another merchant, not to the other mode', async () => {
+      // Made first: nothing is committed between the owner's reads and the others'.
+      const stranger = await createMerchant(t.store, 'Stranger');
+      const created = (await t.client.post('/payment', cardPayment())).json();
+      for (let i = 0; i < 2; i++) assert.equal((await t.client.get(`/transaction?reference=${created.reference}`)).statusCode, 200);
+      assert.equal((await t.client.get(`/transaction?reference=${created.reference}`, { key: stranger.testApiKey })).statusCode, 404);
+      assert.equal((await t.client.get(`/transaction?reference=${created.reference}`, { key: t.merchant.liveApiKey })).statusCode, 404);
+      assert.equal((await t.client.get(`/transaction?reference=${created.reference}`)).json().reference, created.reference);
     });
 
     test('references=a,b returns an array in the order asked, leaving out unknown ones', async () => {
