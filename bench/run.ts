@@ -157,12 +157,23 @@ function closedLoop(server: Server, load: Load, seconds: number, connections: nu
   });
 }
 
-/** The yardstick; with `alone`, also from one connection: what this machine charges any server for requests that arrive one at a time. */
-async function measureHello(alone = false): Promise<{ fifty: Measured; one?: Measured }> {
+/** The yardstick, a Fastify hello-world, started pinned to the server core and answering. */
+async function startHello(): Promise<Server> {
   const port = await freePort();
   const server = { child: launch(['--import', 'tsx', 'bench/hello.ts'], { PORT: String(port) }, SERVER_CORE), url: `http://127.0.0.1:${port}`, pinned: true };
   try {
     await waitForAnswer(server.url);
+  } catch (error) {
+    await stop(server);
+    throw error;
+  }
+  return server;
+}
+
+/** The yardstick; with `alone`, also from one connection: what this machine charges any server for requests that arrive one at a time. */
+async function measureHello(alone = false): Promise<{ fifty: Measured; one?: Measured }> {
+  const server = await startHello();
+  try {
     const fifty = await drive('hello-world', server, { path: '/' });
     return { fifty, ...(alone ? { one: await drive('hello-world, 1 connection', server, { path: '/' }, 1) } : {}) };
   } finally {
@@ -409,10 +420,9 @@ async function measureLogging(): Promise<LoggingRuns> {
   const logFile = path.join(os.tmpdir(), `kassa-bench-logging-${process.pid}.log`);
   const base = { ...database.env, HOST: '127.0.0.1', HTTP_PROCESSES: '1', DEMO_MERCHANT: 'false', RATE_LIMIT_PER_SECOND: '0' };
   const servers: Partial<Record<keyof typeof LOGGING, Server>> = {};
-  const helloPort = await freePort();
-  const hello = { child: launch(['--import', 'tsx', 'bench/hello.ts'], { PORT: String(helloPort) }, SERVER_CORE), url: `http://127.0.0.1:${helloPort}`, pinned: true };
+  let hello: Server | undefined;
   try {
-    await waitForAnswer(hello.url);
+    hello = await startHello();
     const merchant = JSON.parse(kassaCli(base, 'merchant', 'create', '--name', 'Bench Shop', '--json'));
     for (const logging of Object.keys(LOGGING) as (keyof typeof LOGGING)[]) {
       const port = await freePort();
@@ -453,7 +463,7 @@ async function measureLogging(): Promise<LoggingRuns> {
     ) as LoggingRuns['readPerHello'];
     return { median, rounds, readPerHello };
   } finally {
-    await stop(hello);
+    if (hello) await stop(hello);
     for (const server of Object.values(servers)) await stop(server);
     fs.rmSync(logFile, { force: true });
     await database.drop();
