@@ -23,11 +23,11 @@ import type { AcquirerAuthentication, AuthenticatingRequest, AuthenticationConti
 import type { Shopper, ShopperAddress, TechnicalCancelRequest } from './connector.ts';
 import { authoriseResultOf, refusedRequestResult, type AdyenPaymentResult, type AdyenServiceError } from './adyen-outcomes.ts';
 import { authenticatingFields, authenticationStepOf, continuationFields, type AdyenAuthenticationResult } from './adyen-3ds2.ts';
-import { adyenCurrencies, toAdyenMinor } from './adyen-amounts.ts';
+import { adyenCurrencies, fromAdyenMinor, toAdyenMinor } from './adyen-amounts.ts';
 import { callAdyen, type AdyenAnswer } from './adyen-http.ts';
 import { checkoutModification, checkoutModificationResult, checkoutPaymentRequest, checkoutResultOf, completionDetailNames } from './adyen-checkout.ts';
 import type { CheckoutPaymentResult } from './adyen-checkout.ts';
-import type { RedirectReturn } from './connector.ts';
+import type { RedirectOutcome, RedirectReturn } from './connector.ts';
 import { redirectMethods } from '../ground/payment-method.ts';
 
 export interface AdyenSettings {
@@ -107,13 +107,34 @@ export class AdyenConnector implements AcquirerConnector {
     return authorisationResult(await this.post(`${this.settings.endpoint}/authorise`, withStoredCard(body, request.storedCard), idempotencyKey));
   }
 
-  /** `/payments/details` with what the customer came back with: the outcome, or that it comes by notification. */
-  async completeRedirect(request: RedirectReturn, idempotencyKey: string): Promise<AuthoriseResult> {
+  /**
+   * `/payments/details` with what the customer came back with: the outcome with what the answer
+   * says it is about (its `merchantReference`, `pspReference` and `amount`, which payments/acquirer-word.ts
+   * checks: the address may carry another payment's `redirectResult`), or that it comes by notification.
+   */
+  async completeRedirect(request: RedirectReturn, idempotencyKey: string): Promise<RedirectOutcome> {
     const { checkoutEndpoint } = this.settings;
     const details = Object.fromEntries(completionDetailNames.filter((name) => request.details[name] !== undefined).map((name) => [name, request.details[name]!]));
     // Back without what Adyen reads (the address opened by hand): the outcome comes by notification.
-    if (!checkoutEndpoint || Object.keys(details).length === 0) return { outcome: 'pending' };
-    return checkoutAnswer(await this.post(`${checkoutEndpoint}/payments/details`, { details }, idempotencyKey));
+    if (!checkoutEndpoint || Object.keys(details).length === 0) return { result: { outcome: 'pending' } };
+    const answer = await this.post(`${checkoutEndpoint}/payments/details`, { details }, idempotencyKey);
+    if (answer.status === 'unknown') return { result: { outcome: 'unknown', reason: answer.reason } };
+    const result = answer.status === 200 ? checkoutResultOf(answer.body as CheckoutPaymentResult) : undefined;
+    // Not taken (a `redirectResult` Adyen does not know: a 4xx), or no outcome Kassa knows: nothing is decided, the notification decides.
+    if (!result || result.outcome === 'unknown') return { result: { outcome: 'pending' } };
+    const { merchantReference, pspReference, amount } = answer.body as {
+      merchantReference?: unknown;
+      pspReference?: unknown;
+      amount?: { value?: unknown; currency?: unknown };
+    };
+    const currency = typeof amount?.currency === 'string' ? amount.currency : undefined;
+    const about = {
+      reference: typeof merchantReference === 'string' ? merchantReference : undefined,
+      acquirerReference: typeof pspReference === 'string' ? pspReference : undefined,
+      amountMinor: currency !== undefined && typeof amount?.value === 'number' ? fromAdyenMinor(amount.value, currency) : undefined,
+      currency,
+    };
+    return { result, about };
   }
 
   capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
@@ -126,6 +147,11 @@ export class AdyenConnector implements AcquirerConnector {
 
   refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
     return this.modify({ classic: '/refund', checkout: 'refunds' }, request, idempotencyKey, true);
+  }
+
+  /** Classic `/cancelOrRefund`, Checkout's `/reversals`: Adyen cancels or refunds as the payment stands, and says which by `CANCEL_OR_REFUND`. */
+  cancelOrRefund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+    return this.modify({ classic: '/cancelOrRefund', checkout: 'reversals' }, request, idempotencyKey, false);
   }
 
   /**

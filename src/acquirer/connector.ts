@@ -198,6 +198,31 @@ export interface RedirectReturn {
   details: Record<string, string>;
 }
 
+/**
+ * What an acquirer's answer says it is about, as the acquirer said it: checked against the payment
+ * asked about before its outcome is applied (docs/acquirers.md "The acquirer's word checked").
+ */
+export interface SaidAbout {
+  /** Kassa's reference of the payment, as the acquirer echoes it (Adyen's `merchantReference`). */
+  reference: string | undefined;
+  /** The acquirer's reference of the payment; undefined: not said, or not comparable (a capture's own). */
+  acquirerReference: string | undefined;
+  /** In Kassa's minor units (ISO 4217) of `currency`; undefined: not said, or not expressible in them. */
+  amountMinor: number | undefined;
+  /** ISO 4217, any case. */
+  currency: string | undefined;
+}
+
+/**
+ * The outcome of a customer's return, and what the acquirer's answer says it is about; `about`
+ * undefined: the acquirer was not asked or gave no outcome (its notification will), so the
+ * outcome is no decision (`pending`, or `unknown` for no answer in time).
+ */
+export interface RedirectOutcome {
+  result: AuthoriseResult;
+  about?: SaidAbout;
+}
+
 export interface FollowUpRequest {
   reference: string;
   acquirerReference: string;
@@ -295,9 +320,15 @@ export interface AcquirerConnector {
    * `/payments/details`). Optional: without it the outcome comes by notification, or from the
    * simulator's page.
    */
-  completeRedirect?(request: RedirectReturn, idempotencyKey: string): Promise<AuthoriseResult>;
+  completeRedirect?(request: RedirectReturn, idempotencyKey: string): Promise<RedirectOutcome>;
   /** Releases an authorisation that was not captured. */
   reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
+  /**
+   * Gives back whatever an authorisation did, named by the acquirer's reference: the hold released
+   * if it was not captured, the money refunded if it was (Adyen's cancel-or-refund). For money a
+   * shopper paid after Kassa ended the payment (docs/acquirers.md "Money paid after Kassa gave up").
+   */
+  cancelOrRefund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
   /**
    * Cancels whatever an authorisation with no known outcome did, named by Kassa's own reference
    * (the acquirer's is unknown): nothing if it was never made, the hold released or the money

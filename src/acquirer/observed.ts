@@ -39,7 +39,16 @@ export function observed(connector: AcquirerConnector): AcquirerConnector {
     capture: (request, key) => timed('capture', () => connector.capture(request, key)),
     refund: (request, key) => timed('refund', () => connector.refund(request, key)),
     reversal: (request, key) => timed('reversal', () => connector.reversal(request, key)),
-    ...(connector.completeRedirect ? { completeRedirect: (request, key) => timed('completeRedirect', () => connector.completeRedirect!(request, key)) } : {}),
+    cancelOrRefund: (request, key) => timed('cancelOrRefund', () => connector.cancelOrRefund(request, key)),
+    ...(connector.completeRedirect
+      ? {
+          completeRedirect: (request, key) =>
+            timed('completeRedirect', async () => {
+              const returned = await connector.completeRedirect!(request, key);
+              return { returned, outcome: returned.result.outcome };
+            }).then(({ returned }) => returned),
+        }
+      : {}),
     ...(connector.technicalCancel ? { technicalCancel: (request, key) => timed('technicalCancel', () => connector.technicalCancel!(request, key)) } : {}),
   };
 }

@@ -59,6 +59,15 @@ export class SimulatedAcquirer implements AcquirerConnector {
     return this.once(`reversal:${idempotencyKey}`, () => this.follow(request, 'authorised', 'reversed'));
   }
 
+  /** Whatever the authorisation did is undone at once: the test helper's late payment given back (docs/payment-methods.md "Test mode"). */
+  async cancelOrRefund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+    return this.once(`cancelOrRefund:${idempotencyKey}`, () => {
+      const authorisation = this.authorisations.get(request.acquirerReference);
+      if (authorisation) authorisation.state = 'reversed';
+      return { outcome: 'done', acquirerReference: `sim_${randomBase62(20)}` };
+    });
+  }
+
   async refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
     return this.once(`refund:${idempotencyKey}`, () => {
       const currency = findCurrency(request.currency);

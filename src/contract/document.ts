@@ -134,6 +134,17 @@ const paymentSchema: Schema = {
           },
           additionalProperties: false,
         },
+        latePayment: {
+          type: 'object',
+          description:
+            'A payment Kassa ended (`failed`: expired, cancelled) that the shopper paid after all, as the acquirer said later: Kassa gives the money back by itself (docs/acquirers.md "Money paid after Kassa gave up"). `returning`: asked of the acquirer; `returned`: the hold released or the money refunded; `not_returned`: the acquirer could not, an operator must look. Each change comes with a webhook.',
+          required: ['status', 'amount'],
+          properties: {
+            status: { type: 'string', enum: ['returning', 'returned', 'not_returned'] },
+            amount: { type: 'number', description: 'What the shopper paid, in major units of the payment’s currency.' },
+          },
+          additionalProperties: false,
+        },
         bankTransfer: {
           type: 'object',
           description:

@@ -1,8 +1,9 @@
 /**
- * Acquirer claims (docs/acquirers.md "Claims and leases"): a capture, a reversal or a refund is
- * asked of the acquirer only under a claim, written before the call in the unit of work that
- * reserves it (the authorisation's compare-and-set from `authorised`, authorisation.ts; the
- * refund's amount, refunds.ts), so two requests never both ask. The claim keeps what every ask
+ * Acquirer claims (docs/acquirers.md "Claims and leases"): a capture, a reversal, a refund or the
+ * cancel-or-refund of money paid late is asked of the acquirer only under a claim, written before
+ * the call in the unit of work that reserves it (the authorisation's compare-and-set from
+ * `authorised`, authorisation.ts; the refund's amount, refunds.ts; the late payment recorded,
+ * late-payment.ts), so two requests never both ask. The claim keeps what every ask
  * of it carries — one idempotency key naming the action's own reference, one amount — and its
  * lease: until it runs out the request that claimed it answers, after it the recovery job
  * (acquirer-recovery.ts) asks again with the same key. It ends, by the one delete of its row, in
@@ -19,6 +20,7 @@ import { findTransaction, ownerOf } from '../store/transactions.ts';
 import { UnfinishedProblem } from './operations/idempotency.ts';
 import { endAuthorisationClaim, giveCaptureBack, type ClaimEnd } from './authorisation.ts';
 import { settleRefund } from './refunds.ts';
+import { endLatePayment } from './late-payment.ts';
 import { transition } from './transition.ts';
 import type { Ports } from './ports.ts';
 import type { Context } from './operations/operation.ts';
@@ -27,9 +29,9 @@ export type ClaimAction = AcquirerClaimRow['action'];
 
 export interface NewClaim {
   action: ClaimAction;
-  /** The action's own reference: its capture's or refund's transaction; a reversal's authorisation. */
+  /** The action's own reference: its capture's or refund's transaction; a reversal's authorisation; the payment paid late. */
   reference: string;
-  /** The authorisation captured or reversed, the sale refunded. */
+  /** The authorisation captured or reversed, the sale refunded, the payment paid late. */
   paymentReference: string;
   acquirerReference: string;
   amountMinor: number;
@@ -109,6 +111,12 @@ function completed(claim: Pick<AcquirerClaimRow, 'action' | 'reference' | 'amoun
  */
 export async function endClaim(tx: Db, dialect: Dialect, claim: AcquirerClaimRow, result: Answered, at: number): Promise<boolean> {
   if (!(await endAcquirerClaim(tx, claim.reference))) return false;
+  // Money paid late: `received` waits for the acquirer's CANCEL_OR_REFUND (settle-by-acquirer.ts).
+  if (claim.action === 'cancelOrRefund') {
+    if (result.outcome !== 'received')
+      await endLatePayment(tx, claim.reference, result.outcome === 'done' ? 'returned' : 'not_returned', { at, detail: refusalOf(result) });
+    return true;
+  }
   if (result.outcome === 'received') {
     if (claim.action !== 'refund') await endAuthorisationClaim(tx, claim.payment_reference, completed(claim), at);
     return true;
@@ -122,6 +130,8 @@ export async function endClaim(tx: Db, dialect: Dialect, claim: AcquirerClaimRow
   }
   return true;
 }
+
+const refusalOf = (result: Answered) => (result.outcome === 'refused' ? result.reason.slice(0, 500) : undefined);
 
 /** Acting failed before an answer (the acquirer refused, or could not be asked): the claim ends as refused. */
 export const releaseClaim = (tx: Db, dialect: Dialect, claim: AcquirerClaimRow, at: number) =>
@@ -155,13 +165,17 @@ export async function settleFollowUp(
 /**
  * The recovery job asked again and still has no answer: a capture or refund is left to an
  * operator (`manualintervention`, merchant webhook; its refund amount stays reserved, its
- * authorisation claimed, until `resolve`), its claim ended. A reversal, which has no transaction
- * of its own to hold, keeps its claim: it is asked again, with the same key, every interval.
+ * authorisation claimed, until `resolve`), its claim ended. A reversal or a late payment's
+ * cancel-or-refund, which have no transaction of their own to hold, keep their claim: asked
+ * again, with the same key, every interval.
  */
 export async function leaveClaimToOperator(tx: Db, claim: AcquirerClaimRow, at: number): Promise<void> {
-  if (claim.action === 'reversal' || !(await endAcquirerClaim(tx, claim.reference))) return;
+  if (!ownsTransaction(claim) || !(await endAcquirerClaim(tx, claim.reference))) return;
   await transition(tx, { reference: claim.reference, from: 'pending', to: 'manualintervention', cause: 'acquirer_outcome_unknown', at });
 }
+
+/** Whether the claim's reference is a transaction of its own (a capture, a refund) rather than the payment it acts on. */
+export const ownsTransaction = (claim: Pick<AcquirerClaimRow, 'action'>) => claim.action === 'capture' || claim.action === 'refund';
 
 /**
  * The capture or refund was settled meanwhile by the acquirer's notification (final already):

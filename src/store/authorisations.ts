@@ -1,4 +1,8 @@
-/** Queries for completing an authorisation (capture, reversal). The status stays `success`; `details` records it. */
+/**
+ * Queries for what a payment's `details` record after its final state: an authorisation's
+ * completion (capture, reversal; the status stays `success`), money paid after the payment ended
+ * (`failed`, payments/late-payment.ts).
+ */
 import type { Db } from './store.ts';
 
 /**
@@ -13,25 +17,36 @@ export async function recordAuthorisationChange(
     reference: string;
     fromDetails: string;
     toDetails: string;
-    cause: 'capture' | 'reversal' | 'reversal_refused_by_acquirer' | 'acquirer_authorisation_expired' | 'acquirer_capture_failed' | null;
+    cause:
+      | 'capture'
+      | 'reversal'
+      | 'reversal_refused_by_acquirer'
+      | 'acquirer_authorisation_expired'
+      | 'acquirer_capture_failed'
+      | 'acquirer_paid_late'
+      | 'late_payment_returned'
+      | 'late_payment_not_returned'
+      | null;
+    /** The final status the payment must be in: `success` (an authorisation's completion) unless said. */
+    status?: 'success' | 'failed';
     at: number;
     /** What the acquirer said, when its notification made the change (transaction_events.detail). */
     detail?: string;
   },
 ): Promise<boolean> {
-  const { cause } = change;
+  const { cause, status = 'success' } = change;
   const result = await db
     .updateTable('transactions')
     .set((eb) => ({ details: change.toDetails, ...(cause === null ? {} : { last_update: change.at }), version: eb('version', '+', 1) }))
     .where('reference', '=', change.reference)
-    .where('status', '=', 'success')
+    .where('status', '=', status)
     .where('details', '=', change.fromDetails)
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) return false;
   if (cause === null) return true;
   await db
     .insertInto('transaction_events')
-    .values({ reference: change.reference, from_status: 'success', to_status: 'success', failure_code: null, cause, at: change.at, detail: change.detail ?? null })
+    .values({ reference: change.reference, from_status: status, to_status: status, failure_code: null, cause, at: change.at, detail: change.detail ?? null })
     .execute();
   return true;
 }

@@ -385,10 +385,10 @@ export interface AcquirerNotificationTable {
  * again needs, and until when its request may still answer it.
  */
 export interface AcquirerClaimTable {
-  /** The action's own reference: its capture's or refund's transaction; a reversal's authorisation. */
+  /** The action's own reference: its capture's or refund's transaction; a reversal's authorisation; a late payment given back (`cancelOrRefund`). */
   reference: string;
-  action: 'capture' | 'reversal' | 'refund';
-  /** What it is done to: the authorisation captured or reversed, the sale refunded. */
+  action: 'capture' | 'reversal' | 'refund' | 'cancelOrRefund';
+  /** What it is done to: the authorisation captured or reversed, the sale refunded, the ended payment paid late. */
   payment_reference: string;
   /** The acquirer's reference of the money (the authorisation's). */
   acquirer_reference: string;

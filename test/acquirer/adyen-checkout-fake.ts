@@ -8,7 +8,7 @@
  *   with a `redirectResult`, which `/payments/details` turns into that outcome. A Klarna payment's
  *   `lineItems` must add up to its amount (Klarna refuses it otherwise).
  * - `/payments` for `bankTransfer_IBAN` answers `PresentToShopper` with the account and reference.
- * - `/payments/{pspReference}/captures|refunds|cancels` answer `received` (201).
+ * - `/payments/{pspReference}/captures|refunds|cancels|reversals` answer `received` (201).
  * Notifications are the test's to send, as for the Payment API.
  */
 import path from 'node:path';
@@ -140,6 +140,7 @@ export async function checkoutApi(app: FastifyInstance, recorder: Recorder, base
     ['captures', true],
     ['refunds', true],
     ['cancels', false],
+    ['reversals', false],
   ] as const) {
     route(`/payments/{paymentPspReference}/${modification}`, (body, params) => ({
       status: 201,

@@ -16,6 +16,11 @@ import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
 import { signedNotification } from './signed-notification.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
+import { findPaymentPage } from '../../src/store/payment-pages.ts';
+import { deliveriesFor, waitFor } from '../events/support.ts';
+import { setWebhookUrl } from '../../src/events/admin.ts';
+import { paymentPorts } from '../../src/payments/ports.ts';
+import { expireDuePayments } from '../../src/payments/expiry.ts';
 
 const skip = needs(adyenContractMissing);
 const HMAC_KEY = randomBytes(32).toString('hex');
@@ -46,6 +51,7 @@ for (const backend of backends) {
     before(async () => {
       adyen = await startFakeAdyen();
       await connectToFake(t.store, adyen, { merchantId: t.merchant.merchantId, mode: 'live', hmacKey: HMAC_KEY, checkout: true });
+      await setWebhookUrl(t.store, t.merchant.merchantId, 'https://shop.example/webhooks');
       live = api(t.app, t.merchant.liveApiKey);
     });
     after(async () => {
@@ -71,16 +77,23 @@ for (const backend of backends) {
       return { path, step };
     }
 
-    /** Picks the outcome on the method's page; the page sends the customer back to Kassa, which sends them on. */
-    async function pickAndReturn(step: URL, choice: CheckoutChoice) {
+    /** Picks the outcome on the method's page, which sends the customer back: the address they come back to. */
+    async function pick(step: URL, choice: CheckoutChoice) {
       const page = await fetch(step);
       assert.equal(page.status, 200);
       const picked = await fetch(step, { method: 'POST', body: new URLSearchParams({ choice }), redirect: 'manual' });
       assert.equal(picked.status, 303);
       const back = new URL(picked.headers.get('location')!);
       assert.match(back.search, /^\?redirectResult=/);
+      return back;
+    }
+
+    /** Picks the outcome on the method's page; the page sends the customer back to Kassa, which sends them on. */
+    async function pickAndReturn(step: URL, choice: CheckoutChoice) {
+      const back = await pick(step, choice);
       return t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
     }
+    const causes = async (reference: string) => (await eventsOf(t.store.read, reference)).map((e) => e.cause);
 
     async function notify(item: Record<string, unknown>) {
       const full = {
@@ -135,6 +148,94 @@ for (const backend of backends) {
       assert.equal(refund.statusCode, 200, refund.body);
       const refunded = adyen.requests.find((r) => r.path === `/checkout/payments/${session.pspReference}/refunds`)!;
       assert.deepEqual(refunded.body, { merchantAccount: 'ShopNL', reference: refund.json().reference, amount: { value: 1000, currency: 'EUR' } });
+    });
+
+    const klarnaOf = (amount: number) => ({
+      transactionType: 'authorise',
+      ...billing,
+      orderLines: [{ type: 'PHYSICAL', name: 'Teapot', quantity: 1, unitPrice: amount, totalPrice: amount, vatRate: 21 }],
+    });
+    for (const method of ['ideal', 'paypal', 'klarna'] as const) {
+      test(`${method}: another payment's redirectResult in the return changes nothing; the payment's own decides it`, async () => {
+        const extra = (amount: number) => (method === 'klarna' ? klarnaOf(amount) : {});
+        const small = await create(method, { amount: '0.50', ...extra(0.5) });
+        const big = await create(method, { amount: '500.00', ...extra(500) });
+        const smallBack = await pick((await openStep(small.payUrl)).step, 'Authorised');
+        const { path: bigPath } = await openStep(big.payUrl);
+        // The shopper paid 0.50 and opens the 500.00 payment's return with the 0.50 one's redirectResult.
+        const tampered = await t.app.inject({ method: 'GET', url: `${bigPath}/return${smallBack.search}` });
+        assert.ok(tampered.statusCode < 500, tampered.body);
+        const stillPending = await read(big.reference);
+        assert.equal(stillPending.status, 'pending', "another payment's outcome is not this payment's");
+        assert.deepEqual((await causes(big.reference)).slice(-1), ['acquirer_word_mismatch']);
+        const capture = await live.post('/capture', { reference: big.reference });
+        assert.equal(capture.statusCode, 422, 'nothing to capture');
+        assert.equal(adyen.requests.filter((r) => r.path.endsWith('/captures') && r.body.reference === big.reference).length, 0);
+        // The 0.50 payment's own return still settles it.
+        const own = await t.app.inject({ method: 'GET', url: `${smallBack.pathname}${smallBack.search}` });
+        assert.equal(own.statusCode, 303, own.body);
+        assert.equal((await read(small.reference)).status, 'success');
+      });
+    }
+
+    test('a redirectResult Adyen does not know leaves the payment pending, and the AUTHORISATION still settles it', async () => {
+      const payment = await create('ideal');
+      const { path } = await openStep(payment.payUrl);
+      const garbage = await t.app.inject({ method: 'GET', url: `${path}/return?redirectResult=garbage` });
+      assert.ok(garbage.statusCode < 500, garbage.body);
+      assert.equal((await read(payment.reference)).status, 'pending', 'a refused /payments/details decides nothing');
+      await notify({ merchantReference: payment.reference });
+      assert.equal((await read(payment.reference)).status, 'success');
+    });
+
+    test("a signed AUTHORISATION whose amount or currency is not the payment's changes nothing; the right one settles it", async () => {
+      const payment = await create('ideal', { amount: '500.00' });
+      await openStep(payment.payUrl);
+      await notify({ merchantReference: payment.reference, amount: { value: 50, currency: 'EUR' } });
+      await notify({ merchantReference: payment.reference, amount: { value: 50000, currency: 'USD' } });
+      assert.equal((await read(payment.reference)).status, 'pending');
+      assert.deepEqual((await causes(payment.reference)).slice(-2), ['acquirer_word_mismatch', 'acquirer_word_mismatch']);
+      await notify({ merchantReference: payment.reference, amount: { value: 50000, currency: 'EUR' } });
+      assert.equal((await read(payment.reference)).status, 'success');
+    });
+
+    test('a signed AUTHORISATION naming another pspReference than the one Adyen gave at /payments changes nothing', async () => {
+      const payment = await create('banktransfer');
+      await t.app.inject({ method: 'GET', url: new URL(payment.payUrl).pathname });
+      await notify({ merchantReference: payment.reference, pspReference: 'OTHERPSP00000001' });
+      assert.equal((await read(payment.reference)).status, 'pending');
+      assert.deepEqual((await causes(payment.reference)).slice(-1), ['acquirer_word_mismatch']);
+    });
+
+    test('iDEAL paid after Kassa expired the payment: the money is given back at once (Checkout reversals), the merchant told at each step', async () => {
+      const payment = await create('ideal');
+      await openStep(payment.payUrl);
+      await expireDuePayments(paymentPorts(t.config, t.store), Date.now() + 3600_000);
+      assert.equal((await read(payment.reference)).status, 'failed');
+      const psp = `PSP${randomBytes(6).toString('hex').toUpperCase()}`;
+      await notify({ merchantReference: payment.reference, pspReference: psp });
+      const returning = await read(payment.reference);
+      assert.equal(returning.status, 'failed', 'a final state never changes');
+      assert.ok(['returning', 'returned'].includes(returning.details.latePayment.status));
+      assert.equal(returning.details.latePayment.amount, 29.95);
+      const reversal = await waitFor('the cancel-or-refund', () => adyen.requests.find((r) => r.path === `/checkout/payments/${psp}/reversals`));
+      assert.deepEqual(reversal.body, { merchantAccount: 'ShopNL', reference: payment.reference });
+      // Adyen's word on it: refunded (the sale was captured at once).
+      await notify({
+        merchantReference: payment.reference,
+        originalReference: psp,
+        eventCode: 'CANCEL_OR_REFUND',
+      });
+      const returned = await read(payment.reference);
+      assert.equal(returned.details.latePayment.status, 'returned');
+      assert.deepEqual((await causes(payment.reference)).slice(-2), ['acquirer_paid_late', 'late_payment_returned']);
+      const webhooks = (await deliveriesFor(t.store, payment.reference)).map((d) => d.event);
+      assert.deepEqual(webhooks, ['failed/expired', 'failed/expired', 'failed/expired'], 'expired, then paid late, then given back');
+      // The same AUTHORISATION again (Adyen resends), or a second one: nothing more is asked.
+      await notify({ merchantReference: payment.reference, pspReference: psp });
+      await notify({ merchantReference: payment.reference });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(adyen.requests.filter((r) => r.path.endsWith('/reversals') && r.body.reference === payment.reference).length, 1);
     });
 
     test('Klarna: the invoice as lineItems adding up to the amount, the shopper with it; authorised, then captured through Checkout', async () => {
@@ -219,7 +320,9 @@ for (const backend of backends) {
       // Opened again: the same request, the same answer.
       const again = await t.app.inject({ method: 'GET', url: new URL(payment.payUrl).pathname });
       assert.match(again.body, /NL13TEST0123456789/);
-      await notify({ merchantReference: payment.reference });
+      // Adyen's AUTHORISATION names the payment by the pspReference its /payments answer gave.
+      const { acquirer_reference } = (await findPaymentPage(t.store.read, payment.reference))!;
+      await notify({ merchantReference: payment.reference, pspReference: acquirer_reference });
       assert.equal((await read(payment.reference)).status, 'success');
     });
   });

@@ -77,7 +77,7 @@ export interface FakeAdyen {
   beforeModification?: (route: string, body: Record<string, unknown>) => void | Record<string, unknown> | Promise<void | Record<string, unknown>>;
 }
 
-const MODIFICATIONS = ['/capture', '/cancel', '/refund'];
+const MODIFICATIONS = ['/capture', '/cancel', '/refund', '/cancelOrRefund'];
 
 const pspReference = () =>
   randomBytes(12)

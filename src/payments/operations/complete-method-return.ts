@@ -6,11 +6,17 @@
  * asked again (a reload, a second tab) sends the same idempotency key, so the acquirer answers the
  * same; a payment already decided (by the notification, or the first return) is not asked about.
  * A connector that gives no outcome here (the simulator: its page decided) is not asked either.
+ *
+ * Anyone holding the payment's address can put anything in it, another payment's `redirectResult`
+ * too: an outcome is applied only when the answer says it is about this payment as Kassa knows it
+ * (acquirer-word.ts); one that is not changes nothing but the timeline, and is logged. An answer
+ * the acquirer refused to give (a `redirectResult` it does not know) leaves the payment pending.
  */
 import { findPaymentPage } from '../../store/payment-pages.ts';
-import { findTransaction, ownerOf } from '../../store/transactions.ts';
-import type { AuthoriseResult } from '../../acquirer/connector.ts';
+import { findTransaction, ownerOf, recordTimelineEntry } from '../../store/transactions.ts';
+import type { RedirectOutcome } from '../../acquirer/connector.ts';
 import type { PageStep } from '../card-payment.ts';
+import { mismatchOf } from '../acquirer-word.ts';
 import { customerOperation, stop } from './operation.ts';
 import { methodPaidElsewhere, settleStep } from './send-to-method.ts';
 
@@ -25,11 +31,23 @@ export const completeMethodReturn = customerOperation({
     if (details === undefined || current.status !== 'pending') return stop<PageStep>({ step: 'final', row: current });
     return details;
   },
-  act: async (details: Record<string, string> | undefined, { ports, caller }): Promise<AuthoriseResult | undefined> => {
+  act: async (details: Record<string, string> | undefined, { ports, caller }): Promise<RedirectOutcome | undefined> => {
     const acquirer = await ports.acquirers.for(ownerOf(caller.row));
     return acquirer.completeRedirect?.({ reference: caller.row.reference, details: details! }, `${caller.row.reference}:details`);
   },
-  commit: async (tx, result: AuthoriseResult | undefined, ctx): Promise<PageStep> =>
-    result ? settleStep(tx, result, ctx) : { step: 'final', row: (await findTransaction(tx, ctx.caller.row.reference))! },
+  commit: async (tx, returned: RedirectOutcome | undefined, ctx): Promise<PageStep> => {
+    const { reference } = ctx.caller.row;
+    const final = async (): Promise<PageStep> => ({ step: 'final', row: (await findTransaction(tx, reference))! });
+    if (!returned) return final();
+    const { result, about } = returned;
+    // An outcome nobody said what it is about is no decision: the notification gives it.
+    if (!about) return result.outcome === 'pending' || result.outcome === 'unknown' ? settleStep(tx, result, ctx) : final();
+    const why = mismatchOf(ctx.caller.row, (await findPaymentPage(tx, reference))?.acquirer_reference, about);
+    if (!why) return settleStep(tx, result, ctx);
+    const { status } = (await findTransaction(tx, reference))!;
+    await recordTimelineEntry(tx, { reference, status, cause: 'acquirer_word_mismatch', detail: `${result.outcome} — ${why}`.slice(0, 500), at: ctx.now });
+    ctx.log.warn?.({ reference }, why);
+    return final();
+  },
   answer: (step: PageStep) => step,
 });

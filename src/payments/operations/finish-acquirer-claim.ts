@@ -1,7 +1,8 @@
 /**
  * A capture, reversal or refund whose request never recorded the acquirer's answer (docs/acquirers.md
  * "Claims and leases"): the process died between its claim and its commit, or the acquirer did not
- * answer in time. Run by the recovery job (acquirer-recovery.ts) once the claim's lease has run out:
+ * answer in time. Run by the recovery job (acquirer-recovery.ts) once the claim's lease has run out,
+ * and for money paid late (late-payment.ts) at once, by the notification that told of it:
  *
  *   reserve  take the claim (compare-and-set on when it was due: one worker of many; due again after
  *            ACQUIRER_RECOVERY_INTERVAL in case this one dies too); a capture or refund the acquirer's
@@ -9,13 +10,14 @@
  *   act      ask the acquirer again: the claim's own idempotency key and amount, so it never does a
  *            second thing (Adyen answers the first call's result; `received` waits for the notification)
  *   commit   answered → the claim ended as a request would have ended it (claims.ts `endClaim`); no
- *            answer again → a capture or refund `manualintervention` for an operator, a reversal due again
+ *            answer again → a capture or refund `manualintervention` for an operator, a reversal or a
+ *            late payment's cancel-or-refund due again
  */
 import type { AcquirerClaimRow, TransactionRow } from '../../store/schema.ts';
 import type { FollowUpResult } from '../../acquirer/connector.ts';
 import { findAcquirerClaim, takeDueAcquirerClaim } from '../../store/acquirer-claims.ts';
 import { findTransaction } from '../../store/transactions.ts';
-import { askAcquirer, endClaim, endSettledClaim, leaveClaimToOperator } from '../claims.ts';
+import { askAcquirer, endClaim, endSettledClaim, leaveClaimToOperator, ownsTransaction } from '../claims.ts';
 import { stop, systemOperation } from './operation.ts';
 
 /** A claim as the recovery job found it due. */
@@ -46,7 +48,7 @@ export const finishAcquirerClaim = systemOperation({
       return stop(undefined);
     }
     const row = (await findTransaction(tx, claim.reference))!;
-    if (claim.action !== 'reversal' && row.status !== 'pending') return stop(await endSettledClaim(tx, claim, row, now).then(() => row));
+    if (ownsTransaction(claim) && row.status !== 'pending') return stop(await endSettledClaim(tx, claim, row, now).then(() => row));
     return { claim, row };
   },
   // Reached only with a taken claim (reserve stops otherwise).

@@ -28,6 +28,8 @@ import type { SerializableRow } from '../serialize.ts';
 
 export interface Log {
   error(data: object, message: string): void;
+  /** What an operator should look at that is no fault of Kassa's (an acquirer's word not about its payment); a worker's log may have none. */
+  warn?(data: object, message: string): void;
 }
 
 /** What every stage may know besides its own input: one small object, never long argument lists. */

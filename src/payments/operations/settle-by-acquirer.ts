@@ -20,6 +20,11 @@
  * docs/disputes.md). What changes nothing for the payment (a report; an event Kassa does not act
  * on) is an event of its timeline with the acquirer's words, and an event the connector does not
  * know is logged by the route.
+ *
+ * An outcome is applied only when the word is about the payment as Kassa knows it: its amount and
+ * currency, and the acquirer's reference Kassa recorded (acquirer-word.ts); one that is not
+ * changes nothing but the timeline, and the route logs it. An authorisation of a payment Kassa
+ * ended already is money paid late, given back by Kassa at once (late-payment.ts).
  */
 import type { TransactionRow } from '../../store/schema.ts';
 import type { Db, Dialect } from '../../store/store.ts';
@@ -37,12 +42,18 @@ import { methodPaidElsewhere } from './send-to-method.ts';
 import { systemOperation } from './operation.ts';
 import type { AcquirerWord, DisputeFacts } from '../../acquirer/notifications.ts';
 import { recordDisputeWord, type DisputeWord } from '../disputes.ts';
+import { mismatchOf } from '../acquirer-word.ts';
+import { endLatePayment, latePaymentStatusOf, payableLate, recordLatePayment } from '../late-payment.ts';
+import { recordClaim } from '../claims.ts';
+import { runLater } from './run.ts';
+import { finishAcquirerClaim, type DueClaim } from './finish-acquirer-claim.ts';
 
 /**
  * What became of an item: applied (whether or not it changed anything), or recorded already.
- * `attention`: what an operator should look at, logged by the route (a technical cancel refused).
+ * `attention`: what an operator should look at, logged by the route (a technical cancel refused, a
+ * word that is not about its payment). `givingBack`: the claim on money paid late, asked at once.
  */
-export type Applied = { item: 'first'; row: TransactionRow | undefined; attention?: string } | { item: 'sent again'; differs: boolean };
+export type Applied = { item: 'first'; row: TransactionRow | undefined; attention?: string; givingBack?: DueClaim } | { item: 'sent again'; differs: boolean };
 
 type Settlement =
   | {
@@ -65,6 +76,12 @@ type Settlement =
   | { kind: 'cancel refused'; row: TransactionRow; word: AcquirerWord; waiting: boolean }
   /** A pending payment the customer never finished at the method: the acquirer closed it. */
   | { kind: 'offer closed'; row: TransactionRow; word: AcquirerWord }
+  /** A payment Kassa ended that the acquirer authorised after all: the money is given back (late-payment.ts). */
+  | { kind: 'paid late'; row: TransactionRow; word: AcquirerWord }
+  /** The acquirer's answer to giving back money paid late. */
+  | { kind: 'late payment given back'; row: TransactionRow; word: AcquirerWord; to: 'returned' | 'not_returned' }
+  /** An outcome whose amount, currency or acquirer reference is not the payment's: nothing changes, an operator looks. */
+  | { kind: 'mismatch'; row: TransactionRow; word: AcquirerWord; why: string }
   /** A dispute of the payment opened, moved forward, or a word kept on its timeline (disputes.ts). */
   | { kind: 'dispute'; row: TransactionRow; word: AcquirerWord & { dispute: DisputeFacts } }
   /** Nothing changes for the transaction; its timeline keeps what the acquirer said. */
@@ -82,7 +99,7 @@ export const settleByAcquirer = systemOperation({
   parse: (word: AcquirerWord) => word,
   load: async (word, { ports }): Promise<Found> => {
     const row = word.event === 'unknown' ? undefined : await findOwnTransaction(ports.store.read, word.owner, word.reference);
-    const page = row && (open(row) || word.event === 'cancelled') ? await findPaymentPage(ports.store.read, row.reference) : undefined;
+    const page = row && (open(row) || word.event === 'cancelled' || word.event === 'authorisation') ? await findPaymentPage(ports.store.read, row.reference) : undefined;
     return { row, page };
   },
   decide: (found, word, { now }) => ({ word, settlement: settlementOf(found, word, now) }),
@@ -102,14 +119,43 @@ export const settleByAcquirer = systemOperation({
       if (outcome.kind !== 'refused') return { item: 'first', row: outcome.row };
       return { item: 'first', row: outcome.payment, attention: `a dispute of ${outcome.payment.reference} was not recorded: ${outcome.why}; an operator should look` };
     }
+    if (settlement.kind === 'paid late') {
+      const { row } = settlement;
+      if (!(await recordLatePayment(tx, row, { at: now, detail: detailOf(word) }))) return { item: 'first', row };
+      const claim = await recordClaim(
+        tx,
+        {
+          action: 'cancelOrRefund',
+          reference: row.reference,
+          paymentReference: row.reference,
+          acquirerReference: word.acquirerReference,
+          amountMinor: row.amount_minor,
+          currency: row.currency,
+        },
+        { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
+      );
+      const attention = `${row.reference} was paid after Kassa ended it; Kassa gives the money back`;
+      return { item: 'first', row: await findTransaction(tx, row.reference), attention, givingBack: { reference: claim.reference, dueAt: claim.due_at } };
+    }
     const attention =
       settlement.kind === 'cancel refused'
         ? `the acquirer could not cancel ${settlement.row.reference} (its technical cancel): what it held or took stands; an operator should look`
-        : undefined;
+        : settlement.kind === 'mismatch'
+          ? settlement.why
+          : settlement.kind === 'late payment given back' && settlement.to === 'not_returned'
+            ? `the acquirer could not give back the money paid late for ${settlement.row.reference}; an operator should look`
+            : undefined;
     return { item: 'first', row: await settle(tx, settlement, { dialect: ports.store.dialect, now }), attention };
   },
   answer: (applied) => applied,
+  // Money paid late is given back at once, not after the claim's lease (the recovery job's backstop).
+  after: (applied, _acted, ctx) => {
+    if (applied.item === 'first' && applied.givingBack) runLater(finishAcquirerClaim, applied.givingBack, ctx, applied.givingBack.reference);
+  },
 });
+
+/** The events whose outcome is about the transaction's own money: applied only when the word names it as Kassa knows it. */
+const checkedEvents: ReadonlySet<AcquirerWord['event']> = new Set(['authorisation', 'capture', 'refund']);
 
 /** What the acquirer's word settles, if anything. Pure. */
 function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Settlement | undefined {
@@ -117,6 +163,17 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
   const to = word.success ? ('success' as const) : ('failed' as const);
   const inFlight = !!page?.authorisation_in_flight;
   const timeline = () => ({ kind: 'timeline' as const, row, word, cause: 'acquirer_notice' as const });
+  if (checkedEvents.has(word.event)) {
+    // Only an authorisation names the payment's own acquirer reference; a capture's or refund's item names its own.
+    const said = {
+      reference: word.reference,
+      acquirerReference: word.event === 'authorisation' ? word.acquirerReference : undefined,
+      amountMinor: word.amount.minor,
+      currency: word.amount.currency,
+    };
+    const why = mismatchOf(row, page?.acquirer_reference, said);
+    if (why) return { kind: 'mismatch', row, word, why };
+  }
   switch (word.event) {
     case 'authorisation': {
       const leaseUntil = page?.processing_until ?? null;
@@ -125,8 +182,9 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
       // A payment sent to a method elsewhere waits for this word: the acquirer's final one, whatever the customer's return said (docs/acquirers.md "Notifications").
       const awaited = row.status === 'pending' && (inFlight || methodPaidElsewhere(row, page) !== undefined);
       if (row.status === 'manualintervention' || awaited) return { kind: 'authorisation', row, to, word };
-      // Money taken for a payment Kassa ended (expired while the customer was at their bank): on its timeline, for an operator to refund.
-      return row.status === 'failed' && word.success ? timeline() : undefined;
+      if (row.status !== 'failed' || !word.success) return undefined;
+      // Money taken for a payment Kassa ended (expired while the customer was at their bank), given back, once; a technical cancel sent gives it back already.
+      return page?.technical_cancel_sent_at || latePaymentStatusOf(row) !== undefined || !payableLate(row) ? timeline() : { kind: 'paid late', row, word };
     }
     case 'reversal':
       // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
@@ -155,6 +213,9 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
     case 'authorisationExpired':
       return row.status === 'success' && captureStatusOf(row) === 'authorised' ? { kind: 'expired', row, word } : timeline();
     case 'cancelled':
+      // The cancel-or-refund of money paid late (late-payment.ts) names the payment, as the technical cancel does.
+      if (row.status === 'failed' && latePaymentStatusOf(row) === 'returning')
+        return { kind: 'late payment given back', row, word, to: word.success ? 'returned' : 'not_returned' };
       // Only the technical cancel of an unknown authorisation asks the acquirer to cancel by Kassa's reference.
       if (word.success) return row.status === 'manualintervention' && !!page?.technical_cancel_sent_at ? { kind: 'cancelled', row, word } : timeline();
       return page?.technical_cancel_sent_at ? { kind: 'cancel refused', row, word, waiting: row.status === 'manualintervention' } : timeline();
@@ -197,7 +258,7 @@ export function detailOf(word: AcquirerWord): string {
 
 async function settle(
   tx: Db,
-  settlement: Exclude<Settlement, { kind: 'dispute' }>,
+  settlement: Exclude<Settlement, { kind: 'dispute' | 'paid late' }>,
   { dialect, now }: { dialect: Dialect; now: number },
 ): Promise<TransactionRow | undefined> {
   const { row, word } = settlement;
@@ -252,6 +313,18 @@ async function settle(
       break;
     case 'offer closed':
       await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode: 'expired', cause: 'acquirer_offer_closed', at: now });
+      break;
+    case 'late payment given back':
+      await endLatePayment(tx, row.reference, settlement.to, { at: now, detail });
+      break;
+    case 'mismatch':
+      await recordTimelineEntry(tx, {
+        reference: row.reference,
+        status: row.status,
+        cause: 'acquirer_word_mismatch',
+        detail: `${detail} — ${settlement.why}`.slice(0, 500),
+        at: now,
+      });
       break;
     case 'timeline':
       await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: settlement.cause, detail, at: now });
