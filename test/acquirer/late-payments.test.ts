@@ -21,13 +21,15 @@ import { eventsOf } from '../../src/store/transactions.ts';
 import { findAcquirerClaim } from '../../src/store/acquirer-claims.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
+import { recoverAcquirerClaims } from '../../src/payments/acquirer-recovery.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const skip = needs(adyenContractMissing);
 const HMAC_KEY = randomBytes(32).toString('hex');
 
 for (const backend of backends) {
   describe(`money paid after Kassa ended the payment (${backend})`, { skip }, () => {
-    const t = suiteApp(backend);
+    const t = suiteApp(backend, { ACQUIRER_TIMEOUT: 'PT1S', ACQUIRER_RECOVERY_AFTER: 'PT5M' });
     let adyen: FakeAdyen;
     let live: MerchantApi;
     before(async () => {
@@ -41,6 +43,18 @@ for (const backend of backends) {
       await adyen?.close();
     });
 
+    /** A signed Adyen item for a live payment of the suite's merchant. */
+    async function notify(item: Record<string, unknown>) {
+      const full = { merchantAccountCode: 'ShopNL', success: 'true', ...item };
+      const answer = await t.app.inject({
+        method: 'POST',
+        url: '/acquirer/adyen/notifications',
+        payload: { live: 'true', notificationItems: [signedNotification(full, HMAC_KEY)] },
+      });
+      assert.equal(answer.body, '[accepted]');
+    }
+    const newPsp = () => `PSP${randomBytes(6).toString('hex').toUpperCase()}`;
+    const asks = (reference: string) => adyen.requests.filter((r) => r.path === '/cancelOrRefund' && r.body.reference === reference);
     const read = async (client: MerchantApi, reference: string) => (await client.get(`/transaction?reference=${reference}`)).json();
     const causes = async (reference: string) => (await eventsOf(t.store.read, reference)).map((e) => e.cause);
     const webhooks = async (reference: string) => (await deliveriesFor(t.store, reference)).map((d) => d.event);
@@ -81,31 +95,16 @@ for (const backend of backends) {
     test('live: a card AUTHORISATION after the customer cancelled is cancelled-or-refunded at Adyen at once; CANCEL_OR_REFUND finishes it', async () => {
       const created = (await live.post('/payment', cardPayment({ amount: '40.00' }))).json();
       assert.equal((await t.app.inject({ method: 'POST', url: new URL(created.cancelUrl).pathname })).statusCode, 200);
-      const psp = `PSP${randomBytes(6).toString('hex').toUpperCase()}`;
-      const notify = async (item: Record<string, unknown>) => {
-        const full = {
-          pspReference: psp,
-          merchantReference: created.reference,
-          merchantAccountCode: 'ShopNL',
-          amount: { value: 4000, currency: 'EUR' },
-          success: 'true',
-          ...item,
-        };
-        const answer = await t.app.inject({
-          method: 'POST',
-          url: '/acquirer/adyen/notifications',
-          payload: { live: 'true', notificationItems: [signedNotification(full, HMAC_KEY)] },
-        });
-        assert.equal(answer.body, '[accepted]');
-      };
-      await notify({ eventCode: 'AUTHORISATION' });
+      const psp = newPsp();
+      const word = { merchantReference: created.reference, amount: { value: 4000, currency: 'EUR' } };
+      await notify({ ...word, eventCode: 'AUTHORISATION', pspReference: psp });
       const sent = await waitFor('the cancel-or-refund', () => adyen.requests.find((r) => r.path === '/cancelOrRefund' && r.body.reference === created.reference));
       assert.deepEqual(sent.body, { merchantAccount: 'ShopNL', originalReference: psp, reference: created.reference });
       assert.equal(sent.idempotencyKey, `${created.reference}:cancelOrRefund`);
       await waitFor('the claim answered', async () => (await findAcquirerClaim(t.store.read, created.reference)) === undefined);
       assert.equal((await read(live, created.reference)).details.latePayment.status, 'returning', 'Adyen took it: done once its notification says so');
 
-      await notify({ eventCode: 'CANCEL_OR_REFUND', pspReference: `PSP${randomBytes(6).toString('hex').toUpperCase()}`, originalReference: psp });
+      await notify({ ...word, eventCode: 'CANCEL_OR_REFUND', pspReference: newPsp(), originalReference: psp });
       const done = await read(live, created.reference);
       assert.deepEqual([done.status, done.failureCode, done.details.latePayment], ['failed', 'cancelled', { status: 'returned', amount: 40 }]);
       assert.deepEqual(await webhooks(created.reference), ['failed/cancelled', 'failed/cancelled', 'failed/cancelled']);
@@ -114,18 +113,44 @@ for (const backend of backends) {
     test('live: a late AUTHORISATION of another amount is no late payment of this one: nothing is asked of Adyen', async () => {
       const created = (await live.post('/payment', cardPayment({ amount: '41.00' }))).json();
       assert.equal((await t.app.inject({ method: 'POST', url: new URL(created.cancelUrl).pathname })).statusCode, 200);
-      const item = {
-        eventCode: 'AUTHORISATION',
-        pspReference: `PSP${randomBytes(6).toString('hex').toUpperCase()}`,
-        merchantReference: created.reference,
-        merchantAccountCode: 'ShopNL',
-        amount: { value: 50, currency: 'EUR' },
-        success: 'true',
-      };
-      await t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'true', notificationItems: [signedNotification(item, HMAC_KEY)] } });
+      await notify({ eventCode: 'AUTHORISATION', pspReference: newPsp(), merchantReference: created.reference, amount: { value: 50, currency: 'EUR' } });
       assert.equal((await read(live, created.reference)).details.latePayment, undefined);
       assert.deepEqual((await causes(created.reference)).slice(-1), ['acquirer_word_mismatch']);
       assert.equal(await findAcquirerClaim(t.store.read, created.reference), undefined);
+    });
+
+    test('live: no answer to the cancel-or-refund: the claim stays, and the recovery job asks again with the same key', async () => {
+      const created = (await live.post('/payment', cardPayment({ amount: '42.00' }))).json();
+      await t.app.inject({ method: 'POST', url: new URL(created.cancelUrl).pathname });
+      adyen.beforeModification = () => sleep(1500);
+      try {
+        await notify({ eventCode: 'AUTHORISATION', pspReference: newPsp(), merchantReference: created.reference, amount: { value: 4200, currency: 'EUR' } });
+        await waitFor('the first ask', () => asks(created.reference).length === 1);
+        await sleep(1200);
+      } finally {
+        adyen.beforeModification = undefined;
+      }
+      assert.ok(await findAcquirerClaim(t.store.read, created.reference), 'no answer: the claim stays');
+      assert.equal((await read(live, created.reference)).details.latePayment.status, 'returning');
+      const errors: unknown[] = [];
+      await recoverAcquirerClaims(paymentPorts(t.config, t.store), (error) => errors.push(error), Date.now() + 10 * 60_000);
+      assert.deepEqual(errors, []);
+      const [first, second] = asks(created.reference);
+      assert.equal(second?.idempotencyKey, first!.idempotencyKey, 'asked again with the same key');
+      assert.equal(await findAcquirerClaim(t.store.read, created.reference), undefined, 'answered: the claim ended');
+    });
+
+    test('live: two late AUTHORISATIONs of one ended payment at once: it is given back once', async () => {
+      for (let i = 0; i < 5; i++) {
+        const created = (await live.post('/payment', cardPayment({ amount: '43.00' }))).json();
+        await t.app.inject({ method: 'POST', url: new URL(created.cancelUrl).pathname });
+        const word = { eventCode: 'AUTHORISATION', merchantReference: created.reference, amount: { value: 4300, currency: 'EUR' } };
+        await Promise.all([notify({ ...word, pspReference: newPsp() }), notify({ ...word, pspReference: newPsp() }), notify({ ...word, pspReference: newPsp() })]);
+        await waitFor('the ask', () => asks(created.reference).length > 0);
+        await sleep(50);
+        assert.equal(asks(created.reference).length, 1);
+        assert.equal((await causes(created.reference)).filter((cause) => cause === 'acquirer_paid_late').length, 1);
+      }
     });
 
     test('the test helper completes only payments of the simulated acquirer: a test mode connected to Adyen is 409, the payment unchanged', async () => {
