@@ -585,6 +585,7 @@ const causeTexts = {
     acquirer_word_mismatch: "The acquirer's word was not about this payment (its amount, currency or reference differ): nothing changed",
     acquirer_notice: 'A notification from the acquirer, changing nothing',
     acquirer_dispute: "The acquirer's word on a dispute (a chargeback's stage, or what only informs)",
+    dispute_not_counted: 'A dispute the acquirer told of that Kassa did not count (more than is left of the payment, or not one it can record): check at the acquirer',
     card_enrolled: 'Card enrolled',
     card_attempts_exceeded: 'Too many card attempts',
     expired: 'Expired',
@@ -624,6 +625,8 @@ const causeTexts = {
     acquirer_word_mismatch: 'Het woord van de acquirer ging niet over deze betaling (bedrag, valuta of referentie verschillen): er is niets veranderd',
     acquirer_notice: 'Een melding van de acquirer, die niets verandert',
     acquirer_dispute: 'Het woord van de acquirer over een geschil (de fase van een chargeback, of wat alleen informeert)',
+    dispute_not_counted:
+      'Een geschil waarover de acquirer berichtte en dat Kassa niet meetelde (meer dan er van de betaling over is, of niet vast te leggen): controleer bij de acquirer',
     card_enrolled: 'Kaart geregistreerd',
     card_attempts_exceeded: 'Te veel kaartpogingen',
     expired: 'Verlopen',

@@ -352,7 +352,7 @@ const routes: readonly Route[] = [
     operationId: 'refund',
     summary: 'Refund a payment',
     description:
-      'A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`, `charged_back` (what a standing chargeback took back is not refundable); at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.',
+      'A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`, `charged_back` (what open or standing disputes hold is not refundable); at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.',
     tag: 'Refunds and captures',
     body: 'RefundRequest',
     bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', amount: '4.00', description: 'one item returned' },
@@ -434,7 +434,7 @@ const routes: readonly Route[] = [
     operationId: 'raiseTestDispute',
     summary: 'Raise or move a test dispute',
     description:
-      'Test keys only (404 with a live key): naming a paid test payment, raises a dispute on it (a `chargeback` transaction, at `stage` `notification` or `chargeback`); naming a test dispute, moves it to `stage` (docs/disputes.md "Stages"). Each stage sends its webhook, as an acquirer’s would. Refused: 422 `not_paid` at `/reference`; 409 for a stage the dispute cannot move to, or a dispute its acquirer told of.',
+      'Test keys only (404 with a live key): naming a paid test payment, raises a dispute on it (a `chargeback` transaction, at `stage` `notification` or `chargeback`); naming a test dispute, moves it to `stage` (docs/disputes.md "Stages"). Each stage sends its webhook, as an acquirer’s would. Refused: 422 `not_paid` at `/reference`; 422 `exceeds_disputable` for a dispute that would hold more than is left of the payment, its refunds and other disputes counted (at `/amount` raising, at `/stage` moving; docs/disputes.md "What is left of a payment"); 409 for a stage the dispute cannot move to, or a dispute its acquirer told of.',
     tag: 'Test helpers',
     body: 'TestDispute',
     bodyExample: { reference: 'tr_0RZ8mVgXb3fK2qLw9sTnYpA1cD', stage: 'chargeback', amount: '10.00', reasonCode: '10.4', reason: 'Fraud, card absent' },

@@ -48,6 +48,24 @@ export const stageStatus = {
   accepted: 'success',
 } as const satisfies Record<DisputeStage, Status>;
 
+/**
+ * Whether a dispute at each stage holds its amount against what its payment has left (docs/disputes.md
+ * "What is left of a payment"): one open (the issuer's claim undecided) or standing (the money taken
+ * back: charged back, lost, accepted) holds it, so that refunds and other disputes cannot claim it
+ * too; one reversed or won gives it back. It is the status's `pending` and `success` against its
+ * `failed`, written out because what holds is a rule of the money, not of the status's name.
+ */
+export const stageHolds = {
+  notification: true,
+  chargeback: true,
+  reversed: false,
+  second_chargeback: true,
+  prearbitration: true,
+  prearbitration_won: false,
+  prearbitration_lost: true,
+  accepted: true,
+} as const satisfies Record<DisputeStage, boolean>;
+
 export const canAdvance = (from: DisputeStage, to: DisputeStage) => (stageTransitions[from] as readonly DisputeStage[]).includes(to);
 
 /**

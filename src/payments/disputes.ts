@@ -7,6 +7,13 @@
  * table (ground/dispute-stages.ts) by one compare-and-set, with its event, its merchant webhook
  * and the payment's `details.disputes` in the same unit of work. A word that comes late or again
  * moves nothing: it is kept on the dispute's timeline. The payment's own status never changes.
+ *
+ * A dispute that holds its amount (open or standing, ground/dispute-stages.ts `stageHolds`) claims
+ * what is left of its payment's money as a refund does (remaining.ts): a word that would make one
+ * hold more than is left, next to the payment's refunds and other disputes, is checked and
+ * recorded holding the sale, and when it does not fit it is not counted: kept on the timeline
+ * (cause `dispute_not_counted`) for an operator, and refused to the test helper
+ * (docs/disputes.md "What is left of a payment").
  */
 import type { Db, Dialect } from '../store/store.ts';
 import type { Mode, NewTransaction, TransactionRow } from '../store/schema.ts';
@@ -25,10 +32,11 @@ import type { Acquirers } from '../acquirer/select.ts';
 import type { DisputeAnswer, DisputeService } from '../acquirer/dispute-service.ts';
 import { Problem } from '../ground/problem.ts';
 import { enqueueDisputeWebhook } from '../events/outbox.ts';
-import { amountNumber, findCurrency } from '../ground/amount.ts';
-import { canAdvance, stageStatus, stageTransitions, type DisputeStage } from '../ground/dispute-stages.ts';
+import { amountNumber, findCurrency, type Currency } from '../ground/amount.ts';
+import { canAdvance, stageHolds, stageStatus, stageTransitions, type DisputeStage } from '../ground/dispute-stages.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { followUpRow } from './follow-up.ts';
+import { holdRemaining, leftOf, remainingText, saleOf, type Remaining } from './remaining.ts';
 
 /** What an acquirer (or the test helper) says of a dispute. */
 export interface DisputeWord {
@@ -65,7 +73,8 @@ export interface DisputeDetails {
 /**
  * What became of a word: the dispute opened or moved (`row` the dispute), kept on a timeline only
  * (`row` the dispute, or its payment when Kassa does not know the dispute yet), or a dispute that
- * cannot be (said why, for an operator).
+ * cannot be, or cannot hold what the word says (said why, for an operator; kept on the dispute's
+ * timeline, or its payment's when Kassa does not know the dispute, with cause `dispute_not_counted`).
  */
 export type DisputeOutcome = { kind: 'opened' | 'advanced' | 'kept'; row: TransactionRow } | { kind: 'refused'; payment: TransactionRow; why: string };
 
@@ -80,6 +89,17 @@ export function disputeRefusal(
   if (word.amountMinor > payment.amount_minor) return "the dispute's amount is more than the payment's";
   return undefined;
 }
+
+/** Why a dispute of `amountMinor` cannot hold it against what is left of its payment (pure); undefined when it fits. */
+export function beyondRemaining(remaining: Remaining, amountMinor: number, currency: Currency): string | undefined {
+  const left = Math.max(leftOf(remaining), 0);
+  if (amountMinor <= left) return undefined;
+  const amount = (minor: number) => amountNumber(minor, currency);
+  return `the dispute's ${amount(amountMinor)} is more than the ${amount(left)} left of what was paid (${remainingText(remaining, currency)})`;
+}
+
+/** Whether a dispute moving `from` → `to` claims its amount again (pure): reversed or won, then back (a second chargeback, a pre-arbitration). */
+export const claimsAgain = (from: DisputeStage, to: DisputeStage) => stageHolds[to] && !stageHolds[from];
 
 /** The next stage for a dispute at `current` (pure): undefined when the word moves nothing (a timeline entry, late or sent again). */
 export function nextStage(current: DisputeStage, word: Pick<DisputeWord, 'stage'>): DisputeStage | undefined {
@@ -108,13 +128,36 @@ interface At {
  */
 export async function recordDisputeWord(tx: Db, payment: TransactionRow, word: DisputeWord, at: At): Promise<DisputeOutcome> {
   const known = await lockDisputeByAcquirerReference(tx, at.dialect, word);
-  if (known) return moveDispute(tx, known, word, at);
+  if (known) return moveDispute(tx, known, payment, word, at);
   const refusal = disputeRefusal(payment, word);
   if (word.stage === undefined || refusal !== undefined) {
+    if (refusal !== undefined) return notCounted(tx, payment, payment, word, refusal, at);
     await recordTimelineEntry(tx, { reference: payment.reference, status: payment.status, cause: word.cause, detail: word.detail, at: at.now });
-    return refusal === undefined ? { kind: 'kept', row: payment } : { kind: 'refused', payment, why: refusal };
+    return { kind: 'kept', row: payment };
   }
-  return openDispute(tx, payment, { ...word, stage: word.stage, amountMinor: word.amountMinor! }, at);
+  // Every new dispute holds the sale first, whatever its stage, so that the units opening disputes of one payment take their locks in one order.
+  const remaining = await holdPaymentRemaining(tx, payment, at);
+  // Another unit opened it while this one waited for the sale (two of its notifications at once): this word moves that one.
+  const openedMeanwhile = await lockDisputeByAcquirerReference(tx, at.dialect, word);
+  if (openedMeanwhile) return moveDispute(tx, openedMeanwhile, payment, word, at);
+  const opening = { ...word, stage: word.stage, amountMinor: word.amountMinor! };
+  const beyond = stageHolds[opening.stage] ? beyondRemaining(remaining, opening.amountMinor, findCurrency(payment.currency)!) : undefined;
+  if (beyond !== undefined) return notCounted(tx, payment, payment, word, beyond, at);
+  return openDispute(tx, payment, opening, at);
+}
+
+/** What is left of the payment's money, holding its sale until the unit of work ends (remaining.ts). */
+async function holdPaymentRemaining(tx: Db, payment: TransactionRow, at: At): Promise<Remaining> {
+  // Read again in the unit: an authorisation captured since it was read has its capture as its sale.
+  const current = (await findTransaction(tx, payment.reference))!;
+  return holdRemaining(tx, at.dialect, (await saleOf(tx, current)).reference);
+}
+
+/** A word Kassa does not count: kept on `on`'s timeline, flagged for an operator (`dispute_not_counted`), nothing else changed. */
+async function notCounted(tx: Db, on: TransactionRow, payment: TransactionRow, word: DisputeWord, why: string, at: At): Promise<DisputeOutcome> {
+  const detail = `${word.detail} (the acquirer's dispute ${word.acquirerReference}), not counted: ${why}`.slice(0, 500);
+  await recordTimelineEntry(tx, { reference: on.reference, status: on.status, cause: 'dispute_not_counted', detail, at: at.now });
+  return { kind: 'refused', payment, why };
 }
 
 async function openDispute(tx: Db, payment: TransactionRow, word: DisputeWord & { stage: DisputeStage; amountMinor: number }, at: At): Promise<DisputeOutcome> {
@@ -133,18 +176,22 @@ async function openDispute(tx: Db, payment: TransactionRow, word: DisputeWord & 
     created: at.now,
     last_update: at.now,
   };
-  // Another unit opened it first (two of its notifications at once): this word moves that one.
-  if (!(await insertDispute(tx, dispute))) return moveDispute(tx, (await lockDisputeByAcquirerReference(tx, at.dialect, word))!, word, at);
+  // Another unit opened it first (two of its notifications at once, for two payments): this word moves that one.
+  if (!(await insertDispute(tx, dispute))) return moveDispute(tx, (await lockDisputeByAcquirerReference(tx, at.dialect, word))!, payment, word, at);
   await insertTransaction(tx, row, word.cause, word.detail);
   await enqueueDisputeWebhook(tx, { reference: row.reference, stage: word.stage, at: at.now });
   await recordPaymentDisputes(tx, at.dialect, payment.reference);
   return { kind: 'opened', row: (await findTransaction(tx, row.reference))! };
 }
 
-async function moveDispute(tx: Db, known: DisputeRow, word: DisputeWord, at: At): Promise<DisputeOutcome> {
+async function moveDispute(tx: Db, known: DisputeRow, payment: TransactionRow, word: DisputeWord, at: At): Promise<DisputeOutcome> {
   const row = (await findTransaction(tx, known.reference))!;
   const from = known.stage as DisputeStage;
   const to = nextStage(from, word);
+  if (to !== undefined && claimsAgain(from, to)) {
+    const beyond = beyondRemaining(await holdPaymentRemaining(tx, payment, at), row.amount_minor, findCurrency(row.currency)!);
+    if (beyond !== undefined) return notCounted(tx, row, payment, word, `its move to ${to}: ${beyond}`, at);
+  }
   if (to === undefined || !(await setDisputeStage(tx, { reference: known.reference, from, to, at: at.now }))) {
     await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: word.cause, detail: word.detail, at: at.now });
     return { kind: 'kept', row };

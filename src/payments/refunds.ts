@@ -4,8 +4,9 @@
  * `pending` → `success` | `failed` through the acquirer. Only a `success` sale or a captured
  * authorisation (that is, its capture) has money to give back, within the refund window of
  * its card network. The sale's pending, successful and held (`manualintervention`) refunds never exceed what was paid
- * (captured), less what the payment's disputes took back while their chargeback stands: the check
- * and the new refund's row are one unit of work that holds the sale.
+ * (captured), less what the payment's open and standing disputes hold: the check and the new
+ * refund's row are one unit of work that holds the sale, the one claim on its money that its
+ * disputes make too (remaining.ts).
  */
 import { Problem, type FieldError } from '../ground/problem.ts';
 import { amountNumber, findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
@@ -16,11 +17,11 @@ import type { Db, Dialect } from '../store/store.ts';
 import type { AcquirerClaimRow, Mode, TransactionRow } from '../store/schema.ts';
 import { findOwnTransaction, findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails, undoneByAcquirer } from '../store/transactions.ts';
 import { findPaymentPage } from '../store/payment-pages.ts';
-import { disputesOfPayment } from '../store/disputes.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import type { RefundWindows } from '../config.ts';
 import { commonFields, compileTable, type RequestRules } from './common-fields.ts';
-import { captureReferenceOf, captureStatusOf } from './authorisation.ts';
+import { captureStatusOf } from './authorisation.ts';
+import { holdRemaining, leftOf, readRemaining, remainingText, saleOf, type Remaining } from './remaining.ts';
 import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from './follow-up.ts';
 import { transition } from './transition.ts';
 
@@ -42,12 +43,12 @@ export function parseRefundRequest(body: Record<string, unknown>, rules: Request
   return { ...request, description: request.values.description as string | undefined, webhookUrl: request.values.webhookUrl as string | undefined };
 }
 
-/** What a refund is decided on: the sale, the acquirer's reference of its money, and what its payment's disputes took back. */
+/** What a refund is decided on: the sale, the acquirer's reference of its money, and what claimed its money when it was read. */
 export interface Sale {
   row: TransactionRow;
   acquirerReference: string | null | undefined;
-  /** The amount of the payment's disputes whose chargeback stands (`success`, docs/disputes.md "Status"): the cardholder has it back already. */
-  chargedBackMinor: number;
+  /** Read without holding the sale: decided on here, counted again holding it when the refund is reserved (reserveRefund). */
+  remaining: Remaining;
 }
 
 /**
@@ -58,20 +59,14 @@ export interface Sale {
 export async function loadSale(read: Db, caller: { merchantId: string; mode: Mode }, reference: string): Promise<Sale | undefined> {
   const named = await findOwnTransaction(read, caller, reference);
   if (!named) return undefined;
-  const captureReference = named.type === 'authorise' ? captureReferenceOf(named) : undefined;
-  const row = captureReference === undefined ? named : (await findTransaction(read, captureReference))!;
+  const row = await saleOf(read, named);
   const payment = row.parent_reference ?? row.reference;
-  const chargedBackMinor = (await disputesOfPayment(read, payment))
-    .filter((dispute) => dispute.status === 'success')
-    .reduce((sum, dispute) => sum + Number(dispute.amount_minor), 0);
-  return { row, acquirerReference: (await findPaymentPage(read, payment))?.acquirer_reference, chargedBackMinor };
+  return { row, acquirerReference: (await findPaymentPage(read, payment))?.acquirer_reference, remaining: await readRemaining(read, row) };
 }
 
 export interface RefundPlan {
   sale: Sale;
   currency: Currency;
-  /** What the sale's refunds may add up to, in minor units: its amount (a capture's is what was captured). */
-  refundable: number;
   /** Undefined: whatever remains when the refund is reserved. */
   amountMinor: number | undefined;
   request: RefundRequest;
@@ -102,10 +97,11 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
   const window = windows.byBrand[row.brand as CardBrand] ?? windows.default;
   if (now - row.created > window)
     throw refusal('refund_window_passed', `was paid more than ${Math.round(window / 86_400_000)} days ago, past the refund window of its card network`);
-  // What a chargeback took back is the cardholder's already: the acquirer would refuse to give it twice (docs/disputes.md "Refunds").
-  const refundable = row.amount_minor - found.chargedBackMinor;
-  if (refundable <= 0) throw refusal('charged_back', 'was charged back in full: the cardholder has the money back already');
-  const paid = found.chargedBackMinor > 0 ? 'paid and not charged back' : 'paid';
+  // What a dispute holds is the cardholder's, or may become so: the acquirer would not give it twice (docs/disputes.md "What is left of a payment").
+  const { paidMinor, disputedMinor } = found.remaining;
+  const refundable = paidMinor - disputedMinor;
+  if (refundable <= 0) throw refusal('charged_back', "is disputed in full: the cardholder's bank has taken the money back, or claims it");
+  const paid = disputedMinor > 0 ? 'paid and not held by disputes' : 'paid';
   let amountMinor: number | undefined;
   if (request.amount !== undefined) {
     const parsed = parseAmount(request.amount, currency);
@@ -117,35 +113,40 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
     if (errors.length > 0) throw Problem.validation(errors);
     amountMinor = parsed.ok ? parsed.minor : undefined;
   }
-  return { sale: found, currency, refundable, amountMinor, request };
+  return { sale: found, currency, amountMinor, request };
 }
 
 /**
- * What a refund of the plan reserves, given what the sale's pending and successful refunds hold
- * already; the Problem saying why not when that is nothing or less than asked. Pure: the
- * reservation asks it holding the sale, the console's preview without (operations/preview.ts).
+ * What a refund of the plan reserves, given what the sale's refunds and its payment's disputes
+ * hold already (remaining.ts); the Problem saying why not when that leaves nothing or less than
+ * asked. Pure: the reservation asks it holding the sale, the console's preview without
+ * (operations/preview.ts).
  */
-export function amountToReserve(plan: Pick<RefundPlan, 'refundable' | 'amountMinor' | 'currency'>, reserved: number): number {
-  const remaining = plan.refundable - reserved;
-  if (remaining <= 0) throw refusal('fully_refunded', 'has been refunded in full (counting refunds still pending)');
-  const amountMinor = plan.amountMinor ?? remaining;
-  if (amountMinor > remaining) {
-    throw Problem.validation([
-      { field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(remaining, plan.currency)} not yet refunded` },
-    ]);
+export function amountToReserve(plan: Pick<RefundPlan, 'amountMinor' | 'currency'>, remaining: Remaining): number {
+  const left = leftOf(remaining);
+  const disputed = remaining.disputedMinor > 0;
+  if (left <= 0) {
+    throw disputed
+      ? refusal('charged_back', `has nothing left to refund (${remainingText(remaining, plan.currency)})`)
+      : refusal('fully_refunded', 'has been refunded in full (counting refunds still pending)');
+  }
+  const amountMinor = plan.amountMinor ?? left;
+  if (amountMinor > left) {
+    const what = disputed ? `left (${remainingText(remaining, plan.currency)})` : 'not yet refunded';
+    throw Problem.validation([{ field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(left, plan.currency)} ${what}` }]);
   }
   return amountMinor;
 }
 
 /**
- * In one unit of work holding the sale: what its pending and successful refunds leave, and the
- * new refund's row if it fits. Two refunds at once, in any processes, take turns here.
+ * In one unit of work holding the sale: what its refunds and its payment's disputes leave, and the
+ * new refund's row if it fits. Two refunds at once, or a refund and a dispute, in any processes,
+ * take turns here (remaining.ts).
  */
 export async function reserveRefund(tx: Db, plan: RefundPlan, at: { dialect: Dialect; secrets: SecretBox; now: number }): Promise<RefundPlan> {
-  const { dialect } = at;
-  const sale = (await lockTransaction(tx, dialect, plan.sale.row.reference))!;
-  const amountMinor = amountToReserve(plan, (await refundTotals(tx, sale.reference)).reserved);
+  const amountMinor = amountToReserve(plan, await holdRemaining(tx, at.dialect, plan.sale.row.reference));
   const { request } = plan;
+  const sale = plan.sale.row;
   const row = followUpRow(sale, { type: 'credit', amountMinor, description: request.description, webhookUrl: request.webhookUrl, orderLines: request.orderLines }, at);
   await insertTransaction(tx, row, 'created');
   return { ...plan, amountMinor, refund: { ...row, version: 1 } as TransactionRow };

@@ -4,7 +4,9 @@
  * stage opens a dispute transaction of its own (`type: chargeback`, its parent the payment), each
  * later stage moves the same one forward with its merchant webhook, a stage sent again or late
  * moves nothing and sends nothing, what only informs goes on the dispute's timeline, the payment
- * keeps its status and lists its disputes. The merchant accepts or defends a dispute through Adyen's
+ * keeps its status and lists its disputes; a dispute the acquirer took beyond what is left of the
+ * payment (its refunds and other disputes counted) is kept on the timeline for an operator, not
+ * counted, one after the other or at once. The merchant accepts or defends a dispute through Adyen's
  * Disputes API (its stand-in: adyen-disputes-fake.ts, validating each request against DisputeService-v30.json).
  */
 import { after, before, describe, test } from 'node:test';
@@ -20,8 +22,8 @@ import { adyenDisputeStages, adyenEvents } from '../../src/acquirer/adyen-notifi
 import { signedNotification } from './signed-notification.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
-import { canAdvance, disputeStages, stageStatus } from '../../src/ground/dispute-stages.ts';
-import { disputeRefusal, nextStage } from '../../src/payments/disputes.ts';
+import { canAdvance, disputeStages, stageHolds, stageStatus } from '../../src/ground/dispute-stages.ts';
+import { claimsAgain, disputeRefusal, nextStage } from '../../src/payments/disputes.ts';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { DISPUTES_CONTRACT, startFakeAdyenDisputes, type FakeAdyenDisputes } from './adyen-disputes-fake.ts';
 import fs from 'node:fs';
@@ -80,6 +82,17 @@ describe('the stage table', () => {
       prearbitration_lost: 'success',
       accepted: 'success',
     });
+  });
+
+  test('open or standing holds the amount, reversed or won gives it back; only a dispute that gave it back claims it again', () => {
+    assert.deepEqual(
+      disputeStages.filter((stage) => !stageHolds[stage]),
+      ['reversed', 'prearbitration_won'],
+    );
+    assert.deepEqual(
+      disputeStages.flatMap((from) => disputeStages.filter((to) => canAdvance(from, to) && claimsAgain(from, to)).map((to) => `${from} → ${to}`)),
+      ['reversed → second_chargeback', 'reversed → prearbitration', 'reversed → prearbitration_lost'],
+    );
   });
 
   const refusals: [Record<string, unknown>, Record<string, unknown>, string | undefined][] = [
@@ -293,6 +306,68 @@ for (const backend of backends) {
         ],
       );
       assert.deepEqual(listed.map((d) => d.reference).sort(), [...references].sort());
+    });
+
+    /** The payment's timeline entries of disputes Kassa did not count, as [event code, its detail after the code]. */
+    const notCounted = async (reference: string) => (await eventsOf(t.store.read, reference)).filter((e) => e.cause === 'dispute_not_counted').map((e) => e.detail!);
+
+    test('two CHARGEBACKs of 30.00 on 50.00 (two disputes): the second is kept on the payment’s timeline for an operator, not counted', async () => {
+      const payment = await paid('50.00');
+      const [first, second] = [newDisputePsp(), newDisputePsp()];
+      await accepted(notify(payment, { psp: first, eventCode: 'CHARGEBACK', value: 3000 }));
+      await accepted(notify(payment, { psp: second, eventCode: 'CHARGEBACK', value: 3000 }));
+      const [reference] = await chargebacksOf(payment.reference);
+      assert.equal((await chargebacksOf(payment.reference)).length, 1);
+      assert.deepEqual((await transaction(payment.reference)).details.disputes, [{ reference, stage: 'chargeback', status: 'success', amount: 30 }]);
+      assert.deepEqual(await notCounted(payment.reference), [
+        `CHARGEBACK, 30 EUR: Fraudulent Processing of Transactions (the acquirer's dispute ${second}), not counted: the dispute's 30 is more than the 20 left of what was paid (50 paid, 0 refunded, 30 held by disputes)`,
+      ]);
+      assert.equal((await transaction(payment.reference)).status, 'success');
+      // Its later stages are not counted either while nothing is left; the first dispute's still move it.
+      await accepted(notify(payment, { psp: second, eventCode: 'SECOND_CHARGEBACK', value: 3000 }));
+      assert.equal((await notCounted(payment.reference)).length, 2);
+      await accepted(notify(payment, { psp: first, eventCode: 'CHARGEBACK_REVERSED', value: 3000 }));
+      assert.equal((await transaction(reference)).details.stage, 'reversed');
+    });
+
+    test('a full refund, then a full CHARGEBACK: kept for an operator, not counted; a refund after a full CHARGEBACK is refused', async () => {
+      const refunded = await paid('50.00');
+      const refund = await t.client.post('/refund', { reference: refunded.reference });
+      assert.equal(refund.statusCode, 200, refund.body);
+      await accepted(notify(refunded, { psp: newDisputePsp(), eventCode: 'CHARGEBACK', value: 5000 }));
+      assert.deepEqual(await chargebacksOf(refunded.reference), []);
+      assert.deepEqual(
+        (await notCounted(refunded.reference)).map((detail) => detail.split('not counted: ')[1]),
+        ["the dispute's 50 is more than the 0 left of what was paid (50 paid, 50 refunded, 0 held by disputes)"],
+      );
+
+      const charged = await paid('50.00');
+      await accepted(notify(charged, { psp: newDisputePsp(), eventCode: 'CHARGEBACK', value: 5000 }));
+      const refused = await t.client.post('/refund', { reference: charged.reference, amount: '1.00' });
+      assert.equal(refused.statusCode, 422, refused.body);
+      assert.deepEqual([refused.json().errors[0].field, refused.json().errors[0].code], ['/reference', 'charged_back']);
+    });
+
+    test('a reversed chargeback refunded meanwhile, then charged back again: the second chargeback stays on the dispute’s timeline, not counted', async () => {
+      const payment = await paid('50.00');
+      const psp = newDisputePsp();
+      for (const eventCode of ['CHARGEBACK', 'CHARGEBACK_REVERSED']) await accepted(notify(payment, { psp, eventCode, value: 5000 }));
+      assert.equal((await t.client.post('/refund', { reference: payment.reference, amount: '10.00' })).statusCode, 200);
+      await accepted(notify(payment, { psp, eventCode: 'SECOND_CHARGEBACK', value: 5000 }));
+      const [reference] = await chargebacksOf(payment.reference);
+      assert.deepEqual([(await transaction(reference)).details.stage, await webhooks(reference)], ['reversed', ['chargeback/chargeback', 'chargeback/reversed']]);
+      assert.deepEqual(
+        (await notCounted(reference)).map((detail) => detail.split('not counted: ')[1]),
+        ["its move to second_chargeback: the dispute's 50 is more than the 40 left of what was paid (50 paid, 10 refunded, 0 held by disputes)"],
+      );
+    });
+
+    test('CHARGEBACKs of 30.00 on 50.00 arriving at once (two disputes each, 10 payments): one counted, the other kept for an operator', async () => {
+      const payments = await Promise.all(Array.from({ length: 10 }, () => paid('50.00')));
+      await Promise.all(payments.flatMap((payment) => [1, 2].map(() => accepted(notify(payment, { psp: newDisputePsp(), eventCode: 'CHARGEBACK', value: 3000 })))));
+      for (const payment of payments) {
+        assert.deepEqual([(await chargebacksOf(payment.reference)).length, (await notCounted(payment.reference)).length], [1, 1], payment.reference);
+      }
     });
 
     test("without the connection's Disputes API, accepting or defending is 503 and changes nothing: it is done at Adyen", async () => {

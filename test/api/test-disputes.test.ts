@@ -3,7 +3,8 @@
  * SQLite and PostgreSQL: a tester raises a dispute on a paid test payment and walks it along the
  * stage path it wants to test, each stage with its merchant webhook, through the same record as an
  * acquirer's notification; what a dispute cannot do, or a payment cannot have, is refused with
- * nothing changed; a live key finds nothing there.
+ * nothing changed; disputes and refunds, one after the other or at once, never claim more than
+ * was paid (docs/disputes.md "What is left of a payment"); a live key finds nothing there.
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { deliveriesFor } from '../events/support.ts';
 
 for (const backend of backends) {
   describe(`POST /test/dispute (${backend})`, () => {
-    const t = suiteApp(backend);
+    const t = suiteApp(backend, { RATE_LIMIT_PER_SECOND: '0' });
     before(async () => setWebhookUrl(t.store, t.merchant.merchantId, 'https://shop.example/webhooks'));
 
     const transaction = async (reference: string) => (await t.client.get(`/transaction?reference=${reference}`)).json();
@@ -141,7 +142,7 @@ for (const backend of backends) {
       const partial = await dispute({ reference: payment, stage: 'chargeback', amount: '12.50' });
       const over = await t.client.post('/refund', { reference: payment, amount: '17.51' });
       assert.equal(over.statusCode, 422);
-      assert.equal(over.json().errors[0].message, 'must not be more than the 17.5 paid and not charged back');
+      assert.equal(over.json().errors[0].message, 'must not be more than the 17.5 paid and not held by disputes');
       await dispute({ reference: partial.reference, stage: 'reversed' });
       const refund = await t.client.post('/refund', { reference: payment, amount: '17.51' });
       assert.equal(refund.statusCode, 200, "reversed: the money is the merchant's again");
@@ -151,6 +152,116 @@ for (const backend of backends) {
       const refused = await t.client.post('/refund', { reference: full });
       assert.equal(refused.statusCode, 422);
       assert.deepEqual([refused.json().errors[0].field, refused.json().errors[0].code], ['/reference', 'charged_back']);
+    });
+
+    const exceeds = async (body: Record<string, unknown>, field: string) => {
+      const answer = await t.client.post('/test/dispute', body);
+      assert.equal(answer.statusCode, 422, answer.body);
+      assert.deepEqual([answer.json().errors[0].field, answer.json().errors[0].code], [field, 'exceeds_disputable']);
+      return answer.json().errors[0].message as string;
+    };
+    const disputedOf = async (payment: string) => ((await transaction(payment)).details.disputes ?? []) as { amount: number; status: string; stage: string }[];
+
+    test('a dispute never holds more than is left: 50.00 charged back, then 1.00 more is 422 at /amount, nothing recorded', async () => {
+      const payment = await paid('50.00');
+      await dispute({ reference: payment, stage: 'chargeback', amount: '50.00' });
+      const message = await exceeds({ reference: payment, stage: 'chargeback', amount: '1.00' }, '/amount');
+      assert.equal(message, "the dispute's 1 is more than the 0 left of what was paid (50 paid, 0 refunded, 50 held by disputes)");
+      await exceeds({ reference: payment }, '/amount');
+      assert.deepEqual(
+        (await disputedOf(payment)).map((d) => d.amount),
+        [50],
+      );
+    });
+
+    test('an open dispute holds its amount as a chargeback does: 30.00 raised (notification), then 30.00 more is refused; 20.00 is not', async () => {
+      const payment = await paid('50.00');
+      await dispute({ reference: payment, amount: '30.00' });
+      await exceeds({ reference: payment, amount: '30.00' }, '/amount');
+      const rest = await dispute({ reference: payment });
+      assert.equal(rest.amount, 20, 'without an amount: all that is left');
+      assert.deepEqual(
+        (await disputedOf(payment)).map((d) => [d.stage, d.amount]),
+        [
+          ['notification', 30],
+          ['notification', 20],
+        ],
+      );
+    });
+
+    test('a full refund, then a full chargeback: refused, what is refunded is no longer disputable; a partial refund leaves the rest', async () => {
+      const payment = await paid('30.00');
+      assert.equal((await t.client.post('/refund', { reference: payment })).statusCode, 200);
+      const message = await exceeds({ reference: payment, stage: 'chargeback' }, '/amount');
+      assert.match(message, /left of what was paid \(30 paid, 30 refunded, 0 held by disputes\)/);
+      assert.deepEqual(await disputedOf(payment), []);
+
+      const partly = await paid('30.00');
+      assert.equal((await t.client.post('/refund', { reference: partly, amount: '10.00' })).statusCode, 200);
+      await exceeds({ reference: partly, stage: 'chargeback', amount: '20.01' }, '/amount');
+      assert.equal((await dispute({ reference: partly, stage: 'chargeback' })).amount, 20);
+    });
+
+    test('a refund after a full chargeback, or while a dispute of all of it is open, is refused (charged_back); a reversed one gives it back', async () => {
+      for (const stage of ['chargeback', 'notification']) {
+        const payment = await paid('20.00');
+        const raised = await dispute({ reference: payment, stage });
+        const refused = await t.client.post('/refund', { reference: payment, amount: '0.01' });
+        assert.equal(refused.statusCode, 422, refused.body);
+        assert.deepEqual([refused.json().errors[0].field, refused.json().errors[0].code], ['/reference', 'charged_back']);
+        await dispute({ reference: raised.reference, stage: 'reversed' });
+        assert.equal((await t.client.post('/refund', { reference: payment })).statusCode, 200, 'reversed: all of it refundable again');
+      }
+    });
+
+    test('a reversed chargeback that comes back after the money was refunded is 422 at /stage and stays reversed', async () => {
+      const payment = await paid('20.00');
+      const raised = await dispute({ reference: payment, stage: 'chargeback' });
+      await dispute({ reference: raised.reference, stage: 'reversed' });
+      assert.equal((await t.client.post('/refund', { reference: payment, amount: '5.00' })).statusCode, 200);
+      for (const stage of ['second_chargeback', 'prearbitration']) {
+        const message = await exceeds({ reference: raised.reference, stage }, '/stage');
+        assert.equal(message, `its move to ${stage}: the dispute's 20 is more than the 15 left of what was paid (20 paid, 5 refunded, 0 held by disputes)`);
+      }
+      assert.deepEqual(
+        [(await transaction(raised.reference)).details.stage, await webhooks(raised.reference)],
+        ['reversed', ['chargeback/chargeback', 'chargeback/reversed']],
+      );
+      assert.equal((await dispute({ reference: raised.reference, stage: 'prearbitration_won' })).status, 'failed', 'a stage that holds nothing still moves');
+    });
+
+    test('disputes raised at once never add up to more than was paid: 40 payments, three 10.00 disputes each at once, one recorded', async () => {
+      const payments = await Promise.all(Array.from({ length: 40 }, () => paid('10.00')));
+      const answers = await Promise.all(
+        payments.flatMap((reference) => [1, 2, 3].map(() => t.client.post('/test/dispute', { reference, stage: 'chargeback', amount: '10.00' }))),
+      );
+      assert.deepEqual([...new Set(answers.filter((a) => a.statusCode !== 200).map((a) => `${a.statusCode} ${a.json().errors?.[0]?.code}`))], ['422 exceeds_disputable']);
+      const over = [];
+      for (const payment of payments) {
+        const disputed = (await disputedOf(payment)).reduce((sum, d) => sum + d.amount, 0);
+        if (disputed !== 10) over.push(`${payment}: ${disputed}`);
+      }
+      assert.deepEqual(over, [], 'each payment charged back 10.00 once');
+    });
+
+    test('a refund and a dispute at once claim what is left once: 20 payments, a full refund and a full chargeback each at once, one of them made', async () => {
+      const payments = await Promise.all(Array.from({ length: 20 }, () => paid('10.00')));
+      const answers = await Promise.all(
+        payments.map((reference) =>
+          Promise.all([t.client.post('/refund', { reference, amount: '10.00' }), t.client.post('/test/dispute', { reference, stage: 'chargeback', amount: '10.00' })]),
+        ),
+      );
+      const made = answers.map(([refund, disputed]) => [refund.statusCode, disputed.statusCode].filter((code) => code === 200).length);
+      assert.deepEqual(
+        made,
+        payments.map(() => 1),
+        'one of the two made for every payment',
+      );
+      for (const payment of payments) {
+        const read = await transaction(payment);
+        const disputed = ((read.details.disputes ?? []) as { amount: number }[]).reduce((sum, d) => sum + d.amount, 0);
+        assert.equal(disputed + (read.details.refundedAmount ?? 0), 10, payment);
+      }
     });
 
     test('a live key finds nothing at /test/dispute', async () => {

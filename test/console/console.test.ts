@@ -291,7 +291,11 @@ for (const backend of backends) {
       const sale = await paidCardPayment(kassa.app, kassa.merchant.testApiKey);
       assert.deepEqual(await offered(sale), ['refund', 'dispute'], 'paid in test mode: refund, or a test dispute');
       assert.equal((await client.post(`/dashboard/payments/${sale}/refund`, { csrf, amount: '10.00', confirmed: 'yes' })).statusCode, 303);
-      assert.deepEqual(await offered(sale), ['dispute'], 'fully refunded: no Refund (a cardholder may still dispute it)');
+      assert.deepEqual(
+        await offered(sale),
+        [],
+        'fully refunded: no Refund, nor a Test dispute: nothing is left to dispute (docs/disputes.md "What is left of a payment")',
+      );
       const refund = (await kassa.client.get(`/transaction?reference=${sale}`)).json().details.refunds?.[0]?.reference as string | undefined;
       const credit =
         refund ?? (await kassa.store.read.selectFrom('transactions').select('reference').where('parent_reference', '=', sale).executeTakeFirstOrThrow()).reference;

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`, `charged_back` (what a standing chargeback took back is not refundable); at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.
+         * @description A refund is its own transaction (`type: credit`, `parentReference` the payment). Without `amount`, whatever is not refunded yet. Refused (422 at `/reference`): `not_paid`, `not_captured`, `is_refund`, `not_payment`, `fully_refunded`, `refund_window_passed`, `charged_back` (what open or standing disputes hold is not refundable); at `/amount`: `exceeds_refundable`, `range`, `format`, `decimals`.
          */
         post: operations["refund"];
         delete?: never;
@@ -215,7 +215,7 @@ export interface paths {
         put?: never;
         /**
          * Raise or move a test dispute
-         * @description Test keys only (404 with a live key): naming a paid test payment, raises a dispute on it (a `chargeback` transaction, at `stage` `notification` or `chargeback`); naming a test dispute, moves it to `stage` (docs/disputes.md "Stages"). Each stage sends its webhook, as an acquirer’s would. Refused: 422 `not_paid` at `/reference`; 409 for a stage the dispute cannot move to, or a dispute its acquirer told of.
+         * @description Test keys only (404 with a live key): naming a paid test payment, raises a dispute on it (a `chargeback` transaction, at `stage` `notification` or `chargeback`); naming a test dispute, moves it to `stage` (docs/disputes.md "Stages"). Each stage sends its webhook, as an acquirer’s would. Refused: 422 `not_paid` at `/reference`; 422 `exceeds_disputable` for a dispute that would hold more than is left of the payment, its refunds and other disputes counted (at `/amount` raising, at `/stage` moving; docs/disputes.md "What is left of a payment"); 409 for a stage the dispute cannot move to, or a dispute its acquirer told of.
          */
         post: operations["raiseTestDispute"];
         delete?: never;
@@ -819,7 +819,7 @@ export interface components {
              * @enum {string}
              */
             stage?: "notification" | "chargeback" | "reversed" | "second_chargeback" | "prearbitration" | "prearbitration_won" | "prearbitration_lost" | "accepted";
-            /** @description Raising: the disputed amount, at most the payment's (default all of it). */
+            /** @description Raising: the disputed amount, at most what is left of the payment, its refunds and other disputes counted (default all of it). */
             amount?: number | string;
             /** @description Raising: the scheme's reason code the dispute carries. */
             reasonCode?: string;

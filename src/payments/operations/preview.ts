@@ -8,7 +8,6 @@
 import { Problem } from '../../ground/problem.ts';
 import { amountToReserve } from '../refunds.ts';
 import type { TransactionRow } from '../../store/schema.ts';
-import { refundTotals } from '../../store/transactions.ts';
 import { authorisationInFlight } from '../../store/payment-pages.ts';
 import type { Context } from './operation.ts';
 import type { Caller } from '../../merchants/merchants.ts';
@@ -33,9 +32,8 @@ const moneyOf = (row: Pick<TransactionRow, 'currency'>, amountMinor: number): Pr
 export async function previewRefund(body: { reference: string; amount?: string }, ctx: Context<Caller>): Promise<Preview> {
   const input = refund.parse(body, ctx);
   const plan = refund.decide(await refund.load(input, ctx), input, ctx);
-  // The check the refund's reservation makes, read without holding the sale: refunds pending or made count.
-  const { reserved } = await refundTotals(ctx.ports.store.read, plan.sale.row.reference);
-  return moneyOf(plan.sale.row, amountToReserve(plan, reserved));
+  // The check the refund's reservation makes, on what was read without holding the sale: refunds pending or made and disputes holding count.
+  return moneyOf(plan.sale.row, amountToReserve(plan, plan.sale.remaining));
 }
 
 /** A capture of `amount`, or of the whole authorised amount; only while the authorisation still holds its money and no capture or reversal is being asked. */
