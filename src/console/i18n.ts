@@ -243,6 +243,9 @@ const eng = {
   acceptHint: "The chargeback stands: the dispute's acquirer is asked to accept it (Adyen's Disputes API), as POST /dispute/accept does.",
   done_accept: 'The dispute was accepted.',
   confirm_accept: 'Accept dispute {reference} of {amount}, letting the chargeback stand?',
+  reversalHeldTitle: 'Reversal held for review',
+  reversalHeldText:
+    'The acquirer never answered the reversal of this authorisation, however often Kassa asked: it may or may not still hold the amount. Find out at the acquirer, then resolve the review: Successful if it released the amount (reversed), Failed if it still holds it (authorised again, to be captured or reversed).',
 };
 
 export type MessageKey = keyof typeof eng;
@@ -471,6 +474,9 @@ const nld: Messages = {
   schemeCode: 'Kaartschema',
   defensePeriodEndsAt: 'Verdedigen tot',
   disputedPayment: 'Betwiste betaling',
+  reversalHeldTitle: 'Terugdraaien in controle',
+  reversalHeldText:
+    'De acquirer heeft nooit geantwoord op het terugdraaien van deze autorisatie, hoe vaak Kassa het ook vroeg: het bedrag kan nog gereserveerd zijn of niet. Zoek het uit bij de acquirer en rond dan de controle af: Geslaagd als het bedrag is vrijgegeven (teruggedraaid), Mislukt als het nog gereserveerd is (weer geautoriseerd, om te capturen of terug te draaien).',
   openDisputes: 'Open geschillen',
   openDisputesHint: 'Geschillen in de fase melding, chargeback of pre-arbitrage, wanneer ze ook begonnen: hoeveel, en het bedrag dat op het spel staat per valuta.',
   disputesAtStake: 'Op het spel',

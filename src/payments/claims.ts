@@ -17,7 +17,7 @@ import type { AcquirerClaimRow, TransactionRow } from '../store/schema.ts';
 import { endAcquirerClaim, insertAcquirerClaim } from '../store/acquirer-claims.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
 import { UnfinishedProblem } from './operations/idempotency.ts';
-import { endAuthorisationClaim, giveCaptureBack, type ClaimEnd } from './authorisation.ts';
+import { endAuthorisationClaim, giveCaptureBack, holdReversalForOperator, settleUnansweredReversal, type ClaimEnd } from './authorisation.ts';
 import { settleRefund } from './refunds.ts';
 import { transition } from './transition.ts';
 import type { Ports } from './ports.ts';
@@ -57,6 +57,7 @@ export async function recordClaim(tx: Db, claim: NewClaim, { now, leaseMs }: { n
     idempotency_key: claim.attempt === undefined ? claimKey(claim.reference, claim.action) : `${claimKey(claim.reference, claim.action)}-${claim.attempt}`,
     due_at: now + leaseMs,
     created: now,
+    asks: 0,
   };
   await insertAcquirerClaim(tx, row);
   return row;
@@ -153,14 +154,39 @@ export async function settleFollowUp(
 }
 
 /**
+ * How many times the recovery job asks a reversal again, with its same key, before it is left to an
+ * operator (docs/acquirers.md "Claims and leases"). A capture or refund is left after its first ask:
+ * its own transaction shows the merchant at once that its outcome is unknown. A reversal has none,
+ * and asking it again is harmless (the acquirer answers the first call's result), so it is asked a
+ * few more times, every ACQUIRER_RECOVERY_INTERVAL (by default two minutes in all), to ride out a
+ * short outage of the acquirer before a person is needed.
+ */
+export const REVERSAL_RECOVERY_ASKS = 5;
+
+/**
  * The recovery job asked again and still has no answer: a capture or refund is left to an
  * operator (`manualintervention`, merchant webhook; its refund amount stays reserved, its
- * authorisation claimed, until `resolve`), its claim ended. A reversal, which has no transaction
- * of its own to hold, keeps its claim: it is asked again, with the same key, every interval.
+ * authorisation claimed, until `resolve`), its claim ended. A reversal keeps its claim, asked again
+ * every interval, until it was asked `REVERSAL_RECOVERY_ASKS` times; then its claim ends and its
+ * authorisation, still claimed, is held for an operator (authorisation.ts `holdReversalForOperator`).
  */
 export async function leaveClaimToOperator(tx: Db, claim: AcquirerClaimRow, at: number): Promise<void> {
-  if (claim.action === 'reversal' || !(await endAcquirerClaim(tx, claim.reference))) return;
-  await transition(tx, { reference: claim.reference, from: 'pending', to: 'manualintervention', cause: 'acquirer_outcome_unknown', at });
+  if (claim.action === 'reversal' && claim.asks < REVERSAL_RECOVERY_ASKS) return;
+  if (!(await endAcquirerClaim(tx, claim.reference))) return;
+  if (claim.action === 'reversal') await holdReversalForOperator(tx, claim.payment_reference, at);
+  else await transition(tx, { reference: claim.reference, from: 'pending', to: 'manualintervention', cause: 'acquirer_outcome_unknown', at });
+}
+
+/**
+ * A reversal whose answer no request or recovery job recorded, settled by the acquirer's
+ * notification or an operator (authorisation.ts `settleUnansweredReversal`), as a capture's or
+ * refund's notification settles it: its claim, if still open, ends here, so a request or the
+ * recovery job that gets the acquirer's answer later records nothing. False when the
+ * authorisation is no longer `reversing` as read.
+ */
+export async function settleReversalClaim(tx: Db, row: TransactionRow, change: Parameters<typeof settleUnansweredReversal>[2]): Promise<boolean> {
+  await endAcquirerClaim(tx, row.reference);
+  return settleUnansweredReversal(tx, row, change);
 }
 
 /**

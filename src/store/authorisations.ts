@@ -1,6 +1,17 @@
 /** Queries for completing an authorisation (capture, reversal). The status stays `success`; `details` records it. */
 import type { Db } from './store.ts';
 
+/** Why an authorisation's completion changed, as its timeline says; null for a change the merchant does not see. */
+export type AuthorisationChangeCause =
+  | 'capture'
+  | 'reversal'
+  | 'reversal_refused_by_acquirer'
+  | 'acquirer_authorisation_expired'
+  | 'acquirer_capture_failed'
+  | 'acquirer_outcome_unknown'
+  | 'operator_resolved'
+  | null;
+
 /**
  * Compare-and-set on `details`: applies only if the payment still has the details it was
  * read with, so two concurrent captures cannot both claim it. Written with its event row; a
@@ -13,7 +24,7 @@ export async function recordAuthorisationChange(
     reference: string;
     fromDetails: string;
     toDetails: string;
-    cause: 'capture' | 'reversal' | 'reversal_refused_by_acquirer' | 'acquirer_authorisation_expired' | 'acquirer_capture_failed' | null;
+    cause: AuthorisationChangeCause;
     at: number;
     /** What the acquirer said, when its notification made the change (transaction_events.detail). */
     detail?: string;

@@ -398,6 +398,8 @@ export interface AcquirerClaimTable {
   /** The lease: until then the request that claimed it answers it; from then on the recovery job may ask again. */
   due_at: number;
   created: number;
+  /** How many times the recovery job took it to ask again (028_claim_asks). */
+  asks: Generated<number>;
 }
 
 export type AcquirerClaimRow = Selectable<AcquirerClaimTable>;

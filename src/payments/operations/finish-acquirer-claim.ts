@@ -9,7 +9,8 @@
  *   act      ask the acquirer again: the claim's own idempotency key and amount, so it never does a
  *            second thing (Adyen answers the first call's result; `received` waits for the notification)
  *   commit   answered → the claim ended as a request would have ended it (claims.ts `endClaim`); no
- *            answer again → a capture or refund `manualintervention` for an operator, a reversal due again
+ *            answer again → a capture or refund `manualintervention` for an operator, a reversal due
+ *            again until it was asked REVERSAL_RECOVERY_ASKS times, then held for an operator
  */
 import type { AcquirerClaimRow, TransactionRow } from '../../store/schema.ts';
 import type { FollowUpResult } from '../../acquirer/connector.ts';
@@ -47,7 +48,7 @@ export const finishAcquirerClaim = systemOperation({
     }
     const row = (await findTransaction(tx, claim.reference))!;
     if (claim.action !== 'reversal' && row.status !== 'pending') return stop(await endSettledClaim(tx, claim, row, now).then(() => row));
-    return { claim, row };
+    return { claim: { ...claim, asks: claim.asks + 1 }, row };
   },
   // Reached only with a taken claim (reserve stops otherwise).
   act: async (taken, { ports }) => {

@@ -5,7 +5,8 @@
  * it (or `pending`, its authorisation in flight, when Kassa died before committing the answer);
  * this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. A reversal is recorded at once; a word that
- * the acquirer could not do it makes the authorisation `authorised` again. The notification is
+ * the acquirer could not do it makes the authorisation `authorised` again, and a reversal whose
+ * answer Kassa never recorded (claims.ts) is settled by the word. The notification is
  * already verified, by its connector's reader (acquirer/notifications.ts). Each item is recorded, by the acquirer's name
  * of it, in the unit of work that applies it: one sent again changes nothing and sends no webhook,
  * whatever happened to the payment since (a reversal refused, then made again, is not re-opened
@@ -25,7 +26,7 @@ import type { TransactionRow } from '../../store/schema.ts';
 import type { Db, Dialect } from '../../store/store.ts';
 import { captureStatusOf, recordAcquirerOutcome, recordExpiredAuthorisation, recordRefusedReversal } from '../authorisation.ts';
 import { findOwnTransaction, findTransaction, recordTimelineEntry } from '../../store/transactions.ts';
-import { settleFollowUp } from '../claims.ts';
+import { settleFollowUp, settleReversalClaim } from '../claims.ts';
 import { undoFollowUp, type Undoing } from '../undone.ts';
 import { transition } from '../transition.ts';
 import { enqueueWebhook } from '../../events/outbox.ts';
@@ -50,7 +51,7 @@ type Settlement =
        * authorisation: a payment whose authorisation had no answer (manualintervention, docs/api.md#existing-clients), or
        * whose process died before committing the answer (pending, its authorisation in flight), learns its outcome.
        */
-      kind: 'authorisation' | 'capture' | 'refund' | 'refused reversal';
+      kind: 'authorisation' | 'capture' | 'refund' | 'refused reversal' | 'unanswered reversal';
       row: TransactionRow;
       to: 'success' | 'failed';
       word: AcquirerWord;
@@ -129,6 +130,8 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
       return row.status === 'failed' && word.success ? timeline() : undefined;
     }
     case 'reversal':
+      // A reversal whose answer Kassa never recorded (its claim open, or held for an operator) is settled by the word, as a capture's is.
+      if (captureStatusOf(row) === 'reversing') return { kind: 'unanswered reversal', row, to, word };
       // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
       return !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
     case 'capture':
@@ -207,6 +210,12 @@ async function settle(
     case 'refused reversal':
       await recordRefusedReversal(tx, row, now);
       break;
+    case 'unanswered reversal': {
+      const done = settlement.to === 'success';
+      // Its answer recorded meanwhile (the request's): Adyen sends the word again, which then finds what that answer left.
+      if (!(await settleReversalClaim(tx, row, { done, cause: done ? 'reversal' : 'reversal_refused_by_acquirer', at: now, detail }))) throw changedMeanwhile();
+      break;
+    }
     case 'refund':
     case 'capture': {
       const from = row.status as 'pending' | 'manualintervention';
@@ -259,6 +268,9 @@ async function settle(
   }
   return findTransaction(tx, row.reference);
 }
+
+/** The transaction changed between the load and the unit: the acquirer sends the item again (it was not `[accepted]`), and it is decided anew. */
+const changedMeanwhile = () => Problem.conflict('The payment changed at the same time; send the notification again.', { 'Retry-After': '1' });
 
 /** The notification comes again later (Adyen resends what is not `[accepted]`), when the answer is committed or its request is gone. */
 const authorisationBeingAnswered = () =>
