@@ -16,6 +16,7 @@ import type { Db, Dialect } from '../store/store.ts';
 import type { AcquirerClaimRow, TransactionRow } from '../store/schema.ts';
 import { endAcquirerClaim, insertAcquirerClaim } from '../store/acquirer-claims.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
+import { setPageFields } from '../store/payment-pages.ts';
 import { UnfinishedProblem } from './operations/idempotency.ts';
 import { endAuthorisationClaim, giveCaptureBack, holdReversalForOperator, settleUnansweredReversal, type ClaimEnd } from './authorisation.ts';
 import { settleRefund } from './refunds.ts';
@@ -110,6 +111,8 @@ function completed(claim: Pick<AcquirerClaimRow, 'action' | 'reference' | 'amoun
  */
 export async function endClaim(tx: Db, dialect: Dialect, claim: AcquirerClaimRow, result: Answered, at: number): Promise<boolean> {
   if (!(await endAcquirerClaim(tx, claim.reference))) return false;
+  // The reversal taken is the one whose refusal may still come: the refusal names it (docs/acquirers.md "Notifications").
+  if (claim.action === 'reversal' && result.outcome !== 'refused') await recordReversalTaken(tx, claim.payment_reference, result.acquirerReference);
   if (result.outcome === 'received') {
     if (claim.action !== 'refund') await endAuthorisationClaim(tx, claim.payment_reference, completed(claim), at);
     return true;
@@ -184,10 +187,18 @@ export async function leaveClaimToOperator(tx: Db, claim: AcquirerClaimRow, at: 
  * recovery job that gets the acquirer's answer later records nothing. False when the
  * authorisation is no longer `reversing` as read.
  */
-export async function settleReversalClaim(tx: Db, row: TransactionRow, change: Parameters<typeof settleUnansweredReversal>[2]): Promise<boolean> {
+export async function settleReversalClaim(
+  tx: Db,
+  row: TransactionRow,
+  change: Parameters<typeof settleUnansweredReversal>[2] & { acquirerReference?: string },
+): Promise<boolean> {
   await endAcquirerClaim(tx, row.reference);
+  if (change.acquirerReference !== undefined) await recordReversalTaken(tx, row.reference, change.acquirerReference);
   return settleUnansweredReversal(tx, row, change);
 }
+
+/** The acquirer's reference of the reversal it answered last, kept on the authorisation's page: the one a refusal must name to re-open it. */
+const recordReversalTaken = (tx: Db, reference: string, acquirerReference: string) => setPageFields(tx, reference, { reversal_acquirer_reference: acquirerReference });
 
 /**
  * The capture or refund was settled meanwhile by the acquirer's notification (final already):

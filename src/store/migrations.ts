@@ -33,6 +33,7 @@ import { acquirerEndpoints } from './migrations/025_acquirer_endpoints.ts';
 import { disputes } from './migrations/026_disputes.ts';
 import { fewerPagesPerCreate } from './migrations/027_fewer_pages_per_create.ts';
 import { claimAsks } from './migrations/028_claim_asks.ts';
+import { reversalReference } from './migrations/029_reversal_reference.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -63,6 +64,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '026_disputes': disputes(),
   '027_fewer_pages_per_create': fewerPagesPerCreate(dialect),
   '028_claim_asks': claimAsks(),
+  '029_reversal_reference': reversalReference(),
 });
 
 /**

@@ -83,7 +83,7 @@ export const settleByAcquirer = systemOperation({
   parse: (word: AcquirerWord) => word,
   load: async (word, { ports }): Promise<Found> => {
     const row = word.event === 'unknown' ? undefined : await findOwnTransaction(ports.store.read, word.owner, word.reference);
-    const page = row && (open(row) || word.event === 'cancelled') ? await findPaymentPage(ports.store.read, row.reference) : undefined;
+    const page = row && (open(row) || word.event === 'cancelled' || word.event === 'reversal') ? await findPaymentPage(ports.store.read, row.reference) : undefined;
     return { row, page };
   },
   decide: (found, word, { now }) => ({ word, settlement: settlementOf(found, word, now) }),
@@ -129,11 +129,16 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
       // Money taken for a payment Kassa ended (expired while the customer was at their bank): on its timeline, for an operator to refund.
       return row.status === 'failed' && word.success ? timeline() : undefined;
     }
-    case 'reversal':
-      // A reversal whose answer Kassa never recorded (its claim open, or held for an operator) is settled by the word, as a capture's is.
-      if (captureStatusOf(row) === 'reversing') return { kind: 'unanswered reversal', row, to, word };
-      // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
-      return !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
+    case 'reversal': {
+      // The acquirer's reference of the reversal it answered last: the word names its own (docs/acquirers.md "Notifications").
+      const taken = page?.reversal_acquirer_reference ?? null;
+      // A reversal whose answer Kassa never recorded (its claim open, or held for an operator) is settled by the word, as a capture's is; a word of an earlier one is not its.
+      if (captureStatusOf(row) === 'reversing') return word.acquirerReference === taken ? timeline() : { kind: 'unanswered reversal', row, to, word };
+      // A done reversal is what Kassa recorded already.
+      if (word.success) return undefined;
+      // A refusal re-opens the authorisation only if it answers the reversal taken last (one taken before Kassa kept references is taken as that one); another changes nothing.
+      return captureStatusOf(row) === 'reversed' && (taken === null || taken === word.acquirerReference) ? { kind: 'refused reversal', row, to, word } : timeline();
+    }
     case 'capture':
     case 'refund': {
       // A capture or refund the recovery job left to an operator (claims.ts) is settled by the word too.
@@ -213,7 +218,14 @@ async function settle(
     case 'unanswered reversal': {
       const done = settlement.to === 'success';
       // Its answer recorded meanwhile (the request's): Adyen sends the word again, which then finds what that answer left.
-      if (!(await settleReversalClaim(tx, row, { done, cause: done ? 'reversal' : 'reversal_refused_by_acquirer', at: now, detail }))) throw changedMeanwhile();
+      const change = {
+        done,
+        cause: done ? ('reversal' as const) : ('reversal_refused_by_acquirer' as const),
+        at: now,
+        detail,
+        acquirerReference: word.acquirerReference,
+      };
+      if (!(await settleReversalClaim(tx, row, change))) throw changedMeanwhile();
       break;
     }
     case 'refund':
