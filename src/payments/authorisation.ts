@@ -11,7 +11,8 @@
 import { Problem } from '../ground/problem.ts';
 import type { Db } from '../store/store.ts';
 import type { Mode, TransactionRow } from '../store/schema.ts';
-import { findOwnTransaction, findTransaction, type StatusChange } from '../store/transactions.ts';
+import { findOwnTransaction, findTransaction, recordTimelineEntry, type StatusChange } from '../store/transactions.ts';
+import { amountNumber, findCurrency } from '../ground/amount.ts';
 import { ensurePaymentPage, findPaymentPage, setPageFields } from '../store/payment-pages.ts';
 import { recordAuthorisationChange, type AuthorisationChangeCause } from '../store/authorisations.ts';
 import { randomBase62 } from '../lib/tokens.ts';
@@ -204,6 +205,27 @@ export async function giveCaptureBack(tx: Db, capture: Pick<TransactionRow, 'ref
   if (status !== 'captured' || captureReferenceOf(authorisation) !== capture.reference) return;
   const { captureReference: _reference, capturedAmount: _amount, ...details } = JSON.parse(authorisation.details) as Record<string, unknown>;
   await moveCaptureStatus(tx, authorisation, details, { to: 'authorised', cause: 'acquirer_capture_failed', ...change });
+}
+
+/**
+ * The acquirer made a capture after all that it had said failed (undone.ts `redoCapture`): the
+ * authorisation, `authorised` again since, is `captured` again naming it, with the acquirer's word
+ * on its timeline and a webhook. False when it is not `authorised` as read (captured anew,
+ * reversed, or a capture or reversal is being asked): then only its timeline says it.
+ */
+export async function recaptureAuthorisation(
+  tx: Db,
+  capture: Pick<TransactionRow, 'reference' | 'parent_reference' | 'amount_minor' | 'currency'>,
+  change: { cause: 'acquirer_recaptured'; at: number; detail: string },
+): Promise<boolean> {
+  const authorisation = (await findTransaction(tx, capture.parent_reference!))!;
+  if (captureStatusOf(authorisation) === 'authorised') {
+    const capturedAmount = amountNumber(capture.amount_minor, findCurrency(capture.currency)!);
+    const details = { ...(JSON.parse(authorisation.details) as Record<string, unknown>), capturedAmount, captureReference: capture.reference };
+    if (await moveCaptureStatus(tx, authorisation, details, { to: 'captured', ...change })) return true;
+  }
+  await recordTimelineEntry(tx, { reference: authorisation.reference, status: authorisation.status, cause: change.cause, detail: change.detail, at: change.at });
+  return false;
 }
 
 /**

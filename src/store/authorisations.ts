@@ -8,6 +8,7 @@ export type AuthorisationChangeCause =
   | 'reversal_refused_by_acquirer'
   | 'acquirer_authorisation_expired'
   | 'acquirer_capture_failed'
+  | 'acquirer_recaptured'
   | 'acquirer_outcome_unknown'
   | 'operator_resolved'
   | null;

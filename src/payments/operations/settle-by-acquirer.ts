@@ -14,7 +14,8 @@
  *
  * The later words (docs/acquirers.md "Notifications", one line each there): a capture or refund
  * that failed after the acquirer took it ends `failed` like a refused one, or, when it was `success`
- * already, is undone (undone.ts: final states never change); an authorisation's expiry releases
+ * already, is undone (undone.ts: final states never change), and redone when the acquirer makes the
+ * capture after all (its item may be the first capture's again); an authorisation's expiry releases
  * it (`reversed`); the outcome of Kassa's technical cancel ends a payment still waiting for it, or
  * tells the merchant and an operator that it was refused; a closed offer ends a pending payment
  * `failed`/`expired`; a dispute's stage opens or moves its chargeback transaction (disputes.ts,
@@ -25,13 +26,13 @@
 import type { TransactionRow } from '../../store/schema.ts';
 import type { Db, Dialect } from '../../store/store.ts';
 import { captureStatusOf, recordAcquirerOutcome, recordExpiredAuthorisation, recordRefusedReversal } from '../authorisation.ts';
-import { findOwnTransaction, findTransaction, recordTimelineEntry } from '../../store/transactions.ts';
+import { findOwnTransaction, findTransaction, recordTimelineEntry, undoneByAcquirer } from '../../store/transactions.ts';
 import { settleFollowUp, settleReversalClaim } from '../claims.ts';
-import { undoFollowUp, type Undoing } from '../undone.ts';
+import { redoCapture, undoFollowUp, type Undoing } from '../undone.ts';
 import { transition } from '../transition.ts';
 import { enqueueWebhook } from '../../events/outbox.ts';
 import { endAuthorisationInFlight, findPaymentPage, leaveAuthorisationToOperator, settleAuthorisationInFlight, type PaymentPageRow } from '../../store/payment-pages.ts';
-import { recordAcquirerNotification } from '../../store/acquirer-notifications.ts';
+import { recordAcquirerNotification, recordAcquirerNotificationAgain } from '../../store/acquirer-notifications.ts';
 import { amountNumber, findCurrency } from '../../ground/amount.ts';
 import { Problem } from '../../ground/problem.ts';
 import { methodPaidElsewhere } from './send-to-method.ts';
@@ -58,6 +59,8 @@ type Settlement =
     }
   /** A capture or refund that was `success` and that the acquirer undid (undone.ts). */
   | { kind: 'undone'; row: TransactionRow; undoing: Undoing; word: AcquirerWord }
+  /** A capture the acquirer undid and then made after all (undone.ts `redoCapture`). */
+  | { kind: 'redone'; row: TransactionRow; word: AcquirerWord }
   /** An authorisation held, not captured, released by the acquirer. */
   | { kind: 'expired'; row: TransactionRow; word: AcquirerWord }
   /** The technical cancel of a payment that waits for it (`manualintervention`) was done. */
@@ -88,16 +91,20 @@ export const settleByAcquirer = systemOperation({
   },
   decide: (found, word, { now }) => ({ word, settlement: settlementOf(found, word, now) }),
   commit: async (tx, { word, settlement }, { ports, now }): Promise<Applied> => {
-    const recorded = await recordAcquirerNotification(tx, {
-      ...word.item,
-      acquirerReference: word.acquirerReference,
-      owner: word.owner,
-      reference: word.reference,
-      success: word.success,
-      received: now,
-    });
-    if (!recorded.first) return { item: 'sent again', differs: recorded.success !== word.success };
+    const record = { ...word.item, acquirerReference: word.acquirerReference, owner: word.owner, reference: word.reference, success: word.success, received: now };
+    const recorded = await recordAcquirerNotification(tx, record);
+    // A capture made after all may come under the first capture's own name: that item again, saying what Kassa no longer shows.
+    const anew = !recorded.first && settlement?.kind === 'redone' && recorded.success && (await recordAcquirerNotificationAgain(tx, record, recorded));
+    if (!recorded.first && !anew) return { item: 'sent again', differs: recorded.success !== word.success };
     if (!settlement) return { item: 'first', row: undefined };
+    if (settlement.kind === 'redone') {
+      const { row } = settlement;
+      const putRight = await redoCapture(tx, row, { detail: detailOf(word), at: now });
+      const attention = putRight
+        ? undefined
+        : `the acquirer made capture ${row.reference} after all, but its authorisation ${row.parent_reference} was captured anew or reversed meanwhile: the money may be taken twice; an operator should look`;
+      return { item: 'first', row: await findTransaction(tx, row.reference), attention };
+    }
     if (settlement.kind === 'dispute') {
       const outcome = await recordDisputeWord(tx, settlement.row, disputeWordOf(settlement.word), { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
       if (outcome.kind !== 'refused') return { item: 'first', row: outcome.row };
@@ -141,6 +148,8 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
     }
     case 'capture':
     case 'refund': {
+      // A capture the acquirer undid (capture_failed) and then made after all, under a name of its own or the first capture's.
+      if (word.event === 'capture' && word.success && row.status === 'success' && undoneByAcquirer(row) === 'capture_failed') return { kind: 'redone', row, word };
       // A capture or refund the recovery job left to an operator (claims.ts) is settled by the word too.
       const kind = row.type === 'credit' ? 'refund' : 'capture';
       return open(row) && row.parent_reference !== null && kind === word.event ? { row, kind, to, word } : undefined;
@@ -205,7 +214,7 @@ export function detailOf(word: AcquirerWord): string {
 
 async function settle(
   tx: Db,
-  settlement: Exclude<Settlement, { kind: 'dispute' }>,
+  settlement: Exclude<Settlement, { kind: 'dispute' | 'redone' }>,
   { dialect, now }: { dialect: Dialect; now: number },
 ): Promise<TransactionRow | undefined> {
   const { row, word } = settlement;
