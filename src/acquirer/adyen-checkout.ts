@@ -86,6 +86,8 @@ export interface CheckoutPaymentResult extends AdyenPaymentResult {
     type?: string;
     url?: string;
     method?: string;
+    /** A POST redirect's fields (Checkout's `RedirectAction.data`). */
+    data?: Record<string, unknown>;
     beneficiary?: string;
     iban?: string;
     bic?: string;
@@ -99,9 +101,19 @@ function transferOf(action: NonNullable<CheckoutPaymentResult['action']>): Trans
   return { beneficiary: action.beneficiary ?? '', iban: action.iban, ...(action.bic ? { bic: action.bic } : {}), reference: action.reference };
 }
 
+/** A redirect action's way to the method's page: a GET of its address, or a POST of its `data` (text fields only); undefined for any other. */
+function redirectOf(action: NonNullable<CheckoutPaymentResult['action']>): { url: string; form?: Record<string, string> } | undefined {
+  if (action.type !== 'redirect' || !action.url) return undefined;
+  const method = (action.method ?? 'GET').toUpperCase();
+  if (method === 'GET') return { url: action.url };
+  const fields = Object.entries(action.data ?? {});
+  if (method !== 'POST' || !fields.every(([, value]) => typeof value === 'string')) return undefined;
+  return { url: action.url, form: Object.fromEntries(fields) as Record<string, string> };
+}
+
 /**
  * What a Checkout answer means for a payment paid elsewhere: a redirect to the method's page (a
- * GET: the methods Kassa sends through Checkout redirect so), a bank transfer's instructions,
+ * GET, or a POST of the action's `data` that the page's form makes), a bank transfer's instructions,
  * an outcome still to come by notification (`Pending`, `Received`), else the outcome table of
  * cards (adyen-outcomes.ts: `Authorised`, `Refused`, `Cancelled`, `Error`), a plain refusal
  * being `rejected` rather than `card_refused`.
@@ -109,9 +121,8 @@ function transferOf(action: NonNullable<CheckoutPaymentResult['action']>): Trans
 export function checkoutResultOf(result: CheckoutPaymentResult): AuthoriseResult {
   const acquirerReference = result.pspReference ? { acquirerReference: result.pspReference } : {};
   const { action } = result;
-  if (action?.type === 'redirect' && action.url && (action.method ?? 'GET').toUpperCase() === 'GET') {
-    return { outcome: 'redirect', url: action.url, ...acquirerReference };
-  }
+  const redirect = action && redirectOf(action);
+  if (redirect) return { outcome: 'redirect', ...redirect, ...acquirerReference };
   if (action?.type === 'bankTransfer') {
     const transfer = transferOf(action);
     if (transfer) return { outcome: 'pending', ...acquirerReference, transfer };

@@ -171,8 +171,12 @@ export type AuthoriseResult =
       networkReference?: string;
     }
   | { outcome: 'declined'; failureCode: DeclineCode; acquirerReference?: string; refusal?: AcquirerRefusal }
-  /** The customer must take a step elsewhere first (`url`); the outcome comes when they are back, or by notification. */
-  | { outcome: 'redirect'; url: string; acquirerReference?: string }
+  /**
+   * The customer must take a step elsewhere first (`url`); the outcome comes when they are back, or
+   * by notification. `form`: the step is reached by a POST of these fields to `url` (the page's
+   * auto-submitting form); absent, by a GET of `url`.
+   */
+  | { outcome: 'redirect'; url: string; acquirerReference?: string; form?: Readonly<Record<string, string>> }
   /**
    * Taken, not decided: the acquirer says later, by notification (a bank transfer waiting for the
    * money, a method's answer still on its way). A bank transfer carries what the customer must

@@ -161,7 +161,9 @@ program
   .command('payment')
   .description('act on payments as the operator')
   .command('resolve')
-  .description('resolve a payment held in manualintervention once the acquirer told its real outcome (the merchant gets the usual webhook)')
+  .description(
+    'resolve a payment held in manualintervention (or a reversal held for an operator: success = reversed, failed = authorised again) once the acquirer told its real outcome (the merchant gets the usual webhook)',
+  )
   .requiredOption('--reference <reference>', 'the Kassa reference of the payment')
   .requiredOption('--outcome <outcome>', 'success or failed')
   .option('--failure-code <code>', `with --outcome failed: ${failureCodes.join(', ')} (default rejected)`)

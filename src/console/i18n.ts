@@ -243,6 +243,9 @@ const eng = {
   acceptHint: "The chargeback stands: the dispute's acquirer is asked to accept it (Adyen's Disputes API), as POST /dispute/accept does.",
   done_accept: 'The dispute was accepted.',
   confirm_accept: 'Accept dispute {reference} of {amount}, letting the chargeback stand?',
+  reversalHeldTitle: 'Reversal held for review',
+  reversalHeldText:
+    'The acquirer never answered the reversal of this authorisation, however often Kassa asked: it may or may not still hold the amount. Find out at the acquirer, then resolve the review: Successful if it released the amount (reversed), Failed if it still holds it (authorised again, to be captured or reversed).',
 };
 
 export type MessageKey = keyof typeof eng;
@@ -471,6 +474,9 @@ const nld: Messages = {
   schemeCode: 'Kaartschema',
   defensePeriodEndsAt: 'Verdedigen tot',
   disputedPayment: 'Betwiste betaling',
+  reversalHeldTitle: 'Terugdraaien in controle',
+  reversalHeldText:
+    'De acquirer heeft nooit geantwoord op het terugdraaien van deze autorisatie, hoe vaak Kassa het ook vroeg: het bedrag kan nog gereserveerd zijn of niet. Zoek het uit bij de acquirer en rond dan de controle af: Geslaagd als het bedrag is vrijgegeven (teruggedraaid), Mislukt als het nog gereserveerd is (weer geautoriseerd, om te capturen of terug te draaien).',
   openDisputes: 'Open geschillen',
   openDisputesHint: 'Geschillen in de fase melding, chargeback of pre-arbitrage, wanneer ze ook begonnen: hoeveel, en het bedrag dat op het spel staat per valuta.',
   disputesAtStake: 'Op het spel',
@@ -574,6 +580,7 @@ const causeTexts = {
     reversal: 'Authorisation reversed',
     reversal_refused_by_acquirer: 'The acquirer refused the reversal',
     acquirer_capture_failed: 'The acquirer could not make the capture after all: nothing was taken',
+    acquirer_recaptured: 'The acquirer made the capture after all (it had failed): the money was taken',
     acquirer_refund_failed: 'The refund failed at the acquirer after it was done: nothing was given back',
     acquirer_refund_reversed: 'The refunded money came back to the merchant',
     acquirer_authorisation_expired: 'The authorisation expired at the acquirer: the amount is no longer held',
@@ -614,6 +621,7 @@ const causeTexts = {
     reversal: 'Autorisatie teruggedraaid',
     reversal_refused_by_acquirer: 'De acquirer weigerde het terugdraaien',
     acquirer_capture_failed: 'De acquirer kon de capture toch niet uitvoeren: er is niets afgeschreven',
+    acquirer_recaptured: 'De acquirer heeft de capture alsnog uitgevoerd (die was mislukt): het geld is afgeschreven',
     acquirer_refund_failed: 'De terugbetaling mislukte bij de acquirer nadat ze was uitgevoerd: er is niets teruggegeven',
     acquirer_refund_reversed: 'Het terugbetaalde geld is teruggekomen bij de merchant',
     acquirer_authorisation_expired: 'De autorisatie is bij de acquirer verlopen: het bedrag is niet meer gereserveerd',

@@ -238,6 +238,15 @@ function disputeOf(t: Translate, row: ListedTransaction, payment: Record<string,
 </section>`;
 }
 
+/** An authorisation whose reversal the acquirer never answered, held for an operator (`details.acquirerOutcomeUnknown`, docs/acquirers.md "Claims and leases"). */
+function reversalHeldOf(t: Translate, payment: Record<string, unknown>): SafeHtml | string {
+  if ((payment.details as { acquirerOutcomeUnknown?: string } | undefined)?.acquirerOutcomeUnknown !== 'reversal') return '';
+  return html`<section class="card" aria-labelledby="reversal-held-title">
+<h2 id="reversal-held-title">${t('reversalHeldTitle')}</h2>
+<p class="notice" role="status">${t('reversalHeldText')}</p>
+</section>`;
+}
+
 /** The payment object's fields whose values are Kassa's terms, shown in the page's language with the value itself. */
 const termFields: Partial<Record<string, TermKind>> = { status: 'status', type: 'type', failureCode: 'failureCode' };
 
@@ -286,6 +295,7 @@ ${notices(state)}
 <p><strong>${amountText(row, t('htmlLang'))}</strong> · ${statusText(t, row)} · ${term(t, 'type', row.type)} · ${row.method} · ${row.mode} · ${state.merchantName} (${row.merchant_id})</p>
 </section>
 ${disputeOf(t, row, state.payment)}
+${reversalHeldOf(t, state.payment)}
 <section class="card" aria-labelledby="actions-title">
 <h2 id="actions-title">${t('actions')}</h2>
 ${

@@ -76,6 +76,12 @@ const paymentSchema: Schema = {
         refundedAmount: { type: 'number', description: 'What the successful refunds of this payment add up to.' },
         captureStatus: { type: 'string', description: 'Authorisations: `authorised`, `captured` or `reversed`.' },
         capturedAmount: { type: 'number' },
+        acquirerOutcomeUnknown: {
+          type: 'string',
+          enum: ['reversal'],
+          description:
+            'Authorisations: the acquirer never answered their reversal; whether the amount is still held is unknown, so it is neither captured nor reversed until an operator or the acquirer settles it.',
+        },
         undoneByAcquirer: {
           type: 'string',
           enum: ['capture_failed', 'refund_failed', 'refund_reversed'],

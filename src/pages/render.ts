@@ -20,7 +20,7 @@ import { sendToMethod } from '../payments/operations/send-to-method.ts';
 import { run } from '../payments/operations/run.ts';
 import { pageLanguage, translator } from './i18n.ts';
 import { newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
-import { cardPage, challengePage, landingPage, messagePage, methodPage, outcomePage, redirect3ds1Page, storedCardPage, walletPage } from './views.ts';
+import { cardPage, challengePage, landingPage, messagePage, methodPage, outcomePage, postRedirectPage, storedCardPage, walletPage } from './views.ts';
 import type { PaymentView, TransferView } from './views.ts';
 
 /** A payment as its page request loaded it: the payment, its page row and what every view shows. */
@@ -140,7 +140,13 @@ export function respond(
     case 'stale':
       return reply.code(303).header('Cache-Control', 'no-store').redirect(`/pay/${view.token}`, 303);
     case 'redirect':
-      return reply.code(303).header('Cache-Control', 'no-store').redirect(step.url, 303);
+      if (!step.form) return reply.code(303).header('Cache-Control', 'no-store').redirect(step.url, 303);
+      // A step reached by a POST: the page's form posts its fields there (form-action allows that one origin).
+      return sendPage(
+        reply,
+        policy(nonce, { formTargets: [sourceOf(step.url)!] }, row),
+        postRedirectPage(view, { url: step.url, fields: step.form, texts: { title: 'elsewhereTitle', intro: 'elsewhereIntro', button: 'elsewhereContinue' } }),
+      );
     case 'challenge':
       return sendPage(
         reply,
@@ -158,11 +164,14 @@ export function respond(
       return sendPage(
         reply,
         policy(nonce, { formTargets: [sourceOf(step.acsUrl)!] }, row),
-        redirect3ds1Page(view, {
-          acsUrl: step.acsUrl,
-          paReq: step.paReq,
-          md: step.md,
-          termUrl: `${loaded.publicUrl}/pay/${view.token}/3ds1${step.termMd ? `?md=${encodeURIComponent(step.termMd)}` : ''}`,
+        postRedirectPage(view, {
+          url: step.acsUrl,
+          fields: {
+            PaReq: step.paReq,
+            TermUrl: `${loaded.publicUrl}/pay/${view.token}/3ds1${step.termMd ? `?md=${encodeURIComponent(step.termMd)}` : ''}`,
+            MD: step.md,
+          },
+          texts: { title: 'redirectTitle', intro: 'redirectIntro', button: 'redirectContinue' },
         }),
       );
   }

@@ -324,21 +324,28 @@ export function methodFramePage(view: Pick<PaymentView, 't' | 'nonce'>, methodUr
   return layout(view, t('methodFrame'), body, [autosubmitScript]);
 }
 
-/** The 3-D Secure 1 redirect step: the customer goes to the issuer's ACS with the PaReq. */
-export function redirect3ds1Page(view: PaymentView, step: { acsUrl: string; paReq: string; md: string; termUrl: string }): SafeHtml {
+/**
+ * A step elsewhere that the customer reaches by a POST: the form posts `fields` to `url` by itself
+ * (its button without scripts). The 3-D Secure 1 step (the PaReq to the issuer's ACS), and a
+ * method whose acquirer sends the customer on by a POST (docs/acquirers.md "Methods paid
+ * elsewhere through Adyen"), each with its own texts.
+ */
+export function postRedirectPage(
+  view: PaymentView,
+  step: { url: string; fields: Readonly<Record<string, string>>; texts: { title: MessageKey; intro: MessageKey; button: MessageKey } },
+): SafeHtml {
   const { t } = view;
+  const { texts } = step;
   const body = html`<main>
 ${summary(view)}
-<h1>${t('redirectTitle')}</h1>
-<p>${t('redirectIntro')}</p>
-<form method="post" action="${step.acsUrl}" data-autosubmit>
-<input type="hidden" name="PaReq" value="${step.paReq}">
-<input type="hidden" name="TermUrl" value="${step.termUrl}">
-<input type="hidden" name="MD" value="${step.md}">
-<button type="submit" class="primary">${t('redirectContinue')}</button>
+<h1>${t(texts.title)}</h1>
+<p>${t(texts.intro)}</p>
+<form method="post" action="${step.url}" data-autosubmit>
+${Object.entries(step.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" class="primary">${t(texts.button)}</button>
 </form>
 </main>`;
-  return layout(view, t('redirectTitle'), body, [autosubmitScript]);
+  return layout(view, t(texts.title), body, [autosubmitScript]);
 }
 
 /**

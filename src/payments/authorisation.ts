@@ -11,9 +11,10 @@
 import { Problem } from '../ground/problem.ts';
 import type { Db } from '../store/store.ts';
 import type { Mode, TransactionRow } from '../store/schema.ts';
-import { findOwnTransaction, findTransaction, type StatusChange } from '../store/transactions.ts';
+import { findOwnTransaction, findTransaction, recordTimelineEntry, type StatusChange } from '../store/transactions.ts';
+import { amountNumber, findCurrency } from '../ground/amount.ts';
 import { ensurePaymentPage, findPaymentPage, setPageFields } from '../store/payment-pages.ts';
-import { recordAuthorisationChange } from '../store/authorisations.ts';
+import { recordAuthorisationChange, type AuthorisationChangeCause } from '../store/authorisations.ts';
 import { randomBase62 } from '../lib/tokens.ts';
 import type { Status } from '../ground/states.ts';
 import { transition } from './transition.ts';
@@ -31,6 +32,8 @@ interface CompletionDetails {
   captureStatus?: CaptureStatus | ClaimedStatus;
   /** The capture's own transaction. */
   captureReference?: string;
+  /** A reversal the acquirer never answered, left to an operator (`holdReversalForOperator`). */
+  acquirerOutcomeUnknown?: 'reversal';
 }
 
 const completionOf = (row: Pick<TransactionRow, 'details'>) => JSON.parse(row.details) as CompletionDetails;
@@ -103,6 +106,9 @@ export async function recordAcquirerOutcome(
  */
 export function completable(authorisation: Authorisation): Authorisation {
   const status = captureStatusOf(authorisation.row);
+  if (reversalHeldForOperator(authorisation.row)) {
+    throw Problem.conflict('The acquirer never answered the reversal of this authorisation: it is held for an operator, who resolves it.');
+  }
   if (status === 'capturing' || status === 'reversing') {
     throw Problem.conflict(`A ${status === 'capturing' ? 'capture' : 'reversal'} of this authorisation is being made; read it again shortly.`, { 'Retry-After': '5' });
   }
@@ -169,7 +175,7 @@ async function moveCaptureStatus(
   tx: Db,
   row: Pick<TransactionRow, 'reference' | 'details' | 'status'>,
   details: Record<string, unknown>,
-  change: { to: CaptureStatus; cause: 'reversal_refused_by_acquirer' | 'acquirer_authorisation_expired' | 'acquirer_capture_failed'; at: number; detail?: string },
+  change: { to: CaptureStatus | 'reversing'; cause: NonNullable<AuthorisationChangeCause>; at: number; detail?: string },
 ): Promise<boolean> {
   const applied = await recordAuthorisationChange(tx, {
     reference: row.reference,
@@ -202,6 +208,27 @@ export async function giveCaptureBack(tx: Db, capture: Pick<TransactionRow, 'ref
 }
 
 /**
+ * The acquirer made a capture after all that it had said failed (undone.ts `redoCapture`): the
+ * authorisation, `authorised` again since, is `captured` again naming it, with the acquirer's word
+ * on its timeline and a webhook. False when it is not `authorised` as read (captured anew,
+ * reversed, or a capture or reversal is being asked): then only its timeline says it.
+ */
+export async function recaptureAuthorisation(
+  tx: Db,
+  capture: Pick<TransactionRow, 'reference' | 'parent_reference' | 'amount_minor' | 'currency'>,
+  change: { cause: 'acquirer_recaptured'; at: number; detail: string },
+): Promise<boolean> {
+  const authorisation = (await findTransaction(tx, capture.parent_reference!))!;
+  if (captureStatusOf(authorisation) === 'authorised') {
+    const capturedAmount = amountNumber(capture.amount_minor, findCurrency(capture.currency)!);
+    const details = { ...(JSON.parse(authorisation.details) as Record<string, unknown>), capturedAmount, captureReference: capture.reference };
+    if (await moveCaptureStatus(tx, authorisation, details, { to: 'captured', ...change })) return true;
+  }
+  await recordTimelineEntry(tx, { reference: authorisation.reference, status: authorisation.status, cause: change.cause, detail: change.detail, at: change.at });
+  return false;
+}
+
+/**
  * The acquirer released an authorisation's held amount without a capture (its expiry): it is
  * `reversed`, as after a reversal, with the acquirer's word on the timeline and a webhook. False
  * when it is not `authorised` as read (captured, reversed, or a capture or reversal is being asked).
@@ -209,4 +236,38 @@ export async function giveCaptureBack(tx: Db, capture: Pick<TransactionRow, 'ref
 export async function recordExpiredAuthorisation(tx: Db, row: TransactionRow, change: { at: number; detail?: string }): Promise<boolean> {
   if (captureStatusOf(row) !== 'authorised') return false;
   return moveCaptureStatus(tx, row, JSON.parse(row.details) as Record<string, unknown>, { to: 'reversed', cause: 'acquirer_authorisation_expired', ...change });
+}
+
+/** Whether the authorisation's reversal had no answer and is held for an operator (`holdReversalForOperator`). */
+export const reversalHeldForOperator = (row: Pick<TransactionRow, 'details'>) => completionOf(row).acquirerOutcomeUnknown === 'reversal';
+
+/**
+ * A reversal the acquirer never answered, however often the recovery job asked (claims.ts
+ * `leaveClaimToOperator`): whether the amount is still held is unknown, so the authorisation stays
+ * claimed (`reversing`, shown `authorised`: no capture or reversal meanwhile) and says so,
+ * `details.acquirerOutcomeUnknown: "reversal"`, with `acquirer_outcome_unknown` on its timeline and a
+ * webhook for the merchant (docs/acquirers.md "Claims and leases"). Nothing changes when it is no
+ * longer `reversing`.
+ */
+export async function holdReversalForOperator(tx: Db, reference: string, at: number): Promise<void> {
+  const row = (await findTransaction(tx, reference))!;
+  if (captureStatusOf(row) !== 'reversing') return;
+  const details = { ...(JSON.parse(row.details) as Record<string, unknown>), acquirerOutcomeUnknown: 'reversal' };
+  await moveCaptureStatus(tx, row, details, { to: 'reversing', cause: 'acquirer_outcome_unknown', at });
+}
+
+/**
+ * A reversal whose answer no request or recovery job recorded (`reversing`, its claim open or held
+ * for an operator), settled by the acquirer's notification or an operator's `resolve`: done →
+ * `reversed`, not done → `authorised` again, the hold for an operator lifted, with its cause on
+ * the timeline and a webhook. False when it is not `reversing` as read (its details changed).
+ */
+export async function settleUnansweredReversal(
+  tx: Db,
+  row: TransactionRow,
+  change: { done: boolean; cause: 'reversal' | 'reversal_refused_by_acquirer' | 'operator_resolved'; at: number; detail?: string },
+): Promise<boolean> {
+  if (captureStatusOf(row) !== 'reversing') return false;
+  const { acquirerOutcomeUnknown: _held, ...details } = JSON.parse(row.details) as Record<string, unknown>;
+  return moveCaptureStatus(tx, row, details, { to: change.done ? 'reversed' : 'authorised', cause: change.cause, at: change.at, detail: change.detail });
 }

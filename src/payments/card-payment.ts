@@ -70,8 +70,8 @@ export interface BrowserFacts {
 /** Where a payment's page request leaves the customer: what the page shows next. */
 export type PageStep =
   | { step: 'final'; row: TransactionRow }
-  /** To the method's own step elsewhere (a bank, a sign-in), from which the customer comes back to Kassa. */
-  | { step: 'redirect'; url: string }
+  /** To the method's own step elsewhere (a bank, a sign-in), from which the customer comes back to Kassa: a GET, or a POST of `form`. */
+  | { step: 'redirect'; url: string; form?: Readonly<Record<string, string>> }
   | { step: 'invalid'; errors: Partial<Record<CardField, CardError>>; attemptsLeft: number }
   /** Another request of this payment is processing a card right now. */
   | { step: 'busy' }

@@ -17,8 +17,9 @@ import type { Db, Dialect } from '../store/store.ts';
 import type { AcquirerClaimRow, TransactionRow } from '../store/schema.ts';
 import { endAcquirerClaim, insertAcquirerClaim } from '../store/acquirer-claims.ts';
 import { findTransaction, ownerOf } from '../store/transactions.ts';
+import { setPageFields } from '../store/payment-pages.ts';
 import { UnfinishedProblem } from './operations/idempotency.ts';
-import { endAuthorisationClaim, giveCaptureBack, type ClaimEnd } from './authorisation.ts';
+import { endAuthorisationClaim, giveCaptureBack, holdReversalForOperator, settleUnansweredReversal, type ClaimEnd } from './authorisation.ts';
 import { settleRefund } from './refunds.ts';
 import { endLatePayment } from './late-payment.ts';
 import { transition } from './transition.ts';
@@ -59,6 +60,7 @@ export async function recordClaim(tx: Db, claim: NewClaim, { now, leaseMs }: { n
     idempotency_key: claim.attempt === undefined ? claimKey(claim.reference, claim.action) : `${claimKey(claim.reference, claim.action)}-${claim.attempt}`,
     due_at: now + leaseMs,
     created: now,
+    asks: 0,
   };
   await insertAcquirerClaim(tx, row);
   return row;
@@ -117,6 +119,8 @@ export async function endClaim(tx: Db, dialect: Dialect, claim: AcquirerClaimRow
       await endLatePayment(tx, claim.reference, result.outcome === 'done' ? 'returned' : 'not_returned', { at, detail: refusalOf(result) });
     return true;
   }
+  // The reversal taken is the one whose refusal may still come: the refusal names it (docs/acquirers.md "Notifications").
+  if (claim.action === 'reversal' && result.outcome !== 'refused') await recordReversalTaken(tx, claim.payment_reference, result.acquirerReference);
   if (result.outcome === 'received') {
     if (claim.action !== 'refund') await endAuthorisationClaim(tx, claim.payment_reference, completed(claim), at);
     return true;
@@ -163,19 +167,56 @@ export async function settleFollowUp(
 }
 
 /**
+ * How many times the recovery job asks a reversal or a late payment's cancel-or-refund again, with
+ * its same key, before it is left to an operator (docs/acquirers.md "Claims and leases"). A capture or
+ * refund is left after its first ask: its own transaction shows the merchant at once that its
+ * outcome is unknown. A reversal or money paid late has none,
+ * and asking it again is harmless (the acquirer answers the first call's result), so it is asked a
+ * few more times, every ACQUIRER_RECOVERY_INTERVAL (by default two minutes in all), to ride out a
+ * short outage of the acquirer before a person is needed.
+ */
+export const RECOVERY_ASKS = 5;
+
+/**
  * The recovery job asked again and still has no answer: a capture or refund is left to an
  * operator (`manualintervention`, merchant webhook; its refund amount stays reserved, its
  * authorisation claimed, until `resolve`), its claim ended. A reversal or a late payment's
- * cancel-or-refund, which have no transaction of their own to hold, keep their claim: asked
- * again, with the same key, every interval.
+ * cancel-or-refund, which have no transaction of their own to hold, keep their claim, asked again
+ * every interval with the same key, until it was asked `RECOVERY_ASKS` times; then its claim ends
+ * and a reversal's authorisation, still claimed, is held for an operator (authorisation.ts
+ * `holdReversalForOperator`), money paid late is `not_returned` for an operator (late-payment.ts).
  */
 export async function leaveClaimToOperator(tx: Db, claim: AcquirerClaimRow, at: number): Promise<void> {
-  if (!ownsTransaction(claim) || !(await endAcquirerClaim(tx, claim.reference))) return;
-  await transition(tx, { reference: claim.reference, from: 'pending', to: 'manualintervention', cause: 'acquirer_outcome_unknown', at });
+  if (!ownsTransaction(claim) && claim.asks < RECOVERY_ASKS) return;
+  if (!(await endAcquirerClaim(tx, claim.reference))) return;
+  if (claim.action === 'reversal') await holdReversalForOperator(tx, claim.payment_reference, at);
+  else if (claim.action === 'cancelOrRefund')
+    await endLatePayment(tx, claim.reference, 'not_returned', { at, detail: 'The acquirer never answered; an operator must give the money back.' });
+  else await transition(tx, { reference: claim.reference, from: 'pending', to: 'manualintervention', cause: 'acquirer_outcome_unknown', at });
 }
 
 /** Whether the claim's reference is a transaction of its own (a capture, a refund) rather than the payment it acts on. */
 export const ownsTransaction = (claim: Pick<AcquirerClaimRow, 'action'>) => claim.action === 'capture' || claim.action === 'refund';
+
+/**
+ * A reversal whose answer no request or recovery job recorded, settled by the acquirer's
+ * notification or an operator (authorisation.ts `settleUnansweredReversal`), as a capture's or
+ * refund's notification settles it: its claim, if still open, ends here, so a request or the
+ * recovery job that gets the acquirer's answer later records nothing. False when the
+ * authorisation is no longer `reversing` as read.
+ */
+export async function settleReversalClaim(
+  tx: Db,
+  row: TransactionRow,
+  change: Parameters<typeof settleUnansweredReversal>[2] & { acquirerReference?: string },
+): Promise<boolean> {
+  await endAcquirerClaim(tx, row.reference);
+  if (change.acquirerReference !== undefined) await recordReversalTaken(tx, row.reference, change.acquirerReference);
+  return settleUnansweredReversal(tx, row, change);
+}
+
+/** The acquirer's reference of the reversal it answered last, kept on the authorisation's page: the one a refusal must name to re-open it. */
+const recordReversalTaken = (tx: Db, reference: string, acquirerReference: string) => setPageFields(tx, reference, { reversal_acquirer_reference: acquirerReference });
 
 /**
  * The capture or refund was settled meanwhile by the acquirer's notification (final already):

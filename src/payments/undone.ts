@@ -7,13 +7,14 @@
  * transaction, an event on its timeline with the acquirer's words, a merchant webhook of it, and
  * its parent put right with a webhook of its own — a refund's sale its `refundedAmount` (the
  * amount refundable again), a capture's authorisation `authorised` again. A sale captured with its
- * authorisation has no parent: it is undone itself, and refunds of it are refused.
+ * authorisation has no parent: it is undone itself, and refunds of it are refused. A capture the
+ * acquirer then made after all is redone (`redoCapture`).
  */
 import type { Db, Dialect } from '../store/store.ts';
 import type { TransactionRow } from '../store/schema.ts';
 import { recordTimelineEntry, setTransactionDetails, undoneByAcquirer } from '../store/transactions.ts';
 import { enqueueWebhook } from '../events/outbox.ts';
-import { giveCaptureBack } from './authorisation.ts';
+import { giveCaptureBack, recaptureAuthorisation } from './authorisation.ts';
 import { recordRefundedAmount } from './refunds.ts';
 
 export type Undoing = 'capture_failed' | 'refund_failed' | 'refund_reversed';
@@ -40,4 +41,25 @@ export async function undoFollowUp(tx: Db, dialect: Dialect, row: TransactionRow
     await giveCaptureBack(tx, row, { at: change.at, detail: change.detail });
   }
   return true;
+}
+
+/**
+ * A capture undone (`capture_failed`) that the acquirer then made after all: Adyen re-captures
+ * after some failures at the scheme and says so by a `CAPTURE` success, often under the first
+ * capture's own pspReference (docs/acquirers.md "Notifications"). The money is taken, so the undoing
+ * is undone the same way, in one unit: the transaction loses `details.undoneByAcquirer` (its
+ * timeline keeps both words, `acquirer_capture_failed` then `acquirer_recaptured`), the merchant gets
+ * a webhook of it, and a capture's authorisation is `captured` again naming it, with its webhook,
+ * when it is still `authorised`; a sale captured with its authorisation is refundable again. False
+ * when the authorisation was captured anew, reversed, or is being so meanwhile: it stays as it is,
+ * its timeline says what the acquirer did, and an operator should look (the money may be taken twice).
+ */
+export async function redoCapture(tx: Db, row: TransactionRow, change: { detail: string; at: number }): Promise<boolean> {
+  const cause = 'acquirer_recaptured';
+  await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause, detail: change.detail, at: change.at });
+  const { undoneByAcquirer: _undone, ...details } = JSON.parse(row.details) as Record<string, unknown>;
+  await setTransactionDetails(tx, row.reference, JSON.stringify(details));
+  await enqueueWebhook(tx, { reference: row.reference, to: row.status, at: change.at });
+  if (row.parent_reference === null) return true;
+  return recaptureAuthorisation(tx, row, { cause, ...change });
 }

@@ -27,12 +27,13 @@ export async function findDueAcquirerClaims(db: Db, now: number, limit: number) 
 
 /**
  * The recovery job takes a due claim (compare-and-set on when it was due, as read): of several
- * workers exactly one asks the acquirer; the claim is due again at `retryAt` in case that one dies too.
+ * workers exactly one asks the acquirer; the claim is due again at `retryAt` in case that one dies
+ * too, and counts the ask.
  */
 export async function takeDueAcquirerClaim(db: Db, take: { reference: string; dueAt: number; retryAt: number }): Promise<boolean> {
   const result = await db
     .updateTable('acquirer_claims')
-    .set({ due_at: take.retryAt })
+    .set((eb) => ({ due_at: take.retryAt, asks: eb('asks', '+', 1) }))
     .where('reference', '=', take.reference)
     .where('due_at', '=', take.dueAt)
     .executeTakeFirst();

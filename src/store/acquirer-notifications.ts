@@ -18,7 +18,10 @@ export interface AcquirerNotificationRecord {
  * acquirer reference and event code was recorded already (the primary key: the insert then does
  * nothing, and on PostgreSQL waits for a concurrent first one's commit), with what that one said.
  */
-export async function recordAcquirerNotification(db: Db, item: AcquirerNotificationRecord): Promise<{ first: true } | { first: false; success: boolean }> {
+export async function recordAcquirerNotification(
+  db: Db,
+  item: AcquirerNotificationRecord,
+): Promise<{ first: true } | { first: false; success: boolean; received: number }> {
   const result = await db
     .insertInto('acquirer_notifications')
     .values({
@@ -37,10 +40,29 @@ export async function recordAcquirerNotification(db: Db, item: AcquirerNotificat
   if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0) return { first: true };
   const earlier = await db
     .selectFrom('acquirer_notifications')
-    .select('success')
+    .select(['success', 'received'])
     .where('connector', '=', item.connector)
     .where('acquirer_reference', '=', item.acquirerReference)
     .where('event_code', '=', item.eventCode)
     .executeTakeFirstOrThrow();
-  return { first: false, success: earlier.success === 1 };
+  return { first: false, success: earlier.success === 1, received: Number(earlier.received) };
+}
+
+/**
+ * An item recorded already that says anew what Kassa's state no longer shows (a capture the
+ * acquirer made after all, under the first one's name: docs/acquirers.md "Notifications"), applied
+ * again: its record takes the time now, by a compare-and-set on the time it was recorded as read,
+ * so of two deliveries at once one applies it (on PostgreSQL the second waits for the first's
+ * commit, then finds the time moved). False when it had moved already.
+ */
+export async function recordAcquirerNotificationAgain(db: Db, item: AcquirerNotificationRecord, earlier: { received: number }): Promise<boolean> {
+  const result = await db
+    .updateTable('acquirer_notifications')
+    .set({ received: item.received })
+    .where('connector', '=', item.connector)
+    .where('acquirer_reference', '=', item.acquirerReference)
+    .where('event_code', '=', item.eventCode)
+    .where('received', '=', earlier.received)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

@@ -5,6 +5,21 @@
  */
 import type { Db } from './store.ts';
 
+/** Why a final payment's details changed (an authorisation's completion, money paid late), as its timeline says; null for a change the merchant does not see. */
+export type AuthorisationChangeCause =
+  | 'capture'
+  | 'reversal'
+  | 'reversal_refused_by_acquirer'
+  | 'acquirer_authorisation_expired'
+  | 'acquirer_capture_failed'
+  | 'acquirer_recaptured'
+  | 'acquirer_outcome_unknown'
+  | 'operator_resolved'
+  | 'acquirer_paid_late'
+  | 'late_payment_returned'
+  | 'late_payment_not_returned'
+  | null;
+
 /**
  * Compare-and-set on `details`: applies only if the payment still has the details it was
  * read with, so two concurrent captures cannot both claim it. Written with its event row; a
@@ -17,16 +32,7 @@ export async function recordAuthorisationChange(
     reference: string;
     fromDetails: string;
     toDetails: string;
-    cause:
-      | 'capture'
-      | 'reversal'
-      | 'reversal_refused_by_acquirer'
-      | 'acquirer_authorisation_expired'
-      | 'acquirer_capture_failed'
-      | 'acquirer_paid_late'
-      | 'late_payment_returned'
-      | 'late_payment_not_returned'
-      | null;
+    cause: AuthorisationChangeCause;
     /** The final status the payment must be in: `success` (an authorisation's completion) unless said. */
     status?: 'success' | 'failed';
     at: number;

@@ -32,6 +32,8 @@ import { vaultNetworkReference } from './migrations/024_vault_network_reference.
 import { acquirerEndpoints } from './migrations/025_acquirer_endpoints.ts';
 import { disputes } from './migrations/026_disputes.ts';
 import { fewerPagesPerCreate } from './migrations/027_fewer_pages_per_create.ts';
+import { claimAsks } from './migrations/028_claim_asks.ts';
+import { reversalReference } from './migrations/029_reversal_reference.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -61,6 +63,8 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '025_acquirer_endpoints': acquirerEndpoints(),
   '026_disputes': disputes(),
   '027_fewer_pages_per_create': fewerPagesPerCreate(dialect),
+  '028_claim_asks': claimAsks(),
+  '029_reversal_reference': reversalReference(),
 });
 
 /**

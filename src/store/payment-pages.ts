@@ -155,7 +155,11 @@ export async function leaveAuthorisationToOperator(db: Db, reference: string) {
   await db.updateTable('payment_pages').set({ recovery_due_at: null, technical_cancel_sent_at: null }).where('reference', '=', reference).execute();
 }
 
-export async function setPageFields(db: Db, reference: string, fields: { chosen_method?: string | null; acquirer_reference?: string | null }) {
+export async function setPageFields(
+  db: Db,
+  reference: string,
+  fields: { chosen_method?: string | null; acquirer_reference?: string | null; reversal_acquirer_reference?: string | null },
+) {
   await db.updateTable('payment_pages').set(fields).where('reference', '=', reference).execute();
 }
 

@@ -177,6 +177,8 @@ export interface PaymentPageTable {
   recovery_due_at: number | null;
   /** When the recovery job sent a technical cancel for it: from then on the cancel decides the outcome, not a notification. */
   technical_cancel_sent_at: number | null;
+  /** 029: the acquirer's reference of the reversal it took last (Adyen: the `/cancel`'s pspReference), which its refusal names. */
+  reversal_acquirer_reference: string | null;
 }
 
 /** A 3-D Secure authentication run by Kassa's 3DS Server; `id` is the threeDSServerTransID. */
@@ -398,6 +400,8 @@ export interface AcquirerClaimTable {
   /** The lease: until then the request that claimed it answers it; from then on the recovery job may ask again. */
   due_at: number;
   created: number;
+  /** How many times the recovery job took it to ask again (028_claim_asks). */
+  asks: Generated<number>;
 }
 
 export type AcquirerClaimRow = Selectable<AcquirerClaimTable>;

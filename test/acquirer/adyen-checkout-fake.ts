@@ -3,7 +3,9 @@
  * methods paid elsewhere: every request is validated against Adyen's own `CheckoutService-v71.json`
  * and one that breaks it is answered 422 and recorded as a violation. Stateful as Adyen is:
  * - `/payments` for iDEAL, PayPal and Klarna answers `RedirectShopper` with a redirect `action` to
- *   the method's page, served here (`/hpp/<id>`), where the tester (or a browser test) picks
+ *   the method's page, served here (`/hpp/<id>`; with `redirectBy: 'POST'` a POST action whose
+ *   `data` must be posted to `/hpp/<id>/enter`, as Adyen answers for some methods and banks),
+ *   where the tester (or a browser test) picks
  *   Authorised, Refused, Cancelled or Pending; the page sends the customer back to the `returnUrl`
  *   with a `redirectResult`, which `/payments/details` turns into that outcome. A Klarna payment's
  *   `lineItems` must add up to its amount (Klarna refuses it otherwise).
@@ -32,6 +34,8 @@ export interface CheckoutSession {
   amount: { value: number; currency: string };
   returnUrl: string;
   pspReference: string;
+  /** What a POST redirect's `data` carries, which the method's page must be posted. */
+  token: string;
   choice?: CheckoutChoice;
 }
 
@@ -39,6 +43,8 @@ export interface FakeCheckout {
   /** The Checkout API's root, as `kassa acquirer set --checkout-endpoint` takes it. */
   url: string;
   sessions: Map<string, CheckoutSession>;
+  /** How `/payments` sends the shopper to the method's page: a GET (default), or a POST of the action's `data`. */
+  redirectBy?: 'GET' | 'POST';
 }
 
 interface Recorder {
@@ -112,11 +118,21 @@ export async function checkoutApi(app: FastifyInstance, recorder: Recorder, base
       };
     }
     const id = randomBytes(12).toString('hex');
-    checkout.sessions.set(id, { id, reference: String(body.reference), method: method.type, amount, returnUrl: String(body.returnUrl), pspReference: pspReference() });
-    return {
-      status: 200,
-      body: { resultCode: 'RedirectShopper', action: { type: 'redirect', method: 'GET', url: `${base()}/hpp/${id}`, paymentMethodType: method.type } },
-    };
+    const token = randomBytes(12).toString('base64url');
+    checkout.sessions.set(id, {
+      id,
+      reference: String(body.reference),
+      method: method.type,
+      amount,
+      returnUrl: String(body.returnUrl),
+      pspReference: pspReference(),
+      token,
+    });
+    const action =
+      checkout.redirectBy === 'POST'
+        ? { type: 'redirect', method: 'POST', url: `${base()}/hpp/${id}/enter`, data: { sessionToken: token, entry: 'post' }, paymentMethodType: method.type }
+        : { type: 'redirect', method: 'GET', url: `${base()}/hpp/${id}`, paymentMethodType: method.type };
+    return { status: 200, body: { resultCode: 'RedirectShopper', action } };
   });
 
   route('/payments/details', (body) => {
@@ -156,15 +172,22 @@ export async function checkoutApi(app: FastifyInstance, recorder: Recorder, base
   }
 
   // The method's page: what the shopper would see at their bank or at PayPal or Klarna.
+  const methodPage = (session: CheckoutSession) => {
+    const buttons = checkoutChoices.map((choice) => `<button type="submit" name="choice" value="${choice}">${choice}</button>`).join('');
+    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fake ${escape(session.method)}</title></head><body><main><h1>Fake ${escape(session.method)}: pay ${session.amount.value} ${escape(session.amount.currency)}</h1><form method="post" action="/hpp/${session.id}">${buttons}</form></main></body></html>`;
+  };
   app.get<{ Params: { id: string } }>('/hpp/:id', async (request, reply) => {
     const session = checkout.sessions.get(request.params.id);
     if (!session) return reply.code(404).type('text/html').send('<p>unknown payment</p>');
-    const buttons = checkoutChoices.map((choice) => `<button type="submit" name="choice" value="${choice}">${choice}</button>`).join('');
-    return reply
-      .type('text/html')
-      .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fake ${escape(session.method)}</title></head><body><main><h1>Fake ${escape(session.method)}: pay ${session.amount.value} ${escape(session.amount.currency)}</h1><form method="post" action="/hpp/${session.id}">${buttons}</form></main></body></html>`,
-      );
+    return reply.type('text/html').send(methodPage(session));
+  });
+  // Entered by a POST redirect: only with the action's `data`, as the shopper's browser posts it.
+  app.post<{ Params: { id: string }; Body: Record<string, string> }>('/hpp/:id/enter', async (request, reply) => {
+    const session = checkout.sessions.get(request.params.id);
+    if (!session || request.body?.sessionToken !== session.token || request.body?.entry !== 'post') {
+      return reply.code(400).type('text/html').send('<p>unknown payment, or not the data of its redirect</p>');
+    }
+    return reply.type('text/html').send(methodPage(session));
   });
   app.post<{ Params: { id: string }; Body: { choice?: string } }>('/hpp/:id', async (request, reply) => {
     const session = checkout.sessions.get(request.params.id);

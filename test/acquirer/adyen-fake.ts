@@ -58,7 +58,8 @@ export interface FakeAdyen {
   /** The Checkout API beside the Payment API (adyen-checkout-fake.ts). */
   checkout: FakeCheckout;
   apiKey: string;
-  requests: { path: string; body: Record<string, unknown>; idempotencyKey: string | undefined }[];
+  /** Every request, with what a modification was answered (its own pspReference, which its notification names). */
+  requests: { path: string; body: Record<string, unknown>; idempotencyKey: string | undefined; answer?: Record<string, unknown> }[];
   violations: string[];
   /** How long an answer to a `.31` authorisation takes. */
   slowMs: number;
@@ -119,7 +120,8 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     const route = `/${request.params.route}`;
     const body = request.body;
     const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
-    fake.requests.push({ path: route, body, idempotencyKey });
+    const received: FakeAdyen['requests'][number] = { path: route, body, idempotencyKey };
+    fake.requests.push(received);
     if (request.headers['x-api-key'] !== fake.apiKey)
       return reply.code(401).send({ status: 401, errorCode: '000', message: 'HTTP Status Response - Unauthorized', errorType: 'security' });
     if (idempotencyKey !== undefined && idempotencyKey.length > MAX_IDEMPOTENCY_KEY)
@@ -133,6 +135,7 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     const key = `${route}:${idempotencyKey}`;
     const modified = async (answer: unknown) => {
       const instead = MODIFICATIONS.includes(route) ? await fake.beforeModification?.(route, body) : undefined;
+      received.answer = (instead ?? answer) as Record<string, unknown>;
       return instead ?? answer;
     };
     const replayed = idempotencyKey ? answers.get(key) : undefined;

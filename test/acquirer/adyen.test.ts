@@ -349,6 +349,9 @@ for (const backend of backends) {
       return { reference: row.reference, psp };
     }
 
+    /** The pspReference Adyen answered the authorisation's last `/cancel` with: the reversal's own, which its CANCELLATION names. */
+    const lastCancel = (psp: string) => adyen.requests.filter((r) => r.path === '/cancel' && r.body.originalReference === psp).at(-1)!.answer!.pspReference as string;
+
     async function notify(items: Record<string, unknown>[], options: { key?: string } = {}) {
       const notificationItems = items.map((item) =>
         signedNotification({ merchantAccountCode: 'ShopNL', eventDate: new Date().toISOString(), success: 'true', ...item }, options.key ?? HMAC_KEY),
@@ -428,7 +431,7 @@ for (const backend of backends) {
       });
       const cancellation = (merchantReference: string, pspReference: string, success: string) => ({
         eventCode: 'CANCELLATION',
-        pspReference: `CAN${pspReference}`,
+        pspReference: lastCancel(pspReference),
         originalReference: pspReference,
         merchantReference,
         amount: { value: 2500, currency: 'EUR' },
@@ -456,15 +459,15 @@ for (const backend of backends) {
 
     test('a notification item is applied once: sent again after the payment moved on, or twice at the same time, it changes nothing and sends no webhook', async () => {
       const { reference, psp } = await liveAuthorisation(2600);
+      assert.equal((await live.post('/reversal', { reference })).json().details.captureStatus, 'reversed');
       const refusal = {
         eventCode: 'CANCELLATION',
-        pspReference: `CAN${psp}`,
+        pspReference: lastCancel(psp),
         originalReference: psp,
         merchantReference: reference,
         amount: { value: 2600, currency: 'EUR' },
         success: 'false',
       };
-      assert.equal((await live.post('/reversal', { reference })).json().details.captureStatus, 'reversed');
       assert.equal((await notify([refusal])).body, '[accepted]');
       assert.equal((await live.get(`/transaction?reference=${reference}`)).json().details.captureStatus, 'authorised');
       assert.equal((await deliveriesFor(t.store, reference)).length, 1);
@@ -484,7 +487,7 @@ for (const backend of backends) {
       assert.equal((await live.post('/reversal', { reference: other.reference })).statusCode, 200);
       const twice = {
         ...refusal,
-        pspReference: `CAN${other.psp}`,
+        pspReference: lastCancel(other.psp),
         originalReference: other.psp,
         merchantReference: other.reference,
         amount: { value: 2700, currency: 'EUR' },
@@ -502,10 +505,36 @@ for (const backend of backends) {
       assert.deepEqual(
         kept.map((k) => [k.acquirer_reference, k.event_code, k.original_reference, k.success]).sort(),
         [
-          [`CAN${other.psp}`, 'CANCELLATION', other.psp, 0],
-          [`CAN${psp}`, 'CANCELLATION', psp, 0],
+          [twice.pspReference, 'CANCELLATION', other.psp, 0],
+          [refusal.pspReference, 'CANCELLATION', psp, 0],
         ].sort(),
       );
+    });
+
+    test('a refused CANCELLATION re-opens the authorisation only when it names the reversal Adyen took last: another is kept on the timeline and changes nothing', async () => {
+      const { reference, psp } = await liveAuthorisation(2800);
+      assert.equal((await live.post('/reversal', { reference })).json().details.captureStatus, 'reversed');
+      const refusal = (pspReference: string) => ({
+        eventCode: 'CANCELLATION',
+        pspReference,
+        originalReference: psp,
+        merchantReference: reference,
+        amount: { value: 2800, currency: 'EUR' },
+        success: 'false',
+        reason: 'Transaction not found',
+      });
+      // The refusal of another reversal of it (an earlier one's, come late): the amount was released by the one Adyen took.
+      assert.equal((await notify([refusal('CANEARLIER000001')])).body, '[accepted]');
+      assert.equal((await live.get(`/transaction?reference=${reference}`)).json().details.captureStatus, 'reversed');
+      const kept = (await eventsOf(t.store.read, reference)).at(-1)!;
+      assert.deepEqual([kept.cause, kept.detail], ['acquirer_notice', 'CANCELLATION (not done), 28 EUR: Transaction not found']);
+      assert.equal((await deliveriesFor(t.store, reference)).length, 0, 'nothing to tell the merchant');
+      // The refusal of the reversal Adyen took: the amount is still held.
+      assert.equal((await notify([refusal(lastCancel(psp))])).body, '[accepted]');
+      assert.equal((await live.get(`/transaction?reference=${reference}`)).json().details.captureStatus, 'authorised');
+      assert.equal((await eventsOf(t.store.read, reference)).at(-1)!.cause, 'reversal_refused_by_acquirer');
+      assert.equal((await deliveriesFor(t.store, reference)).length, 1);
+      assert.deepEqual(adyen.violations, []);
     });
 
     test("a payment held for review (no answer in time) learns its outcome from Adyen's AUTHORISATION notification", async () => {

@@ -5,8 +5,9 @@
  * authorisation (two-way and three-way races, captures of different amounts); a capture or refund
  * with no answer is asked again by the recovery job with the same key and amount, a retry with its
  * Idempotency-Reference gets 409 during the claim's lease and then the outcome; one still without
- * an answer is left to an operator, shown in the console and resolved there; an idempotency
- * record whose operation is unfinished is not purged.
+ * an answer is left to an operator, shown in the console and resolved there; a reversal without
+ * one is asked again RECOVERY_ASKS times, then held for an operator likewise (or settled
+ * by its CANCELLATION notification); an idempotency record whose operation is unfinished is not purged.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +19,9 @@ import { ConsoleClient, makeAccount } from '../console/support.ts';
 import { signedNotification } from './signed-notification.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { recoverAcquirerClaims } from '../../src/payments/acquirer-recovery.ts';
+import { RECOVERY_ASKS } from '../../src/payments/claims.ts';
+import { setWebhookUrl } from '../../src/events/admin.ts';
+import { deliveriesFor } from '../events/support.ts';
 import { run } from '../../src/payments/operations/run.ts';
 import { resolve } from '../../src/payments/operations/resolve.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
@@ -263,6 +267,81 @@ for (const backend of backends) {
       assert.equal((await notify(item)).body, '[accepted]');
       assert.equal((await transaction(held.reference)).status, 'success');
       assert.equal((await transaction(reference)).details.refundedAmount, 12);
+    });
+
+    /** A reversal of a fresh authorisation that Adyen never answers (a 5xx every time), and the recovery job run until it gives up; returns how often Adyen was asked. */
+    async function unansweredReversal() {
+      const { reference, psp } = await paid({ transactionType: 'authorise', amount: '40.00' });
+      adyen.beforeModification = () => {
+        throw new Error('Adyen is down');
+      };
+      try {
+        const first = await t.client.post('/reversal', { reference });
+        assert.deepEqual([first.statusCode, first.json().title], [503, 'No answer from the acquirer'], first.body);
+        // Each run once the claim is due again (ACQUIRER_RECOVERY_INTERVAL after the last), and one more than it takes.
+        let at = Date.now() + AFTER_MS + 1000;
+        for (let run = 0; run <= RECOVERY_ASKS; run++) {
+          await recoverAcquirerClaims(ports(), (error) => errors.push(error), at);
+          at += t.config.acquirerRecoveryIntervalMs + 1;
+        }
+      } finally {
+        adyen.beforeModification = undefined;
+      }
+      return { reference, psp, asked: modificationsOf(psp, ['/cancel']) };
+    }
+
+    test(`a reversal Adyen never answers is asked again ${RECOVERY_ASKS} times with its key, then held for an operator: the merchant and the console see it, the operator resolves it`, async () => {
+      await setWebhookUrl(t.store, t.merchant.merchantId, 'https://shop.example/webhooks');
+      const { reference, asked } = await unansweredReversal();
+      assert.equal(asked.length, 1 + RECOVERY_ASKS, 'the request, then the recovery job, and then no more');
+      assert.deepEqual(new Set(asked.map((r) => r.idempotencyKey)).size, 1, 'one key for every ask');
+      const held = await transaction(reference);
+      assert.deepEqual([held.status, held.details.captureStatus, held.details.acquirerOutcomeUnknown], ['success', 'authorised', 'reversal']);
+      assert.deepEqual((await eventsOf(t.store.read, reference)).map((e) => e.cause).slice(-1), ['acquirer_outcome_unknown']);
+      assert.equal((await deliveriesFor(t.store, reference)).length, 2, 'the merchant is told (the payment, then the hold)');
+      assert.ok(!(await t.store.read.selectFrom('acquirer_claims').select('reference').where('reference', '=', reference).executeTakeFirst()), 'its claim ended');
+      const capture = await t.client.post('/capture', { reference });
+      assert.deepEqual(
+        [capture.statusCode, capture.json().detail],
+        [409, 'The acquirer never answered the reversal of this authorisation: it is held for an operator, who resolves it.'],
+      );
+      assert.equal((await t.client.post('/reversal', { reference })).statusCode, 409);
+
+      await makeAccount(t.store, `reversal-${backend}@kassa.test`);
+      const operator = new ConsoleClient(t.app);
+      await operator.signIn(`reversal-${backend}@kassa.test`);
+      const page = await operator.get(`/dashboard/payments/${reference}`);
+      assert.match(page.body, /Reversal held for review/);
+      assert.match(page.body, /No outcome from the acquirer/);
+      assert.match(page.body, /resolve-outcome/, 'the console offers to resolve it');
+      const csrf = await operator.csrf();
+      const resolved = await operator.post(`/dashboard/payments/${reference}/resolve`, { csrf, outcome: 'failed', reason: 'Adyen still holds it', confirmed: 'yes' });
+      assert.equal(resolved.statusCode, 303, resolved.body);
+      const authorised = await transaction(reference);
+      assert.deepEqual([authorised.status, authorised.details.captureStatus, authorised.details.acquirerOutcomeUnknown], ['success', 'authorised', undefined]);
+      assert.deepEqual((await eventsOf(t.store.read, reference)).map((e) => e.cause).slice(-1), ['operator_resolved']);
+      assert.equal((await t.client.post('/capture', { reference })).statusCode, 200, 'the held amount can be captured again');
+      assert.deepEqual(errors, []);
+    });
+
+    test('a reversal held for an operator is settled by Adyen’s CANCELLATION notification when it comes; an operator resolves it as reversed', async () => {
+      const done = await unansweredReversal();
+      assert.equal((await transaction(done.reference)).details.acquirerOutcomeUnknown, 'reversal');
+      const item = {
+        eventCode: 'CANCELLATION',
+        pspReference: `CAN${done.psp}`,
+        originalReference: done.psp,
+        merchantReference: done.reference,
+        amount: { value: 4000, currency: 'EUR' },
+      };
+      assert.equal((await notify(item)).body, '[accepted]');
+      const reversed = await transaction(done.reference);
+      assert.deepEqual([reversed.details.captureStatus, reversed.details.acquirerOutcomeUnknown], ['reversed', undefined]);
+
+      const resolved = await unansweredReversal();
+      const answer = await run(resolve, { reference: resolved.reference, outcome: 'success' }, { ports: ports(), caller: undefined, now: Date.now(), log: console });
+      assert.deepEqual([answer.status, JSON.parse(answer.details).captureStatus], ['success', 'reversed']);
+      assert.deepEqual(errors, []);
     });
 
     test('an idempotency record whose capture is unfinished is not purged; once the capture is settled it is', async () => {

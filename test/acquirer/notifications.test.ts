@@ -222,6 +222,65 @@ for (const backend of backends) {
       assert.deepEqual(adyen.violations, []);
     });
 
+    test('a capture Adyen makes after all after CAPTURE_FAILED, its CAPTURE under the first one’s pspReference: redone once, the authorisation captured again, both webhooks, refundable', async () => {
+      const { reference, psp, capture } = await captured();
+      const pspReference = `PSPR${String(++psps).padStart(12, '0')}`;
+      const item = { pspReference, originalReference: psp, merchantReference: capture, amount: { value: 2500, currency: 'EUR' } };
+      assert.equal((await notify({ ...item, eventCode: 'CAPTURE' })).body, '[accepted]');
+      assert.equal((await notify({ ...item, eventCode: 'CAPTURE_FAILED', reason: 'Capture Failed' })).body, '[accepted]');
+      assert.equal((await transaction(capture)).details.undoneByAcquirer, 'capture_failed');
+      assert.equal((await transaction(reference)).details.captureStatus, 'authorised');
+      const [captureHooks, authorisationHooks] = [(await webhooks(capture)).length, (await webhooks(reference)).length];
+
+      // Adyen re-captures and says so under the capture's own pspReference: the money is taken after all.
+      const recaptured = { ...item, eventCode: 'CAPTURE', reason: 'Transaction Recaptured' };
+      assert.equal((await notify(recaptured)).body, '[accepted]');
+      const redone = await transaction(capture);
+      assert.deepEqual([redone.status, redone.details.undoneByAcquirer], ['success', undefined]);
+      const [event] = (await eventsOf(t.store.read, capture)).slice(-1);
+      assert.deepEqual([event.cause, event.detail], ['acquirer_recaptured', 'CAPTURE, 25 EUR: Transaction Recaptured']);
+      const authorisation = await transaction(reference);
+      assert.deepEqual([authorisation.details.captureStatus, authorisation.details.captureReference, authorisation.details.capturedAmount], ['captured', capture, 25]);
+      assert.deepEqual((await causes(reference)).slice(-1), ['acquirer_recaptured']);
+      assert.equal((await webhooks(capture)).length, captureHooks + 1);
+      assert.equal((await webhooks(reference)).length, authorisationHooks + 1);
+
+      // The re-capture's item sent again, also twice at once: changes nothing.
+      const before = await snapshot(capture);
+      const again = await Promise.all([notify(recaptured), notify(recaptured)]);
+      assert.deepEqual(
+        again.map((answer) => answer.body),
+        ['[accepted]', '[accepted]'],
+      );
+      assert.deepEqual(await snapshot(capture), before, 'applied once');
+      const refunded = await t.client.post('/refund', { reference: capture, amount: '10.00' });
+      assert.equal(refunded.statusCode, 200, 'the capture is paid, and refundable');
+      assert.deepEqual(adyen.violations, []);
+    });
+
+    test('a capture made after all once its authorisation was captured anew changes only the timelines, for an operator to look at', async () => {
+      const { reference, psp, capture } = await captured();
+      const item = {
+        pspReference: `PSPR${String(++psps).padStart(12, '0')}`,
+        originalReference: psp,
+        merchantReference: capture,
+        amount: { value: 2500, currency: 'EUR' },
+      };
+      await notify({ ...item, eventCode: 'CAPTURE' });
+      await notify({ ...item, eventCode: 'CAPTURE_FAILED' });
+      const anew = (await t.client.post('/capture', { reference, amount: '25.00' })).json() as { reference: string };
+      lines.length = 0;
+      assert.equal((await notify({ ...item, eventCode: 'CAPTURE', reason: 'Transaction Recaptured' }, logged)).body, '[accepted]');
+      assert.equal((await transaction(capture)).details.undoneByAcquirer, undefined, 'the money of the first capture was taken');
+      const authorisation = await transaction(reference);
+      assert.deepEqual([authorisation.details.captureStatus, authorisation.details.captureReference], ['captured', anew.reference]);
+      assert.deepEqual((await causes(reference)).slice(-1), ['acquirer_recaptured']);
+      assert.ok(
+        lines.some((line) => line.includes('the money may be taken twice')),
+        lines.join('\n'),
+      );
+    });
+
     test('CAPTURE_FAILED of a sale captured with its authorisation: it stays success but says it was undone, with its webhook; it cannot be refunded', async () => {
       const { reference, psp } = await paid({ amount: '40.00' });
       const hooks = (await webhooks(reference)).length;
@@ -232,6 +291,16 @@ for (const backend of backends) {
         assert.equal((await webhooks(reference)).length, hooks + 1);
       });
       assert.equal((await t.client.post('/refund', { reference })).json().errors?.[0].code, 'not_paid');
+      // Adyen makes it after all: paid, and refundable again.
+      await notify({
+        eventCode: 'CAPTURE',
+        originalReference: psp,
+        merchantReference: reference,
+        amount: { value: 4000, currency: 'EUR' },
+        reason: 'Transaction Recaptured',
+      });
+      assert.deepEqual([(await transaction(reference)).details.undoneByAcquirer, (await causes(reference)).at(-1)], [undefined, 'acquirer_recaptured']);
+      assert.equal((await t.client.post('/refund', { reference })).statusCode, 200);
     });
 
     test('CAPTURE_FAILED before CAPTURE: the pending capture fails, the authorisation is authorised again with its webhook', async () => {

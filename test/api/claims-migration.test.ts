@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Database } from '../../src/store/schema.ts';
 import { acquirerClaims } from '../../src/store/migrations/018_acquirer_claims.ts';
+import { claimAsks } from '../../src/store/migrations/028_claim_asks.ts';
 import { backends, cardPayment, rawDatabase, suiteApp } from '../support/app.ts';
 import { insertTransaction } from '../../src/store/transactions.ts';
 import { pendingPaymentRow } from '../events/support.ts';
@@ -18,12 +19,16 @@ for (const backend of backends) {
   describe(`018_acquirer_claims on a refund cut off before it (${backend})`, () => {
     const t = suiteApp(backend);
 
-    /** 018's own step on the test database, through a connection of its own as the migrator's; its table dropped first, as before 018. */
+    /**
+     * 018's own step on the test database, through a connection of its own as the migrator's; its
+     * table dropped first, as before 018, and the later steps that change that table run after it.
+     */
     async function applyClaims() {
       const db = rawDatabase<Database>(backend, t.database);
       try {
         await db.schema.dropTable('acquirer_claims').execute();
         await acquirerClaims().up(db);
+        await claimAsks().up(db);
       } finally {
         await db.destroy();
       }

@@ -3,8 +3,9 @@
  * and PostgreSQL (docs/acquirers.md "Methods paid elsewhere through Adyen"): the customer opens
  * payUrl, is sent to the method's page the stand-in serves for Adyen (its every request validated
  * against `CheckoutService-v71.json`), picks the outcome there, and comes back through Kassa
- * (`/payments/details`) to the shop; a bank transfer shows Adyen's account and reference on
- * Kassa's page. axe on Kassa's pages; no CSP violation.
+ * (`/payments/details`) to the shop, also when Adyen's redirect is a POST (Kassa's page posts its
+ * data by itself); a bank transfer shows Adyen's account and reference on Kassa's page. axe on
+ * Kassa's pages; no CSP violation.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,6 +66,24 @@ for (const backend of backends) {
         }
       });
     }
+
+    test("a redirect that is a POST: Kassa's page posts the action's data to the method's page by itself, under its CSP", async () => {
+      adyen.checkout.redirectBy = 'POST';
+      const payment = await create('ideal');
+      const { context, page, cspViolations } = await h.context({ reach: [adyen.url] });
+      try {
+        await page.goto(payment.payUrl);
+        await page.getByRole('heading', { name: /^Fake ideal/ }).waitFor();
+        assert.match(page.url(), /\/hpp\/[0-9a-f]+\/enter$/, 'entered by the POST, with its data');
+        await page.getByRole('button', { name: 'Authorised' }).click();
+        await page.waitForURL(h.returnUrl);
+        assert.equal((await read(payment.reference)).status, 'success');
+        assert.deepEqual(cspViolations, []);
+      } finally {
+        adyen.checkout.redirectBy = undefined;
+        await context.close();
+      }
+    });
 
     test("bank transfer: Adyen's account and the reference to quote on Kassa's page", async () => {
       const payment = await create('banktransfer', { language: 'nld' });

@@ -905,6 +905,11 @@ export interface components {
                 captureStatus?: string;
                 capturedAmount?: number;
                 /**
+                 * @description Authorisations: the acquirer never answered their reversal; whether the amount is still held is unknown, so it is neither captured nor reversed until an operator or the acquirer settles it.
+                 * @enum {string}
+                 */
+                acquirerOutcomeUnknown?: "reversal";
+                /**
                  * @description A capture or refund that is `success` but that the acquirer undid afterwards: nothing was taken (its authorisation is `authorised` again) or nothing was given back (the sale's `refundedAmount` leaves it out).
                  * @enum {string}
                  */

@@ -11,7 +11,8 @@
  *            second thing (Adyen answers the first call's result; `received` waits for the notification)
  *   commit   answered → the claim ended as a request would have ended it (claims.ts `endClaim`); no
  *            answer again → a capture or refund `manualintervention` for an operator, a reversal or a
- *            late payment's cancel-or-refund due again
+ *            late payment's cancel-or-refund due again until it was asked RECOVERY_ASKS times, then
+ *            left to an operator
  */
 import type { AcquirerClaimRow, TransactionRow } from '../../store/schema.ts';
 import type { FollowUpResult } from '../../acquirer/connector.ts';
@@ -49,7 +50,7 @@ export const finishAcquirerClaim = systemOperation({
     }
     const row = (await findTransaction(tx, claim.reference))!;
     if (ownsTransaction(claim) && row.status !== 'pending') return stop(await endSettledClaim(tx, claim, row, now).then(() => row));
-    return { claim, row };
+    return { claim: { ...claim, asks: claim.asks + 1 }, row };
   },
   // Reached only with a taken claim (reserve stops otherwise).
   act: async (taken, { ports }) => {

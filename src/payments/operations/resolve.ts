@@ -3,13 +3,17 @@
  * `failed`), once the operator learned the acquirer's real outcome: `kassa payment resolve`.
  * The same `transition()` as every other change, so the merchant gets the same webhook; a
  * capture or refund resolved changes what its parent shows with it (claims.ts `settleFollowUp`).
+ * An authorisation whose reversal the acquirer never answered (`details.acquirerOutcomeUnknown`,
+ * docs/acquirers.md "Claims and leases") is resolved the same way, its status staying `success`:
+ * `success` the reversal was done (`reversed`), `failed` it was not (`authorised` again).
  */
 import { Problem } from '../../ground/problem.ts';
 import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findTransaction } from '../../store/transactions.ts';
 import { transition } from '../transition.ts';
 import { settleAuthorisationInFlight } from '../../store/payment-pages.ts';
-import { settleFollowUp } from '../claims.ts';
+import { settleFollowUp, settleReversalClaim } from '../claims.ts';
+import { reversalHeldForOperator } from '../authorisation.ts';
 import { systemOperation } from './operation.ts';
 
 export interface Resolution {
@@ -31,12 +35,19 @@ export const resolve = systemOperation({
   load: (resolution, { ports }) => findTransaction(ports.store.read, resolution.reference),
   decide: (row, resolution) => {
     if (!row) throw Problem.notFound(`No transaction with reference ${resolution.reference}.`);
-    if (row.status !== 'manualintervention')
-      throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a payment in manualintervention can be resolved.`);
+    if (row.status !== 'manualintervention' && !reversalHeldForOperator(row)) {
+      throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a payment in manualintervention, or a reversal held for an operator, can be resolved.`);
+    }
     return resolution;
   },
   commit: async (tx, { reference, outcome, failureCode }, { ports, now }) => {
     const row = (await findTransaction(tx, reference))!;
+    if (reversalHeldForOperator(row)) {
+      if (!(await settleReversalClaim(tx, row, { done: outcome === 'success', cause: 'operator_resolved', at: now }))) {
+        throw Problem.conflict(`Transaction ${reference} changed at the same time; read it again.`);
+      }
+      return (await findTransaction(tx, reference))!;
+    }
     if (row.parent_reference !== null) {
       // A capture or refund the acquirer never answered (claims.ts): its parent shows the outcome too.
       const settled = await settleFollowUp(tx, ports.store.dialect, row, { from: 'manualintervention', to: outcome, failureCode, cause: 'operator_resolved', at: now });

@@ -83,7 +83,7 @@ export async function settleStep(tx: Db, result: AuthoriseResult, { caller, now 
   switch (result.outcome) {
     case 'redirect':
       if (result.acquirerReference) await setPageFields(tx, reference, { acquirer_reference: result.acquirerReference });
-      return { step: 'redirect', url: result.url };
+      return { step: 'redirect', url: result.url, ...(result.form ? { form: result.form } : {}) };
     case 'pending': {
       if (result.acquirerReference) await setPageFields(tx, reference, { acquirer_reference: result.acquirerReference });
       const current = (await findTransaction(tx, reference))!;

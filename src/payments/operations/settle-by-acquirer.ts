@@ -5,7 +5,8 @@
  * it (or `pending`, its authorisation in flight, when Kassa died before committing the answer);
  * this moves either to `success` or `failed` through the same state change (and so the
  * same events and webhooks) as everything else. A reversal is recorded at once; a word that
- * the acquirer could not do it makes the authorisation `authorised` again. The notification is
+ * the acquirer could not do it makes the authorisation `authorised` again, and a reversal whose
+ * answer Kassa never recorded (claims.ts) is settled by the word. The notification is
  * already verified, by its connector's reader (acquirer/notifications.ts). Each item is recorded, by the acquirer's name
  * of it, in the unit of work that applies it: one sent again changes nothing and sends no webhook,
  * whatever happened to the payment since (a reversal refused, then made again, is not re-opened
@@ -13,7 +14,8 @@
  *
  * The later words (docs/acquirers.md "Notifications", one line each there): a capture or refund
  * that failed after the acquirer took it ends `failed` like a refused one, or, when it was `success`
- * already, is undone (undone.ts: final states never change); an authorisation's expiry releases
+ * already, is undone (undone.ts: final states never change), and redone when the acquirer makes the
+ * capture after all (its item may be the first capture's again); an authorisation's expiry releases
  * it (`reversed`); the outcome of Kassa's technical cancel ends a payment still waiting for it, or
  * tells the merchant and an operator that it was refused; a closed offer ends a pending payment
  * `failed`/`expired`; a dispute's stage opens or moves its chargeback transaction (disputes.ts,
@@ -29,13 +31,13 @@
 import type { TransactionRow } from '../../store/schema.ts';
 import type { Db, Dialect } from '../../store/store.ts';
 import { captureStatusOf, recordAcquirerOutcome, recordExpiredAuthorisation, recordRefusedReversal } from '../authorisation.ts';
-import { findOwnTransaction, findTransaction, recordTimelineEntry } from '../../store/transactions.ts';
-import { settleFollowUp } from '../claims.ts';
-import { undoFollowUp, type Undoing } from '../undone.ts';
+import { findOwnTransaction, findTransaction, recordTimelineEntry, undoneByAcquirer } from '../../store/transactions.ts';
+import { settleFollowUp, settleReversalClaim } from '../claims.ts';
+import { redoCapture, undoFollowUp, type Undoing } from '../undone.ts';
 import { transition } from '../transition.ts';
 import { enqueueWebhook } from '../../events/outbox.ts';
 import { endAuthorisationInFlight, findPaymentPage, leaveAuthorisationToOperator, settleAuthorisationInFlight, type PaymentPageRow } from '../../store/payment-pages.ts';
-import { recordAcquirerNotification } from '../../store/acquirer-notifications.ts';
+import { recordAcquirerNotification, recordAcquirerNotificationAgain } from '../../store/acquirer-notifications.ts';
 import { amountNumber, findCurrency } from '../../ground/amount.ts';
 import { Problem } from '../../ground/problem.ts';
 import { methodPaidElsewhere } from './send-to-method.ts';
@@ -61,13 +63,15 @@ type Settlement =
        * authorisation: a payment whose authorisation had no answer (manualintervention, docs/api.md#existing-clients), or
        * whose process died before committing the answer (pending, its authorisation in flight), learns its outcome.
        */
-      kind: 'authorisation' | 'capture' | 'refund' | 'refused reversal';
+      kind: 'authorisation' | 'capture' | 'refund' | 'refused reversal' | 'unanswered reversal';
       row: TransactionRow;
       to: 'success' | 'failed';
       word: AcquirerWord;
     }
   /** A capture or refund that was `success` and that the acquirer undid (undone.ts). */
   | { kind: 'undone'; row: TransactionRow; undoing: Undoing; word: AcquirerWord }
+  /** A capture the acquirer undid and then made after all (undone.ts `redoCapture`). */
+  | { kind: 'redone'; row: TransactionRow; word: AcquirerWord }
   /** An authorisation held, not captured, released by the acquirer. */
   | { kind: 'expired'; row: TransactionRow; word: AcquirerWord }
   /** The technical cancel of a payment that waits for it (`manualintervention`) was done. */
@@ -99,21 +103,28 @@ export const settleByAcquirer = systemOperation({
   parse: (word: AcquirerWord) => word,
   load: async (word, { ports }): Promise<Found> => {
     const row = word.event === 'unknown' ? undefined : await findOwnTransaction(ports.store.read, word.owner, word.reference);
-    const page = row && (open(row) || word.event === 'cancelled' || word.event === 'authorisation') ? await findPaymentPage(ports.store.read, row.reference) : undefined;
+    const page =
+      row && (open(row) || word.event === 'cancelled' || word.event === 'reversal' || word.event === 'authorisation')
+        ? await findPaymentPage(ports.store.read, row.reference)
+        : undefined;
     return { row, page };
   },
   decide: (found, word, { now }) => ({ word, settlement: settlementOf(found, word, now) }),
   commit: async (tx, { word, settlement }, { ports, now }): Promise<Applied> => {
-    const recorded = await recordAcquirerNotification(tx, {
-      ...word.item,
-      acquirerReference: word.acquirerReference,
-      owner: word.owner,
-      reference: word.reference,
-      success: word.success,
-      received: now,
-    });
-    if (!recorded.first) return { item: 'sent again', differs: recorded.success !== word.success };
+    const record = { ...word.item, acquirerReference: word.acquirerReference, owner: word.owner, reference: word.reference, success: word.success, received: now };
+    const recorded = await recordAcquirerNotification(tx, record);
+    // A capture made after all may come under the first capture's own name: that item again, saying what Kassa no longer shows.
+    const anew = !recorded.first && settlement?.kind === 'redone' && recorded.success && (await recordAcquirerNotificationAgain(tx, record, recorded));
+    if (!recorded.first && !anew) return { item: 'sent again', differs: recorded.success !== word.success };
     if (!settlement) return { item: 'first', row: undefined };
+    if (settlement.kind === 'redone') {
+      const { row } = settlement;
+      const putRight = await redoCapture(tx, row, { detail: detailOf(word), at: now });
+      const attention = putRight
+        ? undefined
+        : `the acquirer made capture ${row.reference} after all, but its authorisation ${row.parent_reference} was captured anew or reversed meanwhile: the money may be taken twice; an operator should look`;
+      return { item: 'first', row: await findTransaction(tx, row.reference), attention };
+    }
     if (settlement.kind === 'dispute') {
       const outcome = await recordDisputeWord(tx, settlement.row, disputeWordOf(settlement.word), { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
       if (outcome.kind !== 'refused') return { item: 'first', row: outcome.row };
@@ -186,11 +197,20 @@ function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Se
       // Money taken for a payment Kassa ended (expired while the customer was at their bank), given back, once; a technical cancel sent gives it back already.
       return page?.technical_cancel_sent_at || latePaymentStatusOf(row) !== undefined || !payableLate(row) ? timeline() : { kind: 'paid late', row, word };
     }
-    case 'reversal':
-      // A done reversal is what Kassa recorded already; a replayed refusal finds it `authorised` and changes nothing.
-      return !word.success && captureStatusOf(row) === 'reversed' ? { kind: 'refused reversal', row, to, word } : undefined;
+    case 'reversal': {
+      // The acquirer's reference of the reversal it answered last: the word names its own (docs/acquirers.md "Notifications").
+      const taken = page?.reversal_acquirer_reference ?? null;
+      // A reversal whose answer Kassa never recorded (its claim open, or held for an operator) is settled by the word, as a capture's is; a word of an earlier one is not its.
+      if (captureStatusOf(row) === 'reversing') return word.acquirerReference === taken ? timeline() : { kind: 'unanswered reversal', row, to, word };
+      // A done reversal is what Kassa recorded already.
+      if (word.success) return undefined;
+      // A refusal re-opens the authorisation only if it answers the reversal taken last (one taken before Kassa kept references is taken as that one); another changes nothing.
+      return captureStatusOf(row) === 'reversed' && (taken === null || taken === word.acquirerReference) ? { kind: 'refused reversal', row, to, word } : timeline();
+    }
     case 'capture':
     case 'refund': {
+      // A capture the acquirer undid (capture_failed) and then made after all, under a name of its own or the first capture's.
+      if (word.event === 'capture' && word.success && row.status === 'success' && undoneByAcquirer(row) === 'capture_failed') return { kind: 'redone', row, word };
       // A capture or refund the recovery job left to an operator (claims.ts) is settled by the word too.
       const kind = row.type === 'credit' ? 'refund' : 'capture';
       return open(row) && row.parent_reference !== null && kind === word.event ? { row, kind, to, word } : undefined;
@@ -258,7 +278,7 @@ export function detailOf(word: AcquirerWord): string {
 
 async function settle(
   tx: Db,
-  settlement: Exclude<Settlement, { kind: 'dispute' | 'paid late' }>,
+  settlement: Exclude<Settlement, { kind: 'dispute' | 'paid late' | 'redone' }>,
   { dialect, now }: { dialect: Dialect; now: number },
 ): Promise<TransactionRow | undefined> {
   const { row, word } = settlement;
@@ -268,6 +288,19 @@ async function settle(
     case 'refused reversal':
       await recordRefusedReversal(tx, row, now);
       break;
+    case 'unanswered reversal': {
+      const done = settlement.to === 'success';
+      // Its answer recorded meanwhile (the request's): Adyen sends the word again, which then finds what that answer left.
+      const change = {
+        done,
+        cause: done ? ('reversal' as const) : ('reversal_refused_by_acquirer' as const),
+        at: now,
+        detail,
+        acquirerReference: word.acquirerReference,
+      };
+      if (!(await settleReversalClaim(tx, row, change))) throw changedMeanwhile();
+      break;
+    }
     case 'refund':
     case 'capture': {
       const from = row.status as 'pending' | 'manualintervention';
@@ -332,6 +365,9 @@ async function settle(
   }
   return findTransaction(tx, row.reference);
 }
+
+/** The transaction changed between the load and the unit: the acquirer sends the item again (it was not `[accepted]`), and it is decided anew. */
+const changedMeanwhile = () => Problem.conflict('The payment changed at the same time; send the notification again.', { 'Retry-After': '1' });
 
 /** The notification comes again later (Adyen resends what is not `[accepted]`), when the answer is committed or its request is gone. */
 const authorisationBeingAnswered = () =>
