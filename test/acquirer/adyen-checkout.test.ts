@@ -16,13 +16,13 @@ import type { CheckoutChoice } from './adyen-checkout-fake.ts';
 import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
 import { signedNotification } from './signed-notification.ts';
+import { hiddenValue } from '../pages/flow.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { findPaymentPage } from '../../src/store/payment-pages.ts';
 import { deliveriesFor, waitFor } from '../events/support.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
-import { hiddenValue } from '../pages/flow.ts';
 
 const skip = needs(adyenContractMissing);
 const HMAC_KEY = randomBytes(32).toString('hex');
@@ -152,6 +152,31 @@ for (const backend of backends) {
       assert.deepEqual(refunded.body, { merchantAccount: 'ShopNL', reference: refund.json().reference, amount: { value: 1000, currency: 'EUR' } });
     });
 
+    test('a redirect action that is a POST: the page posts its data to the method by itself, form-action allowing that origin only; paid on return', async () => {
+      adyen.checkout.redirectBy = 'POST';
+      try {
+        const payment = await create('ideal');
+        const opened = await t.app.inject({ method: 'GET', url: new URL(payment.payUrl).pathname });
+        assert.equal(opened.statusCode, 200, opened.body);
+        const action = /<form method="post" action="([^"]+)" data-autosubmit>/.exec(opened.body)?.[1] ?? '';
+        assert.match(action, /\/hpp\/[0-9a-f]+\/enter$/, "to the action's address");
+        assert.match(opened.body, /<script nonce="[^"]+"/, 'the form submits itself');
+        const csp = String(opened.headers['content-security-policy']);
+        assert.match(csp, new RegExp(`form-action 'self' ${new URL(action).origin}(;| )`), csp);
+        assert.equal((await read(payment.reference)).status, 'pending', 'nothing refused');
+        const entered = await fetch(action, {
+          method: 'POST',
+          body: new URLSearchParams({ sessionToken: hiddenValue(opened.body, 'sessionToken'), entry: hiddenValue(opened.body, 'entry') }),
+        });
+        assert.equal(entered.status, 200, "the action's data, as the form posts it");
+        const back = await pickAndReturn(new URL(action.replace(/\/enter$/, '')), 'Authorised');
+        assert.equal(back.statusCode, 303, back.body);
+        assert.equal((await read(payment.reference)).status, 'success');
+      } finally {
+        adyen.checkout.redirectBy = undefined;
+      }
+    });
+
     const klarnaOf = (amount: number) => ({
       transactionType: 'authorise',
       ...billing,
@@ -238,29 +263,6 @@ for (const backend of backends) {
       await notify({ merchantReference: payment.reference });
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(adyen.requests.filter((r) => r.path.endsWith('/reversals') && r.body.reference === payment.reference).length, 1);
-    test('a redirect action that is a POST: the page posts its data to the method by itself, form-action allowing that origin only; paid on return', async () => {
-      adyen.checkout.redirectBy = 'POST';
-      try {
-        const payment = await create('ideal');
-        const opened = await t.app.inject({ method: 'GET', url: new URL(payment.payUrl).pathname });
-        assert.equal(opened.statusCode, 200, opened.body);
-        const action = /<form method="post" action="([^"]+)" data-autosubmit>/.exec(opened.body)?.[1] ?? '';
-        assert.match(action, /\/hpp\/[0-9a-f]+\/enter$/, "to the action's address");
-        assert.match(opened.body, /<script nonce="[^"]+"/, 'the form submits itself');
-        const csp = String(opened.headers['content-security-policy']);
-        assert.match(csp, new RegExp(`form-action 'self' ${new URL(action).origin}(;| )`), csp);
-        assert.equal((await read(payment.reference)).status, 'pending', 'nothing refused');
-        const entered = await fetch(action, {
-          method: 'POST',
-          body: new URLSearchParams({ sessionToken: hiddenValue(opened.body, 'sessionToken'), entry: hiddenValue(opened.body, 'entry') }),
-        });
-        assert.equal(entered.status, 200, "the action's data, as the form posts it");
-        const back = await pickAndReturn(new URL(action.replace(/\/enter$/, '')), 'Authorised');
-        assert.equal(back.statusCode, 303, back.body);
-        assert.equal((await read(payment.reference)).status, 'success');
-      } finally {
-        adyen.checkout.redirectBy = undefined;
-      }
     });
 
     test('Klarna: the invoice as lineItems adding up to the amount, the shopper with it; authorised, then captured through Checkout', async () => {
