@@ -85,6 +85,7 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
     dialect: 'sqlite' as const,
     read: reader,
     commitMark: () => commits.mark(),
+    roomToGrow: () => freeBytes(dataDir) >= ROOM_TO_GROW_BYTES,
     transact: <T>(unit: (db: Kysely<Database>) => Promise<T>) => groupCommit.run(unit),
     notices,
     migrate: async (secrets: SecretBox) => {
@@ -182,10 +183,7 @@ function privateFiles(dataDir: string, file: string): string[] {
  */
 function preallocateWal(walFile: string) {
   if (fs.existsSync(walFile)) return;
-  const available = () => {
-    const { bavail, bsize } = fs.statfsSync(path.dirname(walFile));
-    return bavail * bsize;
-  };
+  const available = () => freeBytes(path.dirname(walFile));
   if (available() < WAL_RESET_BYTES) throw new NotEnoughSpace(walFile, available());
   let descriptor: number;
   try {
@@ -205,6 +203,25 @@ function preallocateWal(walFile: string) {
     throw error;
   }
 }
+
+/** The bytes Kassa's user may still write to the filesystem of `dir`. */
+function freeBytes(dir: string): number {
+  const { bavail, bsize } = fs.statfsSync(dir);
+  return bavail * bsize;
+}
+
+/**
+ * The free space below which the database is not ready for writes. Filled up, a disk still takes
+ * commits that fit where SQLite's files already have room: in the preallocated WAL, and in the
+ * WAL index (`-shm`), which grows 32 KiB per 4,096 frames. A create of a dozen frames then fails
+ * (`SQLITE_IOERR_SHMSIZE`) while a one-row write still commits, frame by frame, for seconds
+ * (measured on a full tmpfs: readiness's write went on for 7 s after every create was refused);
+ * and the checkpoints that would let the WAL start over cannot grow the database file. So no
+ * small write proves room for a create; the filesystem's free space does. A mebibyte is the WAL
+ * index's growth for 131,072 frames, and what a checkpoint adds to the database file holds the
+ * rows of a quarter second of commits (checkpointer.ts).
+ */
+export const ROOM_TO_GROW_BYTES = 1024 * 1024;
 
 const mebibytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
