@@ -2,7 +2,7 @@
  * Faults of the database are answers, not deaths (docs/operations.md "When the database is
  * away"). A PostgreSQL of the test's own (test/support/private-postgres.ts) is restarted with
  * `pg_ctl stop -m fast` under Kassa, idle and under a light create load, with one process and with
- * a primary and two HTTP processes: no process ends, every request during the outage is a 503
+ * a primary and two HTTP processes: no process ends, every request during the outage (/metrics too) is a 503
  * problem with Retry-After (never a 500, never a dropped connection), readiness is 503 during it
  * and 200 after, and creates succeed again without restarting Kassa. On SQLite, a full disk (a
  * tmpfs filled up) is a 503 and not ready (every probe while creates are refused) until space is freed, and then the database checks
@@ -108,6 +108,7 @@ describe('a PostgreSQL restart under Kassa', () => {
   });
 
   const RESTARTS = { idle: 3, loaded: 3 };
+  const METRICS_TOKEN = 'metrics-token-of-the-fault-tests';
 
   for (const processes of [1, 2]) {
     test(`HTTP_PROCESSES=${processes}: ${RESTARTS.idle} restarts idle and ${RESTARTS.loaded} under creates, every request during them a 503 with Retry-After, all processes alive, ready and creating after`, async () => {
@@ -118,7 +119,13 @@ describe('a PostgreSQL restart under Kassa', () => {
       await admin.end();
       const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-keys-'));
       made.push(keyDir);
-      const env = { DATABASE_URL: server.url.replace(/\/postgres$/, `/${database}`), KEY_DIR: keyDir, HTTP_PROCESSES: String(processes), RATE_LIMIT_PER_SECOND: '0' };
+      const env = {
+        DATABASE_URL: server.url.replace(/\/postgres$/, `/${database}`),
+        KEY_DIR: keyDir,
+        HTTP_PROCESSES: String(processes),
+        RATE_LIMIT_PER_SECOND: '0',
+        METRICS_TOKEN: METRICS_TOKEN,
+      };
       const key = JSON.parse(kassaCli(env, 'merchant', 'create', '--name', 'Fault Shop', '--json')).testApiKey as string;
       const kassa = await startKassaProcess(env);
       try {
@@ -151,6 +158,10 @@ describe('a PostgreSQL restart under Kassa', () => {
             assert.equal(res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
             assert.equal(JSON.parse(body).title, 'Database unavailable');
           }
+          // A scrape reads the webhook backlog: with several processes the primary reads it and tells the HTTP process.
+          const metrics = await fetch(`${kassa.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+          during.count(metrics.status);
+          assert.equal(JSON.parse(await assertUnavailable(metrics, '/metrics during the outage')).title, 'Database unavailable');
           const page = await fetch(payUrl);
           during.count(page.status);
           assert.match(await assertUnavailable(page, 'the payment page during the outage'), /<html/i);
