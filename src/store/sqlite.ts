@@ -16,7 +16,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrateToLatest, sealedSecretsHeldInClear } from './migrations.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import { ensurePrivateDirectory, ensurePrivateFile, tightenIfPresent } from '../lib/private-files.ts';
+import { ensurePrivateDirectory, ensurePrivateFile, NotEnoughSpace, outOfSpace, tightenIfPresent } from '../lib/private-files.ts';
 import { runDirectly, sqliteRunner } from './prepared.ts';
 import { GroupCommit, WAL_RESET_BYTES } from './group-commit.ts';
 import { startCheckpointer } from './checkpointer.ts';
@@ -184,7 +184,7 @@ function privateFiles(dataDir: string, file: string): string[] {
 function preallocateWal(walFile: string) {
   if (fs.existsSync(walFile)) return;
   const available = () => freeBytes(path.dirname(walFile));
-  if (available() < WAL_RESET_BYTES) throw new NotEnoughSpace(walFile, available());
+  if (available() < WAL_RESET_BYTES) throw noRoomForWal(walFile, available());
   let descriptor: number;
   try {
     descriptor = fs.openSync(walFile, 'wx', 0o600);
@@ -199,7 +199,7 @@ function preallocateWal(walFile: string) {
   } catch (error) {
     fs.closeSync(descriptor);
     fs.rmSync(walFile, { force: true });
-    if ((error as { code?: string }).code === 'ENOSPC') throw new NotEnoughSpace(walFile, available());
+    if (outOfSpace(error)) throw noRoomForWal(walFile, available());
     throw error;
   }
 }
@@ -225,14 +225,11 @@ export const ROOM_TO_GROW_BYTES = 1024 * 1024;
 
 const mebibytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-/** Kassa cannot start on this filesystem: main.ts says so in one line and exits. */
-export class NotEnoughSpace extends Error {
-  constructor(walFile: string, available: number) {
-    super(
-      `not enough disk space for the database's write-ahead log ${walFile}: it needs ${mebibytes(WAL_RESET_BYTES)}, the filesystem has ${mebibytes(available)} free; free some space or set DATA_DIR to a larger filesystem`,
-    );
-  }
-}
+/** Kassa cannot start on this filesystem: main.ts and the kassa command say so in one line and exit. */
+const noRoomForWal = (walFile: string, available: number) =>
+  new NotEnoughSpace(
+    `not enough disk space for the database's write-ahead log ${walFile}: it needs ${mebibytes(WAL_RESET_BYTES)}, the filesystem has ${mebibytes(available)} free; free some space or set DATA_DIR to a larger filesystem`,
+  );
 
 /** Kysely prepares every query anew; better-sqlite3 statements are reusable, so keep them. */
 function cachingStatements(raw: BetterSqlite3.Database) {

@@ -16,7 +16,6 @@ import { withAfterCommit } from './after-commit.ts';
 import { checkSecretsKey, openSecretsKey, type SecretsKeyOptions } from './secrets.ts';
 
 export type { Dialect };
-export { NotEnoughSpace } from './sqlite.ts';
 export type Db = Kysely<Database>;
 
 export interface Store {

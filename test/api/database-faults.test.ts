@@ -6,12 +6,13 @@
  * problem with Retry-After (never a 500, never a dropped connection), readiness is 503 during it
  * and 200 after, and creates succeed again without restarting Kassa. On SQLite, a full disk (a
  * tmpfs filled up) is a 503 and not ready (every probe while creates are refused) until space is freed, and then the database checks
- * whole; a start on a filesystem without room for the WAL ends in one line and leaves no WAL.
+ * whole; a start of the server or of a `kassa` command on a filesystem without room for the WAL,
+ * or with KEY_DIR on a full one, ends in one line naming the file and leaves nothing half-made.
  * The tmpfs parts need root (`mount`): CI runs as root, where they fail rather than skip.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,8 +23,9 @@ import { backends, basic, cardPayment, POSTGRES_ADMIN_URL, startTestApp } from '
 import { databaseUnavailable } from '../../src/store/unavailable.ts';
 import { DATABASE_CHECK_SHARED_MS } from '../../src/api/cockpit.ts';
 import { randomBase62 } from '../../src/lib/tokens.ts';
-import { childPids, KASSA_MAIN, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
+import { childPids, KASSA_CLI, KASSA_MAIN, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
+import { fillUp, mountTmpfs, needsRoot } from '../support/disk.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -231,47 +233,8 @@ describe('a PostgreSQL connection ended while a unit of work holds it between tw
   });
 });
 
-/** A tmpfs of `size` at a new directory; needs root. */
-function mountTmpfs(size: string) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-disk-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  return {
-    dir,
-    remove: () => {
-      execFileSync('umount', [dir]);
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Fills the filesystem of `file` to the last block; returns how much it wrote. */
-function fillUp(file: string): number {
-  const descriptor = fs.openSync(file, 'w');
-  let written = 0;
-  try {
-    for (const chunk of [Buffer.alloc(1024 * 1024), Buffer.alloc(4096)]) {
-      for (;;) {
-        try {
-          written += fs.writeSync(descriptor, chunk);
-        } catch (error) {
-          if ((error as { code?: string }).code !== 'ENOSPC') throw error;
-          break;
-        }
-      }
-    }
-  } finally {
-    fs.closeSync(descriptor);
-  }
-  return written;
-}
-
-const asRoot = process.getuid?.() === 0;
-/** Without root the tmpfs tests cannot run: skipped by hand, failed in CI (which runs as root and must run them). */
-const needsRoot = !asRoot && !process.env.CI ? 'mounting a tmpfs needs root' : false;
-
 describe('SQLite on a full disk', { skip: needsRoot }, () => {
   test('a full disk is a 503 with Retry-After and not ready; once space is freed, creates succeed and the database is whole', async () => {
-    assert.ok(asRoot, 'this test mounts a tmpfs: run it as root (CI does)');
     const disk = mountTmpfs('80m');
     const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-keys-'));
     const dataDir = path.join(disk.dir, 'data');
@@ -332,30 +295,62 @@ describe('SQLite on a full disk', { skip: needsRoot }, () => {
     }
   });
 
-  test('a start on a filesystem without room for the WAL ends with one line naming it and the space, and leaves no WAL', async () => {
-    assert.ok(asRoot, 'this test mounts a tmpfs: run it as root (CI does)');
-    const disk = mountTmpfs('2m');
-    const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-keys-'));
-    const dataDir = path.join(disk.dir, 'data');
-    try {
-      const child = spawn(process.execPath, KASSA_MAIN, {
-        cwd: root,
-        env: { ...process.env, DATA_DIR: dataDir, KEY_DIR: keyDir, HTTP_PROCESSES: '1', PORT: '0', DEMO_MERCHANT: 'false' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout!.on('data', (chunk) => (output += chunk));
-      child.stderr!.on('data', (chunk) => (output += chunk));
-      assert.equal(await waitForExit(child), 1, output);
-      const wal = path.join(dataDir, 'kassa.db-wal');
-      assert.deepEqual(output.trim().split('\n'), [
-        `kassa: not enough disk space for the database's write-ahead log ${wal}: it needs 64.0 MiB, the filesystem has ${output.match(/has (\d+\.\d) MiB/)?.[1]} MiB free; free some space or set DATA_DIR to a larger filesystem`,
-      ]);
-      assert.ok(Number(output.match(/has (\d+\.\d) MiB/)![1]) <= 2);
-      assert.equal(fs.existsSync(wal), false, 'no partial WAL left behind');
-    } finally {
-      disk.remove();
-      fs.rmSync(keyDir, { recursive: true, force: true });
-    }
-  });
+  /** The server's start and a `kassa` command that opens the database: each says what to fix in one line. */
+  const programs = {
+    'the server': [...KASSA_MAIN],
+    'the kassa command': [...KASSA_CLI, 'merchant', 'create', '--name', 'Small Disk Shop'],
+  };
+  /** Runs `args` to its end: its exit code and everything it wrote. */
+  async function runToEnd(args: string[], env: Record<string, string>) {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, ...env, HTTP_PROCESSES: '1', PORT: '0', DEMO_MERCHANT: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    return { code: await waitForExit(child), lines: output.trim().split('\n') };
+  }
+
+  for (const [program, args] of Object.entries(programs)) {
+    test(`${program} on a filesystem without room for the WAL ends with one line naming it and the space, and leaves no WAL`, async () => {
+      const disk = mountTmpfs('2m');
+      const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-keys-'));
+      const dataDir = path.join(disk.dir, 'data');
+      try {
+        const { code, lines } = await runToEnd(args, { DATA_DIR: dataDir, KEY_DIR: keyDir });
+        assert.equal(code, 1, lines.join('\n'));
+        const wal = path.join(dataDir, 'kassa.db-wal');
+        const free = lines[0]?.match(/has (\d+\.\d) MiB/)?.[1];
+        assert.deepEqual(lines, [
+          `kassa: not enough disk space for the database's write-ahead log ${wal}: it needs 64.0 MiB, the filesystem has ${free} MiB free; free some space or set DATA_DIR to a larger filesystem`,
+        ]);
+        assert.ok(Number(free) <= 2);
+        assert.equal(fs.existsSync(wal), false, 'no partial WAL left behind');
+      } finally {
+        disk.remove();
+        fs.rmSync(keyDir, { recursive: true, force: true });
+      }
+    });
+
+    test(`${program} with KEY_DIR on a full filesystem ends with one line naming the key file, and leaves no part of it`, async () => {
+      const disk = mountTmpfs('1m');
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-data-'));
+      const keyDir = path.join(disk.dir, 'keys');
+      try {
+        fs.mkdirSync(keyDir);
+        fillUp(path.join(disk.dir, 'filler'));
+        const { code, lines } = await runToEnd(args, { DATA_DIR: dataDir, KEY_DIR: keyDir });
+        assert.equal(code, 1, lines.join('\n'));
+        assert.deepEqual(lines, [
+          `kassa: not enough disk space to make the key file ${path.join(keyDir, 'secrets-key.json')}; free some space or set KEY_DIR to another filesystem`,
+        ]);
+        assert.deepEqual(fs.readdirSync(keyDir), [], 'no partly written key file left behind');
+      } finally {
+        disk.remove();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  }
 });
