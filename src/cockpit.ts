@@ -14,7 +14,7 @@ import { answer, ask } from './lib/ipc.ts';
 import { databasePool, registry, webhookBacklog, webhookDue, webhookOldestDueAge } from './lib/metrics.ts';
 import type { Store } from './store/store.ts';
 import { readWebhookBacklog } from './store/webhook-backlog.ts';
-import { databaseUnavailable } from './store/unavailable.ts';
+import { databaseUnavailable, raisedByDatabase } from './store/unavailable.ts';
 
 /** `off`: RUN_WORKERS=false, nothing to wait for; `no answer`: the primary did not say in time. */
 export type WorkersState = 'starting' | 'running' | 'stopping' | 'off' | 'no answer';
@@ -77,7 +77,7 @@ export function httpProcess(store: Store): Cockpit {
       const scrape = await ask<Scrape>(process, 'metrics', ASK_PRIMARY_MS);
       if ('text' in scrape) return scrape.text;
       // The primary's database error, raised here as it was there: the answerer's 503, as with one process.
-      throw Object.assign(new Error(scrape.databaseAway.message), { code: scrape.databaseAway.code });
+      throw raisedByDatabase(Object.assign(new Error(scrape.databaseAway.message), { code: scrape.databaseAway.code }));
     },
   };
 }

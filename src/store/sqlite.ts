@@ -20,6 +20,7 @@ import { ensurePrivateDirectory, ensurePrivateFile, NotEnoughSpace, outOfSpace, 
 import { runDirectly, sqliteRunner } from './prepared.ts';
 import { GroupCommit, WAL_RESET_BYTES } from './group-commit.ts';
 import { startCheckpointer } from './checkpointer.ts';
+import { raisedByDatabase } from './unavailable.ts';
 
 export interface SqliteOptions {
   dataDir: string;
@@ -55,7 +56,7 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
       ? () =>
           new Promise<void>((resolve, reject) => {
             walDescriptor ??= fs.openSync(walFile, 'r+');
-            fs.fdatasync(walDescriptor, (error) => (error ? reject(error) : resolve()));
+            fs.fdatasync(walDescriptor, (error) => (error ? reject(raisedByDatabase(error)) : resolve()));
           })
       : async () => {};
   const walSize = () => {
