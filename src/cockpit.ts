@@ -5,6 +5,8 @@
  * HTTP process asks it over the cluster's IPC channel (lib/ipc.ts): for the workers' state, and
  * for the metrics, which the primary gathers from every HTTP process, adds its own and those read
  * from the database, and sums with prom-client's AggregatorRegistry (docs/operations.md "Metrics").
+ * A database away while the primary reads it is told back as such, so that the HTTP process
+ * answers the scrape as one process would: 503 with Retry-After (store/unavailable.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
@@ -12,6 +14,7 @@ import { answer, ask } from './lib/ipc.ts';
 import { databasePool, registry, webhookBacklog, webhookDue, webhookOldestDueAge } from './lib/metrics.ts';
 import type { Store } from './store/store.ts';
 import { readWebhookBacklog } from './store/webhook-backlog.ts';
+import { databaseUnavailable, raisedByDatabase } from './store/unavailable.ts';
 
 /** `off`: RUN_WORKERS=false, nothing to wait for; `no answer`: the primary did not say in time. */
 export type WorkersState = 'starting' | 'running' | 'stopping' | 'off' | 'no answer';
@@ -70,22 +73,35 @@ export function httpProcess(store: Store): Cockpit {
   });
   return {
     workers: () => ask<WorkersState>(process, 'workers', ASK_WORKERS_MS).catch((): WorkersState => 'no answer'),
-    metrics: () => ask<string>(process, 'metrics', ASK_PRIMARY_MS),
+    metrics: async () => {
+      const scrape = await ask<Scrape>(process, 'metrics', ASK_PRIMARY_MS);
+      if ('text' in scrape) return scrape.text;
+      // The primary's database error, raised here as it was there: the answerer's 503, as with one process.
+      throw raisedByDatabase(Object.assign(new Error(scrape.databaseAway.message), { code: scrape.databaseAway.code }));
+    },
   };
 }
 
 type MetricsPart = MetricObjectWithValues<MetricValue<string>>[];
+/** The primary's answer to a scrape: the text, or the database being away (its driver's code and message; the IPC channel carries data, not errors). */
+type Scrape = { text: string } | { databaseAway: { code?: string; message: string } };
 
 /** The primary's side: what it answers each HTTP process it forks. */
 export function primary(store: Store, workers: () => WorkersState) {
-  const metrics = async () => {
+  const metrics = async (): Promise<Scrape> => {
     // An HTTP process that does not answer in time (busy, just replaced) is left out of this scrape, not waited for.
     const parts = await Promise.all(
       Object.values(cluster.workers ?? {}).map((httpProcess) => ask<MetricsPart>(httpProcess!, 'metrics-part', ASK_HTTP_PROCESS_MS).catch(() => undefined)),
     );
-    await readStoreFigures(store, true);
+    try {
+      await readStoreFigures(store, true);
+    } catch (error) {
+      if (!databaseUnavailable(error)) throw error;
+      const code = (error as { code?: unknown }).code;
+      return { databaseAway: { code: typeof code === 'string' ? code : undefined, message: (error as Error).message } };
+    }
     const own = await registry.getMetricsAsJSON();
-    return AggregatorRegistry.aggregate([own, ...parts.filter((part) => part !== undefined)]).metrics();
+    return { text: await AggregatorRegistry.aggregate([own, ...parts.filter((part) => part !== undefined)]).metrics() };
   };
   return (httpProcess: Worker) => {
     answer(httpProcess, 'workers', workers);

@@ -248,7 +248,7 @@ export const settings = {
   authFailureLimit: integer(20, {
     name: 'AUTH_FAILURE_LIMIT',
     description:
-      'Requests per client address and minute with an API key that is not valid; then the answer of a wrong key (401, with `Retry-After`) until the minute is over, with no key looked up, for every key not verified in the last `API_KEY_CACHE_MS`. IPv6 clients count by /64. `0` turns the limit off',
+      "Requests per client address and minute with an API key that is not valid, looked up side by side; past it, until the minute is over, the address's keys are looked up one at a time per process and a wrong one gets its 401 with `Retry-After`, while a valid key is served as usual (one shop's wrong key never locks out the other shops sharing its address). IPv6 clients count by /64. `0` turns the limit off",
   }),
   trustProxy: setting({
     name: 'TRUST_PROXY',

@@ -30,6 +30,6 @@ export async function runHousekeeping(config: Config, store: Store, now = Date.n
     idempotencyRecords: await purgeInBatches(store, (db, limit) => deleteExpiredRecords(db, now - RETENTION_MS, limit)),
     webhookDeliveries: await purgeInBatches(store, (db, limit) => deleteFinishedDeliveries(db, now - config.webhooks.retentionMs, limit)),
     consoleSessions: await purgeInBatches(store, (db, limit) => deleteExpiredSessions(db, now, limit)),
-    signInWindows: await purgeInBatches(store, (db, limit) => deleteEndedSignInWindows(db, now - FAILURE_WINDOW_MS, limit)),
+    signInWindows: await purgeInBatches(store, (db, limit) => deleteEndedSignInWindows(db, store.dialect, now - FAILURE_WINDOW_MS, limit)),
   };
 }

@@ -53,9 +53,10 @@ export class Authenticator {
 
   /**
    * The caller of the request's key. A key verified lately passes at once; any other takes one of
-   * its client address's attempts first (rate-limit.ts), so a client sending wrong keys is no longer
-   * looked up once its attempts are used up (the same 401, with `Retry-After`), and a key already
-   * known to be wrong is never looked up again.
+   * its client address's attempts first (rate-limit.ts). A valid key is served whatever its address
+   * sent before (one shop's wrong key must not lock out the other shops of its host); a wrong one
+   * past the address's allowance gets `Retry-After` with its 401, and a key already known to be wrong
+   * is never looked up again.
    */
   async authenticate(request: FastifyRequest, required: boolean): Promise<Caller | undefined> {
     const recognised = this.recognised(request);
@@ -68,21 +69,21 @@ export class Authenticator {
     const known = this.keys.known(key);
     if (known) return this.remember(request, known);
     const retryAfter = await this.failures.take(request.ip);
-    // The answer a wrong key gets, with how long until this address's keys are looked at again:
-    // clients stop on a 401 (the official library's isKeyValid() answers false) and retry a 429
-    // for ever, so a 429 here would hang a shop behind a wrong key (docs/operations.md).
-    if (retryAfter !== undefined) throw invalidKey({ 'Retry-After': String(retryAfter) });
     let verified: VerifiedKey | undefined;
     try {
       verified = known === null ? undefined : await this.keys.lookUp(key);
     } catch (error) {
       // Not an answer about the key (the database failed): the attempt is not the client's fault.
-      await this.failures.settle(request.ip, true);
+      await this.failures.settle(request.ip, retryAfter === undefined);
       throw error;
     }
-    await this.failures.settle(request.ip, verified !== undefined);
-    if (!verified) throw invalidKey();
-    return this.remember(request, verified);
+    await this.failures.settle(request.ip, verified !== undefined && retryAfter === undefined);
+    if (verified) return this.remember(request, verified);
+    // A wrong key past the allowance is still the answer of a wrong key, with how long until the
+    // address's lookups run side by side again: clients stop on a 401 (the official library's
+    // isKeyValid() answers false) and retry a 429 for ever, so a 429 here would hang a shop behind
+    // a wrong key (docs/operations.md).
+    throw invalidKey(retryAfter === undefined ? undefined : { 'Retry-After': String(retryAfter) });
   }
 
   private remember(request: FastifyRequest, verified: VerifiedKey): Caller {

@@ -89,7 +89,9 @@ const unauthorised = new Problem(401, 'Unauthorized', 'Send the metrics token (M
  * The database's part of readiness: its pending migrations read, then (with none pending, so the
  * probe's table is there) one row written in a unit of work of its own, as every request's writes
  * are. Reading alone would call ready a database that takes no write (PostgreSQL out of space,
- * SQLite's disk full past its preallocated WAL). One check runs at a time, its answer shared for
+ * SQLite's disk full past its preallocated WAL). On SQLite the filesystem's free space is asked
+ * first: a full disk still takes a one-row write for a while after it refuses every create
+ * (store/sqlite.ts ROOM_TO_GROW_BYTES). One check runs at a time, its answer shared for
  * DATABASE_CHECK_SHARED_MS; a check still under way after DATABASE_CHECK_MS answers not ready,
  * and the next probe waits for it rather than starting another.
  */
@@ -106,6 +108,10 @@ function sharedCheck(store: Store, log: FastifyBaseLogger): () => Promise<Databa
     }
     if (pending.length > 0) return { database: 'ok', pending };
     try {
+      if (store.roomToGrow?.() === false) {
+        log.warn('readiness: the database has no room to grow: its filesystem is full');
+        return { database: 'not writable', pending, reason: 'ENOSPC' };
+      }
       await store.transact((db) => writeReadinessProbe(db, Date.now()));
       return { database: 'ok', pending };
     } catch (err) {

@@ -63,13 +63,14 @@ return 0`;
 /**
  * Failed authentication per client address. Every request whose key is not already verified
  * takes one attempt of its address's allowance (AUTH_FAILURE_LIMIT a minute) before the key
- * is looked up, and a good key gives it back: so an address gets at most that many lookups
- * of wrong keys a minute, concurrent requests included, and then the answer of a wrong key with
- * `Retry-After` (api/auth.ts) with no lookup at all.
- * While this process still has lookups of the address out, a request finding no attempt left
- * waits for one of them to settle instead: a burst of good keys (a platform's many merchants
- * when their cache entries expire) queues rather than fails. IPv6 clients count by /64, the
- * smallest network one subscriber is given.
+ * is looked up, and a good key gives it back: so an address gets that many lookups of wrong keys
+ * a minute at once, concurrent requests included. Past its allowance an address's keys are still
+ * looked up, as a good key must be served whoever else shares the address (a shop host, a proxy),
+ * but one at a time in this process: a flood of wrong keys costs one indexed query at a time, and
+ * each wrong key gets its answer with `Retry-After` (api/auth.ts). While this process has lookups of
+ * the address out, a request finding no attempt left waits for one of them to settle: a burst of
+ * good keys (a platform's many merchants when their cache entries expire) queues rather than takes
+ * the slow lane. IPv6 clients count by /64, the smallest network one subscriber is given.
  */
 export class FailedAuthentications {
   private readonly local = new Map<string, { taken: number; resetAt: number }>();
@@ -81,35 +82,37 @@ export class FailedAuthentications {
     private readonly redis: Redis | undefined,
   ) {}
 
-  /** Takes an attempt: undefined once taken (settle it), else the seconds until the address may try again. */
+  /**
+   * Takes an attempt, to be settled: undefined when the allowance had one, else the seconds until
+   * the address has its allowance again (then this request is the address's only lookup out here).
+   */
   async take(address: string): Promise<number | undefined> {
     if (this.limit <= 0) return undefined;
     const bucket = addressBucket(address);
     for (;;) {
       const retryAfter = await this.takeOne(bucket, Date.now());
       const outstanding = this.outstanding.get(bucket);
-      if (retryAfter === undefined) {
+      if (retryAfter === undefined || !outstanding) {
         if (outstanding) outstanding.attempts++;
         else this.outstanding.set(bucket, { attempts: 1, waiting: [] });
-        return undefined;
+        return retryAfter;
       }
-      if (!outstanding) return retryAfter;
       await new Promise<void>((resolve) => outstanding.waiting.push(resolve));
     }
   }
 
-  /** A taken attempt's outcome: a good key gives it back; a wrong one keeps it used up. */
-  async settle(address: string, good: boolean): Promise<void> {
+  /** A taken attempt's outcome: `givesBack` (a good key, on an attempt of the allowance) returns it; a wrong key keeps it used up. */
+  async settle(address: string, givesBack: boolean): Promise<void> {
     if (this.limit <= 0) return;
     const bucket = addressBucket(address);
-    if (good) await this.giveBackOne(bucket);
+    if (givesBack) await this.giveBackOne(bucket);
     const outstanding = this.outstanding.get(bucket)!;
     outstanding.attempts--;
     if (outstanding.attempts === 0) {
-      // Nothing left to wait for: every waiting request tries again (and gets 429 if nothing was given back).
+      // Nothing left to wait for: every waiting request tries again (one of them the next lookup past the allowance).
       this.outstanding.delete(bucket);
       for (const wake of outstanding.waiting) wake();
-    } else if (good) {
+    } else if (givesBack) {
       outstanding.waiting.shift()?.();
     }
   }

@@ -3,7 +3,8 @@
  * (docs/operations.md "Files and keys"). They are created owner-only (folders 0700, files
  * 0600) whatever the umask; found with group or other bits, those bits are taken away
  * and the caller learns it, to say so once in the log. And key files: a 32-byte key made
- * once and then only read, by any number of processes.
+ * once and then only read, by any number of processes. A filesystem without room for a file
+ * Kassa must make is `NotEnoughSpace`: the server and the `kassa` command say it in one line.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,6 +42,12 @@ function tighten(file: string): boolean {
   return true;
 }
 
+/** Kassa cannot make a file it needs on this filesystem: what the operator must fix, said in one line (main.ts, cli/kassa.ts) rather than as a stack. */
+export class NotEnoughSpace extends Error {}
+
+/** Whether `error` is the filesystem out of room (or its quota used up). */
+export const outOfSpace = (error: unknown) => ['ENOSPC', 'EDQUOT'].includes((error as NodeJS.ErrnoException).code ?? '');
+
 /** A 32-byte key with the name it is stored under (a vault key's id goes with every card it seals). */
 export interface NamedKey {
   id: string;
@@ -68,7 +75,13 @@ export function ensureKeyFile(file: string): { key: NamedKey; created: boolean }
   ensurePrivateDirectory(path.dirname(file));
   const key: NamedKey = { id: `file-${randomBase62(8)}`, key: randomBytes(32) };
   const temporary = `${file}.${process.pid}.${randomBase62(8)}`;
-  fs.writeFileSync(temporary, JSON.stringify({ id: key.id, key: key.key.toString('base64') }), { mode: 0o600, flag: 'wx' });
+  try {
+    fs.writeFileSync(temporary, JSON.stringify({ id: key.id, key: key.key.toString('base64') }), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    if (outOfSpace(error)) throw new NotEnoughSpace(`not enough disk space to make the key file ${file}; free some space or set KEY_DIR to another filesystem`);
+    throw error;
+  }
   try {
     fs.linkSync(temporary, file);
     return { key, created: true };

@@ -325,9 +325,8 @@ export function orderLinesAddingUp(lines: readonly Record<string, unknown>[], am
   lines.forEach((line, index) => {
     const at = `/orderLines/${index}`;
     if (typeof line.name !== 'string' || line.name.trim() === '') errors.push({ field: `${at}/name`, code: 'required', message: 'is required' });
-    if (!(typeof line.quantity === 'number' || typeof line.quantity === 'string') || !(Number(line.quantity) > 0)) {
-      errors.push({ field: `${at}/quantity`, code: 'range', message: 'must be a number above 0' });
-    }
+    const quantity = quantityError(line.quantity);
+    if (quantity) errors.push({ field: `${at}/quantity`, ...quantity });
     const price = signedAmount(line.totalPrice, currency);
     if (!price.ok) errors.push({ field: `${at}/totalPrice`, code: price.code, message: price.message });
     else total += deducted.has(line.type as string) ? -Math.abs(price.minor) : price.minor;
@@ -340,6 +339,29 @@ export function orderLinesAddingUp(lines: readonly Record<string, unknown>[], am
     });
   }
   return errors;
+}
+
+/** Most of one thing a line may count (docs/api.md "Order lines"): far above any basket, far below where a number stops being exact. */
+export const MAX_QUANTITY = 1_000_000;
+/** Decimal places a quantity may have: a weight in grams of a kilogram, a length in millimetres of a metre. */
+const QUANTITY_DECIMALS = 3;
+/** A quantity as amounts are written (ground/amount.ts): digits, then a point and digits; no sign, exponent, hex or spaces. */
+const QUANTITY = /^(\d+)(?:\.(\d+))?$/;
+
+/**
+ * What is wrong with a line's quantity, if anything: it is a JSON number or a string in that
+ * grammar, above 0 and at most MAX_QUANTITY. A number is read in its shortest decimal form, so
+ * `1e-7` and `1e308` are refused as the strings `"1e-7"` and `"1e400"` are; `Number()` alone took
+ * them, and `"Infinity"`, `"0x10"` and `" 1 "` too.
+ */
+function quantityError(value: unknown): Pick<FieldError, 'code' | 'message'> | undefined {
+  if (typeof value !== 'number' && typeof value !== 'string') return { code: 'type', message: 'must be a number or a numeric string' };
+  const match = QUANTITY.exec(typeof value === 'number' ? String(value) : value);
+  if (!match) return { code: 'format', message: 'must be a decimal number such as 2 or 1.5, without sign, exponent or spaces' };
+  if ((match[2] ?? '').replace(/0+$/, '').length > QUANTITY_DECIMALS) return { code: 'decimals', message: `allows ${QUANTITY_DECIMALS} decimal places` };
+  const quantity = Number(value);
+  if (!(quantity > 0 && quantity <= MAX_QUANTITY)) return { code: 'range', message: `must be above 0 and at most ${MAX_QUANTITY}` };
+  return undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Console queries: operators (accounts), their sessions, sign-in attempts (020_sign_in_attempts) and the audit log (013_console). */
-import type { Db } from './store.ts';
+import type { Db, Dialect } from './store.ts';
 import type { AuditLogRow, OperatorRow } from './schema.ts';
 
 export async function insertOperator(db: Db, row: OperatorRow): Promise<void> {
@@ -110,8 +110,15 @@ export async function clearSignInAttempts(db: Db, subject: string): Promise<void
   await db.deleteFrom('sign_in_attempts').where('subject', '=', subject).execute();
 }
 
-export async function deleteEndedSignInWindows(db: Db, startedBefore: number, limit: number): Promise<number> {
-  const ended = db.selectFrom('sign_in_attempts').select('subject').where('window_started', '<=', startedBefore).limit(limit);
+/**
+ * Deletes up to `limit` windows that have ended. On PostgreSQL it takes their rows first and skips
+ * those a unit holds: a sign-in's unit holds its account's row while it counts its address's
+ * (operators/sessions.ts), and a purge waiting for the one while holding the other was a deadlock
+ * (40P01); a window skipped goes at the next purge. On SQLite units run one at a time.
+ */
+export async function deleteEndedSignInWindows(db: Db, dialect: Dialect, startedBefore: number, limit: number): Promise<number> {
+  let ended = db.selectFrom('sign_in_attempts').select('subject').where('window_started', '<=', startedBefore).limit(limit);
+  if (dialect === 'postgres') ended = ended.forUpdate().skipLocked();
   const result = await db.deleteFrom('sign_in_attempts').where('subject', 'in', ended).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -8,6 +8,7 @@ import type { Database } from './schema.ts';
 import { migrateToLatest, sealedSecretsHeldInClear } from './migrations.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { isDeferrable, nameStatement, runDirectly, statementName, type QueryOutcome } from './prepared.ts';
+import { raisedByDatabase } from './unavailable.ts';
 
 // PostgreSQL BIGINT (int8) would otherwise arrive as a string; our bigints are epoch ms and minor units, well inside 2^53.
 pg.types.setTypeParser(20, (value: string) => Number(value));
@@ -43,7 +44,7 @@ export function openPostgres(databaseUrl: string, poolSize: number) {
     dialect: new PostgresDialect({
       pool: {
         connect: async () => {
-          const client = await pool.connect();
+          const client = await connect(pool);
           return {
             query: (text: unknown, values?: unknown[]) => (typeof text === 'string' ? namedQuery(client, text, values) : client.query(text as pg.Submittable)),
             release: () => client.release(),
@@ -93,10 +94,22 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** Units per combined insert statement (a create holds ~45 parameters; PostgreSQL allows 65,535). */
 const MAX_UNITS_PER_STATEMENT = 100;
 
+/**
+ * What pg rejects with, marked as the database's (store/unavailable.ts): its socket errors are
+ * Node's own, the same `ECONNRESET` an acquirer's connection gives.
+ */
+const fromPg = <T>(promise: Promise<T>): Promise<T> =>
+  promise.catch((error: unknown) => {
+    throw raisedByDatabase(error);
+  });
+
+/** A connection of the pool. */
+const connect = (pool: pg.Pool) => fromPg(pool.connect());
+
 /** Runs a query with its server-side name when it is a prepared one (parsed and planned once per connection). */
 function namedQuery(client: pg.PoolClient | pg.Pool, text: string, values?: unknown[]) {
   const name = statementName(text);
-  return name ? client.query({ name, text, values }) : client.query(text, values);
+  return fromPg(name ? client.query({ name, text, values }) : client.query(text, values));
 }
 
 /** What Kysely's PostgreSQL connection returns for a result. */
@@ -146,7 +159,7 @@ class InsertBatcher {
       const batch = this.waiting.splice(0, MAX_UNITS_PER_STATEMENT);
       let client: pg.PoolClient;
       try {
-        client = await this.pool.connect();
+        client = await connect(this.pool);
       } catch (error) {
         for (const unit of batch) unit.reject(error);
         continue;
@@ -189,8 +202,8 @@ class PostgresUnit {
       return { command: 'INSERT', rowCount: 1, rows: [], oid: 0, fields: [] };
     }
     if (!this.client) {
-      this.client = await this.pool.connect();
-      await this.client.query('BEGIN');
+      this.client = await connect(this.pool);
+      await namedQuery(this.client, 'BEGIN');
     }
     await sendInserts(this.client, this.takeHeld());
     return namedQuery(this.client, text, values);
@@ -202,7 +215,7 @@ class PostgresUnit {
 
   async commit() {
     await sendInserts(this.client!, this.takeHeld());
-    await this.client!.query('COMMIT');
+    await namedQuery(this.client!, 'COMMIT');
   }
 
   async rollback() {

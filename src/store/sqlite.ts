@@ -16,10 +16,11 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrateToLatest, sealedSecretsHeldInClear } from './migrations.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import { ensurePrivateDirectory, ensurePrivateFile, tightenIfPresent } from '../lib/private-files.ts';
+import { ensurePrivateDirectory, ensurePrivateFile, NotEnoughSpace, outOfSpace, tightenIfPresent } from '../lib/private-files.ts';
 import { runDirectly, sqliteRunner } from './prepared.ts';
 import { GroupCommit, WAL_RESET_BYTES } from './group-commit.ts';
 import { startCheckpointer } from './checkpointer.ts';
+import { raisedByDatabase } from './unavailable.ts';
 
 export interface SqliteOptions {
   dataDir: string;
@@ -55,7 +56,7 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
       ? () =>
           new Promise<void>((resolve, reject) => {
             walDescriptor ??= fs.openSync(walFile, 'r+');
-            fs.fdatasync(walDescriptor, (error) => (error ? reject(error) : resolve()));
+            fs.fdatasync(walDescriptor, (error) => (error ? reject(raisedByDatabase(error)) : resolve()));
           })
       : async () => {};
   const walSize = () => {
@@ -85,6 +86,7 @@ export function openSqlite({ dataDir, sqliteSynchronous = 'FULL' }: SqliteOption
     dialect: 'sqlite' as const,
     read: reader,
     commitMark: () => commits.mark(),
+    roomToGrow: () => freeBytes(dataDir) >= ROOM_TO_GROW_BYTES,
     transact: <T>(unit: (db: Kysely<Database>) => Promise<T>) => groupCommit.run(unit),
     notices,
     migrate: async (secrets: SecretBox) => {
@@ -182,11 +184,8 @@ function privateFiles(dataDir: string, file: string): string[] {
  */
 function preallocateWal(walFile: string) {
   if (fs.existsSync(walFile)) return;
-  const available = () => {
-    const { bavail, bsize } = fs.statfsSync(path.dirname(walFile));
-    return bavail * bsize;
-  };
-  if (available() < WAL_RESET_BYTES) throw new NotEnoughSpace(walFile, available());
+  const available = () => freeBytes(path.dirname(walFile));
+  if (available() < WAL_RESET_BYTES) throw noRoomForWal(walFile, available());
   let descriptor: number;
   try {
     descriptor = fs.openSync(walFile, 'wx', 0o600);
@@ -201,21 +200,37 @@ function preallocateWal(walFile: string) {
   } catch (error) {
     fs.closeSync(descriptor);
     fs.rmSync(walFile, { force: true });
-    if ((error as { code?: string }).code === 'ENOSPC') throw new NotEnoughSpace(walFile, available());
+    if (outOfSpace(error)) throw noRoomForWal(walFile, available());
     throw error;
   }
 }
 
+/** The bytes Kassa's user may still write to the filesystem of `dir`. */
+function freeBytes(dir: string): number {
+  const { bavail, bsize } = fs.statfsSync(dir);
+  return bavail * bsize;
+}
+
+/**
+ * The free space below which the database is not ready for writes. Filled up, a disk still takes
+ * commits that fit where SQLite's files already have room: in the preallocated WAL, and in the
+ * WAL index (`-shm`), which grows 32 KiB per 4,096 frames. A create of a dozen frames then fails
+ * (`SQLITE_IOERR_SHMSIZE`) while a one-row write still commits, frame by frame, for seconds
+ * (measured on a full tmpfs: readiness's write went on for 7 s after every create was refused);
+ * and the checkpoints that would let the WAL start over cannot grow the database file. So no
+ * small write proves room for a create; the filesystem's free space does. A mebibyte is the WAL
+ * index's growth for 131,072 frames, and what a checkpoint adds to the database file holds the
+ * rows of a quarter second of commits (checkpointer.ts).
+ */
+export const ROOM_TO_GROW_BYTES = 1024 * 1024;
+
 const mebibytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-/** Kassa cannot start on this filesystem: main.ts says so in one line and exits. */
-export class NotEnoughSpace extends Error {
-  constructor(walFile: string, available: number) {
-    super(
-      `not enough disk space for the database's write-ahead log ${walFile}: it needs ${mebibytes(WAL_RESET_BYTES)}, the filesystem has ${mebibytes(available)} free; free some space or set DATA_DIR to a larger filesystem`,
-    );
-  }
-}
+/** Kassa cannot start on this filesystem: main.ts and the kassa command say so in one line and exit. */
+const noRoomForWal = (walFile: string, available: number) =>
+  new NotEnoughSpace(
+    `not enough disk space for the database's write-ahead log ${walFile}: it needs ${mebibytes(WAL_RESET_BYTES)}, the filesystem has ${mebibytes(available)} free; free some space or set DATA_DIR to a larger filesystem`,
+  );
 
 /** Kysely prepares every query anew; better-sqlite3 statements are reusable, so keep them. */
 function cachingStatements(raw: BetterSqlite3.Database) {

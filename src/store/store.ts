@@ -16,7 +16,6 @@ import { withAfterCommit } from './after-commit.ts';
 import { checkSecretsKey, openSecretsKey, type SecretsKeyOptions } from './secrets.ts';
 
 export type { Dialect };
-export { NotEnoughSpace } from './sqlite.ts';
 export type Db = Kysely<Database>;
 
 export interface Store {
@@ -38,6 +37,12 @@ export interface Store {
    * when it cannot be told. PostgreSQL has none: every check is a query.
    */
   commitMark?(): number | undefined;
+  /**
+   * SQLite: whether the database's filesystem has room for its files to grow (sqlite.ts
+   * ROOM_TO_GROW_BYTES), which no small write proves. PostgreSQL's disk is its server's: a write
+   * that finds it full is refused.
+   */
+  roomToGrow?(): boolean;
   /** PostgreSQL: the connections of this process's pool right now (metrics); SQLite has no pool. */
   poolUse?(): PoolUse;
 }

@@ -4,9 +4,25 @@
  * Every answerer (the API, the pages, the console) turns them into 503 with Retry-After, never
  * 500, and the operator sees them as such in the log (docs/operations.md "When the database is
  * away"). Read from the drivers' error codes (and, for pg's own connection errors, which carry
- * none, their messages); nothing here talks to a database.
+ * none, their messages), for errors the database's driver raised only: a connection reset or a
+ * timeout is the same `ECONNRESET` or `ETIMEDOUT` from an acquirer or a webhook target, and those
+ * are not the database. better-sqlite3 raises its own class; pg raises Node's socket errors as
+ * they are, so the PostgreSQL adapter marks what pg rejects with (`raisedByDatabase`), as does
+ * the SQLite adapter for its WAL's fsync. Nothing here talks to a database.
  */
+import BetterSqlite3 from 'better-sqlite3';
 import { Problem } from '../ground/problem.ts';
+
+/** Errors a store adapter saw its driver raise. */
+const raisedByDriver = new WeakSet<object>();
+
+/** Marks `error` as raised by the database's driver (store adapters only), and returns it to be thrown. */
+export function raisedByDatabase<T>(error: T): T {
+  if (typeof error === 'object' && error !== null) raisedByDriver.add(error);
+  return error;
+}
+
+const fromDatabase = (error: Error) => error instanceof BetterSqlite3.SqliteError || raisedByDriver.has(error);
 
 /** PostgreSQL SQLSTATE classes and codes: connection exception, insufficient resources (disk full, too many connections), shutting down or starting up. */
 const POSTGRES_CLASSES = ['08', '53'];
@@ -19,8 +35,9 @@ const POSTGRES_MESSAGES = ['Connection terminated', 'Client has encountered a co
 /** SQLite's result codes (better-sqlite3 names them, extended codes included: SQLITE_IOERR_WRITE, SQLITE_BUSY_SNAPSHOT). */
 const sqliteUnavailable = (code: string) => code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY');
 
+/** Whether `error`, raised by the database's driver, is the database being away; what it wraps (`cause`, an AggregateError's errors) counts as the driver's too. */
 function unavailable(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 3) return false;
+  if (!(error instanceof Error) || depth > 3 || (depth === 0 && !fromDatabase(error))) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (code.startsWith('SQLITE_')) return sqliteUnavailable(code);

@@ -1,7 +1,8 @@
 /**
  * Failed authentication is limited per client address (api/rate-limit.ts, api/auth.ts): after
- * AUTH_FAILURE_LIMIT requests with keys that are not valid, the answer of a wrong key (401) with
- * Retry-After and no key lookup at all (`locked` below); a key known to be wrong is never looked up twice; REDIS_URL shares the count.
+ * AUTH_FAILURE_LIMIT requests with keys that are not valid, a wrong key gets the answer of a wrong
+ * key (401) with Retry-After (`locked` below), its lookups one at a time, while a valid key from the
+ * same address is served; a key known to be wrong is never looked up twice; REDIS_URL shares the count.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { backends, basic, cardPayment, startTestApp, type TestApp } from '../support/app.ts';
 import { buildServer } from '../../src/server.ts';
 import type { Store } from '../../src/store/store.ts';
-import { addressBucket } from '../../src/api/rate-limit.ts';
+import { addressBucket, FailedAuthentications } from '../../src/api/rate-limit.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createMerchant, rotateApiKey } from '../../src/merchants/merchants.ts';
 
@@ -19,7 +20,7 @@ const REDIS_URL = process.env.KASSA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redis = { skip: needs(await redisMissing(REDIS_URL)) };
 const LIMIT = 20;
 
-/** 401 is a key looked up and not valid; `locked` the same answer with Retry-After, no key looked up. */
+/** 401 is a key that is not valid; `locked` the same answer with Retry-After, from an address past its allowance. */
 const outcome = (res: { statusCode: number; headers: Record<string, unknown> }) =>
   res.statusCode === 401 && res.headers['retry-after'] !== undefined ? 'locked' : res.statusCode;
 const WRONG_KEY = `test_${'W'.repeat(40)}`;
@@ -84,7 +85,7 @@ for (const backend of backends) {
       const retryAfter = Number(limited.headers['retry-after']);
       assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After: ${limited.headers['retry-after']}`);
 
-      // Over its allowance, the address is refused without a lookup for any key not verified lately, on the capability routes too.
+      // Over its allowance, the address's wrong keys are refused so on the capability routes too; its good keys are served.
       const payment = (await t.client.post('/payment', cardPayment())).json();
       const cancel = await app.inject({
         method: 'POST',
@@ -93,9 +94,9 @@ for (const backend of backends) {
         remoteAddress: address,
       });
       assert.equal(outcome(cancel), 'locked');
-      assert.equal(outcome(await getMethods(app, t.merchant.testApiKey, address)), 'locked');
-      assert.equal(lookups(), 1);
       assert.equal((await t.client.get(`/transaction?reference=${payment.reference}`)).json().status, 'pending');
+      assert.equal((await getMethods(app, t.merchant.testApiKey, address)).statusCode, 200);
+      assert.equal(lookups(), 3, 'the other wrong key and the good key looked up once each');
 
       // Another address has its own allowance; a good key gives its attempt back.
       const other = freshAddress();
@@ -103,14 +104,32 @@ for (const backend of backends) {
       assert.equal((await getMethods(app, WRONG_KEY, other)).statusCode, 401);
     });
 
-    test('concurrent wrong keys cost at most the allowance in lookups', async () => {
+    test('60 wrong keys from one address, then a valid key from it: served, as a shop sharing a host with a wrong one must be', async () => {
+      const { t, app } = await countedKassa();
+      const address = freshAddress();
+      for (let i = 0; i < 60; i++) await getMethods(app, `test_${String(i).padStart(40, 'S')}`, address);
+      assert.equal(outcome(await getMethods(app, WRONG_KEY, address)), 'locked');
+      const served = await getMethods(app, t.merchant.testApiKey, address);
+      assert.equal(served.statusCode, 200, served.body);
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/v1/payment',
+        headers: { authorization: basic(t.merchant.testApiKey) },
+        payload: cardPayment(),
+        remoteAddress: address,
+      });
+      assert.equal(created.statusCode, 200, created.body);
+      assert.equal(outcome(await getMethods(app, `test_${'T'.repeat(40)}`, address)), 'locked', 'wrong keys stay refused with Retry-After');
+    });
+
+    test('concurrent wrong keys: the allowance looked up at once, the rest one at a time, each refused', async () => {
       const { app, lookups } = await countedKassa();
       const address = freshAddress();
       const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => getMethods(app, `test_${String(i).padStart(40, 'C')}`, address)));
       const statuses = answers.map(outcome);
       assert.equal(statuses.filter((s) => s === 401).length, LIMIT);
       assert.equal(statuses.filter((s) => s === 'locked').length, 50 - LIMIT);
-      assert.equal(lookups(), LIMIT);
+      assert.equal(lookups(), 50);
     });
 
     test('a burst of good keys from one address, more than the allowance at once, is served: it waits instead of failing', async () => {
@@ -215,4 +234,21 @@ test('an allowance belongs to an IPv4 address, or to an IPv6 address’s /64', (
     ['fe80::1%eth0', 'fe80:0:0:0::/64'],
   ];
   for (const [ip, bucket] of cases) assert.equal(addressBucket(ip), bucket, ip);
+});
+
+test('past its allowance an address has one lookup out at a time in a process; a good key past it gives nothing back', async () => {
+  const failures = new FailedAuthentications(1, undefined);
+  const address = freshAddress();
+  assert.equal(await failures.take(address), undefined);
+  await failures.settle(address, false);
+  const first = await failures.take(address);
+  assert.ok(first !== undefined && first >= 1 && first <= 60, `Retry-After ${first}`);
+  let second: number | undefined | 'waiting' = 'waiting';
+  const taking = failures.take(address).then((retryAfter) => (second = retryAfter));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(second, 'waiting', 'the second lookup past the allowance waits for the first');
+  await failures.settle(address, false);
+  await taking;
+  assert.notEqual(second, undefined, 'still past the allowance');
+  await failures.settle(address, false);
 });

@@ -2,16 +2,17 @@
  * Faults of the database are answers, not deaths (docs/operations.md "When the database is
  * away"). A PostgreSQL of the test's own (test/support/private-postgres.ts) is restarted with
  * `pg_ctl stop -m fast` under Kassa, idle and under a light create load, with one process and with
- * a primary and two HTTP processes: no process ends, every request during the outage is a 503
+ * a primary and two HTTP processes: no process ends, every request during the outage (/metrics too) is a 503
  * problem with Retry-After (never a 500, never a dropped connection), readiness is 503 during it
  * and 200 after, and creates succeed again without restarting Kassa. On SQLite, a full disk (a
- * tmpfs filled up) is a 503 and not ready until space is freed, and then the database checks
- * whole; a start on a filesystem without room for the WAL ends in one line and leaves no WAL.
+ * tmpfs filled up) is a 503 and not ready (every probe while creates are refused) until space is freed, and then the database checks
+ * whole; a start of the server or of a `kassa` command on a filesystem without room for the WAL,
+ * or with KEY_DIR on a full one, ends in one line naming the file and leaves nothing half-made.
  * The tmpfs parts need root (`mount`): CI runs as root, where they fail rather than skip.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,9 +21,11 @@ import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { backends, basic, cardPayment, POSTGRES_ADMIN_URL, startTestApp } from '../support/app.ts';
 import { databaseUnavailable } from '../../src/store/unavailable.ts';
+import { DATABASE_CHECK_SHARED_MS } from '../../src/api/cockpit.ts';
 import { randomBase62 } from '../../src/lib/tokens.ts';
-import { childPids, KASSA_MAIN, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
+import { childPids, KASSA_CLI, KASSA_MAIN, kassaCli, startKassaProcess, waitForExit, type KassaProcess } from '../support/process.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
+import { fillUp, mountTmpfs, needsRoot } from '../support/disk.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -107,6 +110,7 @@ describe('a PostgreSQL restart under Kassa', () => {
   });
 
   const RESTARTS = { idle: 3, loaded: 3 };
+  const METRICS_TOKEN = 'metrics-token-of-the-fault-tests';
 
   for (const processes of [1, 2]) {
     test(`HTTP_PROCESSES=${processes}: ${RESTARTS.idle} restarts idle and ${RESTARTS.loaded} under creates, every request during them a 503 with Retry-After, all processes alive, ready and creating after`, async () => {
@@ -117,7 +121,13 @@ describe('a PostgreSQL restart under Kassa', () => {
       await admin.end();
       const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-keys-'));
       made.push(keyDir);
-      const env = { DATABASE_URL: server.url.replace(/\/postgres$/, `/${database}`), KEY_DIR: keyDir, HTTP_PROCESSES: String(processes), RATE_LIMIT_PER_SECOND: '0' };
+      const env = {
+        DATABASE_URL: server.url.replace(/\/postgres$/, `/${database}`),
+        KEY_DIR: keyDir,
+        HTTP_PROCESSES: String(processes),
+        RATE_LIMIT_PER_SECOND: '0',
+        METRICS_TOKEN: METRICS_TOKEN,
+      };
       const key = JSON.parse(kassaCli(env, 'merchant', 'create', '--name', 'Fault Shop', '--json')).testApiKey as string;
       const kassa = await startKassaProcess(env);
       try {
@@ -150,6 +160,10 @@ describe('a PostgreSQL restart under Kassa', () => {
             assert.equal(res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
             assert.equal(JSON.parse(body).title, 'Database unavailable');
           }
+          // A scrape reads the webhook backlog: with several processes the primary reads it and tells the HTTP process.
+          const metrics = await fetch(`${kassa.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+          during.count(metrics.status);
+          assert.equal(JSON.parse(await assertUnavailable(metrics, '/metrics during the outage')).title, 'Database unavailable');
           const page = await fetch(payUrl);
           during.count(page.status);
           assert.match(await assertUnavailable(page, 'the payment page during the outage'), /<html/i);
@@ -219,47 +233,8 @@ describe('a PostgreSQL connection ended while a unit of work holds it between tw
   });
 });
 
-/** A tmpfs of `size` at a new directory; needs root. */
-function mountTmpfs(size: string) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-disk-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  return {
-    dir,
-    remove: () => {
-      execFileSync('umount', [dir]);
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Fills the filesystem of `file` to the last block; returns how much it wrote. */
-function fillUp(file: string): number {
-  const descriptor = fs.openSync(file, 'w');
-  let written = 0;
-  try {
-    for (const chunk of [Buffer.alloc(1024 * 1024), Buffer.alloc(4096)]) {
-      for (;;) {
-        try {
-          written += fs.writeSync(descriptor, chunk);
-        } catch (error) {
-          if ((error as { code?: string }).code !== 'ENOSPC') throw error;
-          break;
-        }
-      }
-    }
-  } finally {
-    fs.closeSync(descriptor);
-  }
-  return written;
-}
-
-const asRoot = process.getuid?.() === 0;
-/** Without root the tmpfs tests cannot run: skipped by hand, failed in CI (which runs as root and must run them). */
-const needsRoot = !asRoot && !process.env.CI ? 'mounting a tmpfs needs root' : false;
-
 describe('SQLite on a full disk', { skip: needsRoot }, () => {
   test('a full disk is a 503 with Retry-After and not ready; once space is freed, creates succeed and the database is whole', async () => {
-    assert.ok(asRoot, 'this test mounts a tmpfs: run it as root (CI does)');
     const disk = mountTmpfs('80m');
     const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-keys-'));
     const dataDir = path.join(disk.dir, 'data');
@@ -273,21 +248,25 @@ describe('SQLite on a full disk', { skip: needsRoot }, () => {
       const filler = path.join(disk.dir, 'filler');
       fillUp(filler);
       // The preallocated WAL still takes commits for a while (sqlite.ts), and once larger ones fail
-      // smaller ones may still fit: the load runs until the readiness probe's one-row write fails too.
+      // smaller ones still fit for seconds: readiness, which asks the filesystem's free space, is
+      // not ready as soon as its shared answer of before the fill has run out.
       const full = new Tally();
       const stopLoad = createLoad(api, full, 4);
       await until('a 503 once the disk is full', 60_000, async () => full.get(503) || undefined);
-      const notReady = await until('readiness 503 on the full disk', 20_000, async () => {
-        const res = await api.ready();
-        return res.status === 503 ? ((await res.json()) as { checks: { database: string }; reason: string }) : void (await res.arrayBuffer());
-      });
       await stopLoad();
-      const refused = await api.create();
-      const body = await assertUnavailable(refused, 'a create on the full disk');
-      assert.equal(JSON.parse(body).title, 'Database unavailable');
-      assert.equal(notReady.checks.database, 'not writable');
-      assert.match(notReady.reason, /^SQLITE_(FULL|IOERR)/);
-      console.log(`SQLite, disk full: creates ${full}; readiness ${JSON.stringify(notReady)}`);
+      await sleep(DATABASE_CHECK_SHARED_MS);
+      for (let probe = 0; probe < 5; probe++) {
+        const refused = await api.create();
+        const body = await assertUnavailable(refused, 'a create on the full disk');
+        assert.equal(JSON.parse(body).title, 'Database unavailable');
+        const ready = await api.ready();
+        const notReady = (await ready.json()) as { checks: { database: string }; reason: string };
+        assert.equal(ready.status, 503, `readiness while creates are refused: ${JSON.stringify(notReady)}`);
+        assert.equal(notReady.checks.database, 'not writable');
+        assert.equal(notReady.reason, 'ENOSPC');
+        await sleep(DATABASE_CHECK_SHARED_MS / 2);
+      }
+      console.log(`SQLite, disk full: creates ${full}`);
       assert.deepEqual(
         [...full.statuses.keys()].filter((status) => status !== 200 && status !== 503),
         [],
@@ -316,30 +295,62 @@ describe('SQLite on a full disk', { skip: needsRoot }, () => {
     }
   });
 
-  test('a start on a filesystem without room for the WAL ends with one line naming it and the space, and leaves no WAL', async () => {
-    assert.ok(asRoot, 'this test mounts a tmpfs: run it as root (CI does)');
-    const disk = mountTmpfs('2m');
-    const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-keys-'));
-    const dataDir = path.join(disk.dir, 'data');
-    try {
-      const child = spawn(process.execPath, KASSA_MAIN, {
-        cwd: root,
-        env: { ...process.env, DATA_DIR: dataDir, KEY_DIR: keyDir, HTTP_PROCESSES: '1', PORT: '0', DEMO_MERCHANT: 'false' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout!.on('data', (chunk) => (output += chunk));
-      child.stderr!.on('data', (chunk) => (output += chunk));
-      assert.equal(await waitForExit(child), 1, output);
-      const wal = path.join(dataDir, 'kassa.db-wal');
-      assert.deepEqual(output.trim().split('\n'), [
-        `kassa: not enough disk space for the database's write-ahead log ${wal}: it needs 64.0 MiB, the filesystem has ${output.match(/has (\d+\.\d) MiB/)?.[1]} MiB free; free some space or set DATA_DIR to a larger filesystem`,
-      ]);
-      assert.ok(Number(output.match(/has (\d+\.\d) MiB/)![1]) <= 2);
-      assert.equal(fs.existsSync(wal), false, 'no partial WAL left behind');
-    } finally {
-      disk.remove();
-      fs.rmSync(keyDir, { recursive: true, force: true });
-    }
-  });
+  /** The server's start and a `kassa` command that opens the database: each says what to fix in one line. */
+  const programs = {
+    'the server': [...KASSA_MAIN],
+    'the kassa command': [...KASSA_CLI, 'merchant', 'create', '--name', 'Small Disk Shop'],
+  };
+  /** Runs `args` to its end: its exit code and everything it wrote. */
+  async function runToEnd(args: string[], env: Record<string, string>) {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, ...env, HTTP_PROCESSES: '1', PORT: '0', DEMO_MERCHANT: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    return { code: await waitForExit(child), lines: output.trim().split('\n') };
+  }
+
+  for (const [program, args] of Object.entries(programs)) {
+    test(`${program} on a filesystem without room for the WAL ends with one line naming it and the space, and leaves no WAL`, async () => {
+      const disk = mountTmpfs('2m');
+      const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-keys-'));
+      const dataDir = path.join(disk.dir, 'data');
+      try {
+        const { code, lines } = await runToEnd(args, { DATA_DIR: dataDir, KEY_DIR: keyDir });
+        assert.equal(code, 1, lines.join('\n'));
+        const wal = path.join(dataDir, 'kassa.db-wal');
+        const free = lines[0]?.match(/has (\d+\.\d) MiB/)?.[1];
+        assert.deepEqual(lines, [
+          `kassa: not enough disk space for the database's write-ahead log ${wal}: it needs 64.0 MiB, the filesystem has ${free} MiB free; free some space or set DATA_DIR to a larger filesystem`,
+        ]);
+        assert.ok(Number(free) <= 2);
+        assert.equal(fs.existsSync(wal), false, 'no partial WAL left behind');
+      } finally {
+        disk.remove();
+        fs.rmSync(keyDir, { recursive: true, force: true });
+      }
+    });
+
+    test(`${program} with KEY_DIR on a full filesystem ends with one line naming the key file, and leaves no part of it`, async () => {
+      const disk = mountTmpfs('1m');
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-data-'));
+      const keyDir = path.join(disk.dir, 'keys');
+      try {
+        fs.mkdirSync(keyDir);
+        fillUp(path.join(disk.dir, 'filler'));
+        const { code, lines } = await runToEnd(args, { DATA_DIR: dataDir, KEY_DIR: keyDir });
+        assert.equal(code, 1, lines.join('\n'));
+        assert.deepEqual(lines, [
+          `kassa: not enough disk space to make the key file ${path.join(keyDir, 'secrets-key.json')}; free some space or set KEY_DIR to another filesystem`,
+        ]);
+        assert.deepEqual(fs.readdirSync(keyDir), [], 'no partly written key file left behind');
+      } finally {
+        disk.remove();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  }
 });

@@ -14,6 +14,7 @@ import { FORM, csrfOf } from '../pages/flow.ts';
 import { makeAccount, PASSWORD } from './support.ts';
 import { FAILURES_PER_ACCOUNT, FAILURE_WINDOW_MS } from '../../src/operators/sessions.ts';
 import { countSignInAttempt } from '../../src/store/operators.ts';
+import { runHousekeeping } from '../../src/housekeeping.ts';
 import { formTokenOf, randomBase62 } from '../../src/lib/tokens.ts';
 import { SecretBox } from '../../src/lib/secret-box.ts';
 import { randomBytes } from 'node:crypto';
@@ -100,6 +101,32 @@ for (const backend of backends) {
         windows.map((w) => w.attempts).sort((a, b) => a - b),
         Array.from({ length: 60 }, (_, i) => i + 1),
       );
+    });
+
+    test('the purge of ended windows and a sign-in counting the same two rows never deadlock', async () => {
+      const now = Date.now();
+      const ended = now - FAILURE_WINDOW_MS - 1000;
+      const account = `account:purge-${randomBase62(6)}@kassa.test`;
+      const address = `address:purge-${randomBase62(6)}`;
+      // Ended windows of both, the address's stored first: a purge scanning in storage order meets it first.
+      await kassa.store.transact((db) => countSignInAttempt(db, address, ended, FAILURE_WINDOW_MS));
+      await kassa.store.transact((db) => countSignInAttempt(db, account, ended, FAILURE_WINDOW_MS));
+      // A sign-in's unit (operators/sessions.ts) holds the account's row while the purge runs, then counts the address.
+      let purgeStarted: () => void = () => {};
+      const purgeHasStarted = new Promise<void>((resolve) => (purgeStarted = resolve));
+      const signIn = kassa.store.transact(async (db) => {
+        await countSignInAttempt(db, account, now, FAILURE_WINDOW_MS);
+        await purgeHasStarted;
+        // Long enough for the purge to reach the account's row and wait for it.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return countSignInAttempt(db, address, now, FAILURE_WINDOW_MS);
+      });
+      const purge = runHousekeeping(kassa.config, kassa.store, now);
+      purgeStarted();
+      const [signedIn, purged] = await Promise.allSettled([signIn, purge]);
+      assert.equal(signedIn.status, 'fulfilled', String((signedIn as PromiseRejectedResult).reason));
+      assert.equal(purged.status, 'fulfilled', String((purged as PromiseRejectedResult).reason));
+      assert.equal(signedIn.value.attempts, 1, 'the address counted in a window of its own');
     });
 
     test('sixty wrong sign-ins for one account at once get at most five passwords checked, the rest 429; the right one is then refused', async () => {

@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, backends, suiteApp } from '../support/app.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
+import { MAX_QUANTITY } from '../../src/payments/request.ts';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { csrfOf, postForm } from './flow.ts';
 
@@ -180,7 +181,7 @@ for (const backend of backends) {
       assert.deepEqual(refused.json().errors, [{ field: '/method', code: 'not_served', message: "is not taken in EUR by this merchant's live acquirer (adyen)" }]);
     });
 
-    test('what each method takes: currency, order lines, issuer, transaction type; retired methods named', async () => {
+    test('what each method takes: currency, order lines and their quantities, issuer, transaction type; retired methods named', async () => {
       const refused = async (body: Record<string, unknown>) => {
         const response = await t.client.post('/payment', { amount: '29.95', currency: 'EUR', returnUrl: RETURN_URL, ...body });
         assert.equal(response.statusCode, 422, response.body);
@@ -196,6 +197,14 @@ for (const backend of backends) {
         '/orderLines/0/totalPrice',
       ]);
       assert.deepEqual(names(await refused({ method: 'klarna', orderLines: klarnaLines, transactionType: 'sale' })), ['/transactionType']);
+      // A quantity is a plain positive decimal, as amounts are written; what Number() alone took is refused, naming the line's field.
+      const withQuantity = (quantity: unknown) => [{ ...klarnaLines[0], quantity }, ...klarnaLines.slice(1)];
+      for (const quantity of ['Infinity', '1e400', 1e308, '0x10', 1e-7, ' 1 ', '-1', 0, '0', '1.', '.5', '0.0001', MAX_QUANTITY + 1, true, null]) {
+        assert.deepEqual(names(await refused({ method: 'klarna', orderLines: withQuantity(quantity) })), ['/orderLines/0/quantity'], JSON.stringify(quantity));
+      }
+      for (const quantity of [2, '2', 1.5, '0.5', '0.125', '1.500', MAX_QUANTITY, String(MAX_QUANTITY)]) {
+        await create('klarna', { orderLines: withQuantity(quantity) });
+      }
       assert.deepEqual(names(await refused({ method: 'paypal', issuer: 'INGBNL2A' })), ['/issuer']);
       assert.deepEqual(names(await refused({ method: 'ideal', issuer: 'not a bic' })), ['/issuer']);
       for (const method of ['sofort', 'giropay']) {
