@@ -966,6 +966,13 @@ export interface components {
                      */
                     retry: "do not retry" | "retry later" | "update card details" | "no advice";
                 };
+                /** @description A payment Kassa ended (`failed`: expired, cancelled) that the shopper paid after all, as the acquirer said later: Kassa gives the money back by itself (docs/acquirers.md "Money paid after Kassa gave up"). `returning`: asked of the acquirer; `returned`: the hold released or the money refunded; `not_returned`: the acquirer could not, an operator must look. Each change comes with a webhook. */
+                latePayment?: {
+                    /** @enum {string} */
+                    status: "returning" | "returned" | "not_returned";
+                    /** @description What the shopper paid, in major units of the payment’s currency. */
+                    amount: number;
+                };
                 /** @description A bank transfer through a live acquirer, while `pending`: the account the customer pays into and the reference they must quote (Kassa shows them on its page too). */
                 bankTransfer?: {
                     beneficiary: string;
