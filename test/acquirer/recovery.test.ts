@@ -4,7 +4,8 @@
  * stand-in (adyen-fake.ts: every request checked against Adyen's document): an authorisation with
  * no answer in time is cancelled by Kassa's reference (`/technicalCancel`) once
  * ACQUIRER_RECOVERY_AFTER has passed; Adyen's AUTHORISATION notification and the job race and
- * exactly one wins; two workers call Adyen once; an authorisation whose process died before its
+ * exactly one wins, in every order, each forced (one side held at a stage of its run while the
+ * other runs: `hold`); two workers call Adyen once; an authorisation whose process died before its
  * commit (its write-ahead record left in flight) is never paid, cancelled or expired again until
  * its outcome is known; the simulator, which cannot cancel, leaves the payment to an operator.
  */
@@ -22,15 +23,65 @@ import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { findPaymentPage, recordAuthorisationInFlight } from '../../src/store/payment-pages.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
+import { findAcquirerConnectionsByAccount } from '../../src/store/acquirer-connections.ts';
+import type { Db, Store } from '../../src/store/store.ts';
+import { paymentPorts, type Ports } from '../../src/payments/ports.ts';
 import { recoverUnknownAuthorisations } from '../../src/payments/acquirer-recovery.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { run } from '../../src/payments/operations/run.ts';
 import { resolve } from '../../src/payments/operations/resolve.ts';
+import { cancelUnknownAuthorisation } from '../../src/payments/operations/cancel-unknown-authorisation.ts';
+import { settleByAcquirer } from '../../src/payments/operations/settle-by-acquirer.ts';
+import type { Log } from '../../src/payments/operations/operation.ts';
+import { notificationReaderOf, type Acquirers } from '../../src/acquirer/select.ts';
+import type { AcquirerConnector, TechnicalCancelRequest } from '../../src/acquirer/connector.ts';
+import { sql } from 'kysely';
 
 const skip = needs(adyenContractMissing);
 const HMAC_KEY = randomBytes(32).toString('hex');
 const AFTER_MS = 5 * 60_000;
+
+/**
+ * A stage where one side of a race waits until the test lets it go on: `reached` once it is
+ * there, so the other side runs while it is held (not left to the timing of the machine).
+ */
+interface Hold {
+  reached: Promise<void>;
+  release(): void;
+  /** Called by the held side at its stage. */
+  wait(): Promise<void>;
+}
+
+function hold(): Hold {
+  let arrive!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    reached,
+    release,
+    wait: () => {
+      arrive();
+      return released;
+    },
+  };
+}
+
+/** `store` whose units of work wait at the hold `before` gives for their number (from 0), and at `atEnd` after their writes, before their commit. */
+function heldStore(store: Store, holds: { before?: (unit: number) => Hold | undefined; atEnd?: Hold }): Store {
+  let units = 0;
+  const transact = async <T>(unit: (db: Db) => Promise<T>): Promise<T> => {
+    await holds.before?.(units++)?.wait();
+    const { atEnd } = holds;
+    if (!atEnd) return store.transact(unit);
+    return store.transact(async (db) => {
+      const out = await unit(db);
+      await atEnd.wait();
+      return out;
+    });
+  };
+  return Object.assign(Object.create(store) as Store, { transact });
+}
 
 for (const backend of backends) {
   describe(`unknown acquirer outcomes resolved in the background (${backend})`, { skip }, () => {
@@ -57,16 +108,19 @@ for (const backend of backends) {
       return { ...payment, path, csrf, paid };
     }
 
-    /** The payment's state changes: its timeline less the entries that keep what an acquirer said without changing anything. */
-    const stateChanges = async (reference: string) => (await eventsOf(t.store.read, reference)).filter((e) => e.from_status !== e.to_status);
     const statusOf = async (reference: string) => (await t.client.get(`/transaction?reference=${reference}`)).json() as { status: string; failureCode?: string };
     const cancelsFor = (reference: string) => adyen.requests.filter((r) => r.path === '/technicalCancel' && r.body.originalMerchantReference === reference);
     /** The merchant webhooks of the payment, as a set (deliveries have no order of their own). */
     const webhookEvents = async (reference: string) => (await deliveriesFor(t.store, reference)).map((d) => d.event).sort();
 
-    /** Adyen's AUTHORISATION of the payment as it made it (its amount and pspReference: Kassa applies no other, docs/acquirers.md). */
-    async function authorisationNotification(reference: string, success = true) {
-      const held = await waitFor('the authorisation at Adyen', () => adyen.authorisations.get(reference));
+    /**
+     * Adyen's AUTHORISATION notification of the authorisation "Adyen" holds for the payment, once it
+     * holds it (the stand-in answers a .31 amount after ACQUIRER_TIMEOUT, so for a while after the
+     * payment's answer it holds nothing): its own pspReference and amount, so that no two payments'
+     * notifications are one item to Kassa (an item sent again changes nothing).
+     */
+    async function authorisationPayload(reference: string, success = true) {
+      const held = await waitFor('the authorisation at "Adyen"', () => adyen.authorisations.get(reference));
       const item = {
         eventCode: 'AUTHORISATION',
         pspReference: held.pspReference,
@@ -76,7 +130,100 @@ for (const backend of backends) {
         eventDate: new Date().toISOString(),
         success: String(success),
       };
-      return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload: { live: 'false', notificationItems: [signedNotification(item, HMAC_KEY)] } });
+      return { live: 'false', notificationItems: [signedNotification(item, HMAC_KEY)] };
+    }
+
+    async function authorisationNotification(reference: string, success = true) {
+      const payload = await authorisationPayload(reference, success);
+      return t.app.inject({ method: 'POST', url: '/acquirer/adyen/notifications', payload });
+    }
+
+    const log: Log = { error: (data) => errors.push((data as { err?: unknown }).err ?? data) };
+
+    /**
+     * The notification as its route settles it (acquirer-notifications.ts: Adyen's reader, then
+     * `settleByAcquirer`), through a store whose one unit of work — its commit, after it read the
+     * payment — is held `before` it or at its end (its writes made, not committed).
+     */
+    async function heldNotification(reference: string, holds: { before?: Hold; atEnd?: Hold }) {
+      const payload = await authorisationPayload(reference);
+      const { words } = await notificationReaderOf('adyen')!({ raw: Buffer.from(JSON.stringify(payload)), json: payload, headers: {} }, (account, mode) =>
+        findAcquirerConnectionsByAccount(t.store.read, t.store.secrets, 'adyen', account, mode),
+      );
+      const ports = paymentPorts(t.config, t.store);
+      const store = heldStore(ports.store, { before: () => holds.before, atEnd: holds.atEnd });
+      return run(settleByAcquirer, words[0], { ports: { ...ports, store }, caller: undefined, now: Date.now(), log });
+    }
+
+    /**
+     * The recovery job's run for the one payment (what `recoverUnknownAuthorisations` runs for each
+     * one due), past ACQUIRER_RECOVERY_AFTER, held where the test says: after it found the payment due
+     * and before its reserve; after its reserve (the technical cancel recorded as sent) and before
+     * Adyen is called; after Adyen took the cancel and before its commit.
+     */
+    async function heldJob(reference: string, holds: { beforeReserve?: Hold; beforeCancel?: Hold; beforeCommit?: Hold } = {}) {
+      const ports = paymentPorts(t.config, t.store);
+      const dueAt = (await findPaymentPage(t.store.read, reference))!.recovery_due_at!;
+      const store = heldStore(ports.store, { before: (unit) => (unit === 0 ? holds.beforeReserve : undefined) });
+      const held = (connector: AcquirerConnector): AcquirerConnector =>
+        Object.assign(Object.create(connector) as AcquirerConnector, {
+          technicalCancel: async (request: TechnicalCancelRequest, idempotencyKey: string) => {
+            await holds.beforeCancel?.wait();
+            const result = await connector.technicalCancel!(request, idempotencyKey);
+            await holds.beforeCommit?.wait();
+            return result;
+          },
+        });
+      const acquirers = Object.assign(Object.create(ports.acquirers) as Acquirers, {
+        for: async (owner: Parameters<Acquirers['for']>[0]) => held(await ports.acquirers.for(owner)),
+      });
+      const job: Ports = { ...ports, store, acquirers };
+      return run(cancelUnknownAuthorisation, { reference, dueAt }, { ports: job, caller: undefined, now: Date.now() + AFTER_MS + 1000, log });
+    }
+
+    /** A payment whose authorisation "Adyen" made and whose answer never reached Kassa: manualintervention, due for the job. */
+    async function unanswered(amount: string) {
+      const { reference } = await paidOnPage(amount);
+      assert.equal((await statusOf(reference)).status, 'manualintervention');
+      await waitFor('the authorisation at "Adyen"', () => adyen.authorisations.get(reference));
+      return reference;
+    }
+
+    /**
+     * Exactly one final state, set by the winner, with its webhook, and a technical cancel exactly
+     * when the job won. Counted are state changes (from one status to another): the timeline may
+     * keep the loser's word too, as an entry that leaves the status as it is (recordTimelineEntry).
+     */
+    async function assertWonBy(reference: string, winner: 'the notification' | 'the job') {
+      const final = winner === 'the job' ? 'failed' : 'success';
+      assert.equal((await statusOf(reference)).status, final);
+      const events = await eventsOf(t.store.read, reference);
+      assert.deepEqual(
+        events.filter((e) => e.from_status !== e.to_status).map((e) => [e.from_status, e.to_status, e.cause]),
+        [
+          [null, 'pending', 'created'],
+          ['pending', 'manualintervention', 'acquirer_timeout'],
+          ['manualintervention', final, winner === 'the job' ? 'acquirer_technical_cancel' : 'acquirer_notification'],
+        ],
+        'one final state',
+      );
+      assert.ok(
+        events.filter((e) => e.from_status === e.to_status).every((e) => e.to_status === final),
+        'a word kept on the timeline after the end leaves the final state as it is',
+      );
+      const { pspReference, state } = adyen.authorisations.get(reference)!;
+      const asked = adyen.requests.filter((r) => r.path !== '/authorise' && [reference, pspReference].some((name) => JSON.stringify(r.body).includes(name)));
+      // The technical cancel undid the authorisation the late word names: nothing is left to give back.
+      assert.deepEqual(
+        asked.map((r) => r.path),
+        winner === 'the job' ? ['/technicalCancel'] : [],
+        'a technical cancel exactly when the job won, and nothing else asked of Adyen',
+      );
+      assert.equal(state, winner === 'the job' ? 'cancelled' : 'authorised');
+      assert.deepEqual(await webhookEvents(reference), winner === 'the job' ? ['failed/processing_error', 'manualintervention'] : ['manualintervention', 'success']);
+      assert.equal((await findPaymentPage(t.store.read, reference))!.authorisation_in_flight, null, 'nothing left in flight');
+      assert.deepEqual(adyen.violations, []);
+      assert.deepEqual(errors, []);
     }
 
     test('no answer in time: manualintervention, then past ACQUIRER_RECOVERY_AFTER a technical cancel by Kassa’s reference → failed/processing_error', async () => {
@@ -116,35 +263,94 @@ for (const backend of backends) {
     });
 
     test('the notification first: success, and the job then changes nothing and calls nobody', async () => {
-      const { reference } = await paidOnPage('11.31');
+      const reference = await unanswered('11.31');
       assert.equal((await authorisationNotification(reference)).body, '[accepted]');
       assert.equal((await statusOf(reference)).status, 'success');
-      await recover();
-      assert.equal((await statusOf(reference)).status, 'success');
-      assert.equal(cancelsFor(reference).length, 0);
-      assert.deepEqual(await webhookEvents(reference), ['manualintervention', 'success']);
+      assert.ok(!(await recover()).includes(reference), 'no longer due');
+      await heldJob(reference);
+      await assertWonBy(reference, 'the notification');
     });
 
-    test('the job first: failed, and the notification then changes nothing', async () => {
-      const { reference } = await paidOnPage('12.31');
-      await recover();
+    test('the job first: failed, and the notification then changes no state (its word kept on the timeline)', async () => {
+      const reference = await unanswered('12.31');
+      await heldJob(reference);
       assert.equal((await statusOf(reference)).status, 'failed');
-      const changes = (await stateChanges(reference)).length;
       assert.equal((await authorisationNotification(reference)).body, '[accepted]');
-      assert.equal((await statusOf(reference)).status, 'failed');
-      assert.equal((await stateChanges(reference)).length, changes, 'no state change: what Adyen said is on the timeline only');
-      assert.deepEqual(await webhookEvents(reference), ['failed/processing_error', 'manualintervention']);
+      await assertWonBy(reference, 'the job');
     });
 
-    test('the notification and the job at the same moment: exactly one wins, and Adyen is cancelled only when the job did', async () => {
-      const payments = await Promise.all(['13.31', '14.31', '15.31', '16.31'].map((amount) => paidOnPage(amount)));
-      for (const { reference } of payments) {
-        await Promise.all([authorisationNotification(reference), recover()]);
-        const final = (await statusOf(reference)).status;
-        const finals = (await stateChanges(reference)).filter((e) => e.to_status === 'success' || e.to_status === 'failed');
-        assert.equal(finals.length, 1, 'one final state');
-        assert.equal(cancelsFor(reference).length, final === 'failed' ? 1 : 0, `${final}: a technical cancel exactly when the job won`);
-        assert.equal((await webhookEvents(reference)).filter((event) => event !== 'manualintervention').length, 1);
+    test('the notification while the job, having found the payment due, has not reserved it: the notification wins, Adyen is not called', async () => {
+      const reference = await unanswered('13.31');
+      const beforeReserve = hold();
+      const job = heldJob(reference, { beforeReserve });
+      await beforeReserve.reached;
+      assert.equal((await authorisationNotification(reference)).body, '[accepted]');
+      beforeReserve.release();
+      assert.equal(await job, undefined, 'the job claims nothing');
+      await assertWonBy(reference, 'the notification');
+    });
+
+    test('the notification while the job has recorded its technical cancel as sent, before Adyen is called: the job wins', async () => {
+      const reference = await unanswered('14.31');
+      const beforeCancel = hold();
+      const job = heldJob(reference, { beforeCancel });
+      await beforeCancel.reached;
+      assert.equal((await authorisationNotification(reference)).body, '[accepted]');
+      assert.equal((await statusOf(reference)).status, 'manualintervention', 'the cancel, once sent, decides');
+      beforeCancel.release();
+      assert.equal((await job)?.status, 'failed');
+      await assertWonBy(reference, 'the job');
+    });
+
+    test('the notification while Adyen has taken the technical cancel and the job has not committed: the job wins', async () => {
+      const reference = await unanswered('15.31');
+      const beforeCommit = hold();
+      const job = heldJob(reference, { beforeCommit });
+      await beforeCommit.reached;
+      assert.equal((await authorisationNotification(reference)).body, '[accepted]');
+      assert.equal((await statusOf(reference)).status, 'manualintervention');
+      beforeCommit.release();
+      assert.equal((await job)?.status, 'failed');
+      await assertWonBy(reference, 'the job');
+    });
+
+    test('the job while the notification, having read the payment, has not committed: the job wins, the notification changes nothing', async () => {
+      const reference = await unanswered('16.31');
+      const before = hold();
+      const notification = heldNotification(reference, { before });
+      await before.reached;
+      assert.equal((await heldJob(reference))?.status, 'failed');
+      before.release();
+      const applied = await notification;
+      assert.equal(applied.item === 'first' && applied.row?.status, 'failed');
+      await assertWonBy(reference, 'the job');
+    });
+
+    test('the job’s reserve while the notification’s unit of work has made its writes, not committed: it waits, and the notification wins', async () => {
+      const reference = await unanswered('17.31');
+      const atEnd = hold();
+      const notification = heldNotification(reference, { atEnd });
+      await atEnd.reached;
+      const beforeReserve = hold();
+      const job = heldJob(reference, { beforeReserve });
+      await beforeReserve.reached;
+      beforeReserve.release();
+      // PostgreSQL: the claim's compare-and-set waits for the notification's row lock; SQLite: its unit waits for the one writer.
+      if (backend === 'postgres') {
+        const waiting = sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+        await waitFor('the claim waiting for the notification’s lock', async () => (await waiting.execute(t.store.read)).rows[0].n > 0);
+      }
+      atEnd.release();
+      assert.equal((await notification).item, 'first');
+      assert.equal(await job, undefined, 'the job claims nothing');
+      await assertWonBy(reference, 'the notification');
+    });
+
+    test('the notification and the job at the same moment, unforced: exactly one wins', async () => {
+      const references = await Promise.all(['18.31', '19.31'].map(unanswered));
+      for (const reference of references) {
+        await Promise.all([authorisationNotification(reference), heldJob(reference)]);
+        await assertWonBy(reference, (await statusOf(reference)).status === 'failed' ? 'the job' : 'the notification');
       }
     });
 
