@@ -23,6 +23,11 @@ import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { recoverAcquirerClaims } from '../../src/payments/acquirer-recovery.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { notificationReaderOf } from '../../src/acquirer/select.ts';
+import { findAcquirerConnection } from '../../src/store/acquirer-connections.ts';
+import { settleByAcquirer } from '../../src/payments/operations/settle-by-acquirer.ts';
+import type { Context } from '../../src/payments/operations/operation.ts';
+import { run } from '../../src/payments/operations/run.ts';
 
 const skip = needs(adyenContractMissing);
 const HMAC_KEY = randomBytes(32).toString('hex');
@@ -151,6 +156,48 @@ for (const backend of backends) {
         assert.equal(asks(created.reference).length, 1);
         assert.equal((await causes(created.reference)).filter((cause) => cause === 'acquirer_paid_late').length, 1);
       }
+    });
+
+    test('live: a payment that expires between the AUTHORISATION being read and applied: nothing kept, and its resend gives the money back', async () => {
+      const created = (await live.post('/payment', cardPayment({ amount: '44.00' }))).json();
+      await t.app.inject({ method: 'GET', url: new URL(created.payUrl).pathname });
+      // Left pending at a method elsewhere is what waits for this word; a card payment whose authorisation is in flight does likewise.
+      await t.store.transact((tx) =>
+        tx
+          .updateTable('payment_pages')
+          .set({ authorisation_in_flight: `${created.reference}:attempt-1` })
+          .where('reference', '=', created.reference)
+          .execute(),
+      );
+      const item = {
+        eventCode: 'AUTHORISATION',
+        pspReference: newPsp(),
+        merchantReference: created.reference,
+        merchantAccountCode: 'ShopNL',
+        amount: { value: 4400, currency: 'EUR' },
+        success: 'true',
+      };
+      const payload = { live: 'true', notificationItems: [signedNotification(item, HMAC_KEY)] };
+      const { words } = await notificationReaderOf('adyen')!({ raw: Buffer.from(JSON.stringify(payload)), json: payload, headers: {} }, async (_account, mode) => {
+        const connection = await findAcquirerConnection(t.store.read, t.store.secrets, { merchantId: t.merchant.merchantId, mode });
+        return connection ? [connection] : [];
+      });
+      const ctx: Context<undefined> = { ports: paymentPorts(t.config, t.store), caller: undefined, now: Date.now(), log: { error: () => {} } };
+      const word = words[0]!;
+      // Read and decided while pending...
+      const plan = settleByAcquirer.decide(await settleByAcquirer.load(word, ctx), word, ctx);
+      // ...then the payment ends before the unit of work (its authorisation written off, then expired).
+      await t.store.transact((tx) => tx.updateTable('payment_pages').set({ authorisation_in_flight: null }).where('reference', '=', created.reference).execute());
+      await expireDuePayments(paymentPorts(t.config, t.store), Date.now() + 3600_000);
+      assert.equal((await read(live, created.reference)).status, 'failed');
+      await assert.rejects(
+        t.store.transact((tx) => settleByAcquirer.commit(tx, plan, ctx)),
+        (error: { status?: number }) => error.status === 409,
+      );
+      assert.equal((await read(live, created.reference)).details.latePayment, undefined, 'nothing kept of the item');
+      // Adyen sends it again: now it is money paid late.
+      await run(settleByAcquirer, word, ctx);
+      await waitFor('the cancel-or-refund', () => asks(created.reference).length === 1);
     });
 
     test('the test helper completes only payments of the simulated acquirer: a test mode connected to Adyen is 409, the payment unchanged', async () => {

@@ -311,11 +311,12 @@ async function settle(
       // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
       if (!(await settleAuthorisationInFlight(tx, row.reference))) break;
       const failureCode = settlement.to === 'success' ? null : word.failureCode;
-      await recordAcquirerOutcome(
-        tx,
-        { reference: row.reference, from: row.status as 'pending' | 'manualintervention', to: settlement.to, failureCode, cause, at: now },
-        word.acquirerReference,
-      );
+      const from = row.status as 'pending' | 'manualintervention';
+      // The payment changed since it was read (it expired, or was cancelled, at that moment): the whole unit is undone, the item
+      // not kept, so Adyen's resend is judged by what the payment is now — money paid late given back, not a word dropped.
+      if (!(await recordAcquirerOutcome(tx, { reference: row.reference, from, to: settlement.to, failureCode, cause, at: now }, word.acquirerReference))) {
+        throw changedMeanwhile();
+      }
       break;
     }
     case 'undone':
