@@ -63,7 +63,7 @@ for (const backend of backends) {
       const reference = await insertPendingPayment(store, merchantId);
       await assert.rejects(kassa(db.env, 'payment', 'resolve', '--reference', reference, '--outcome', 'success'), (error: { stderr: string; code: number }) => {
         assert.equal(error.code, 1);
-        assert.match(error.stderr, /only a payment in manualintervention can be resolved/);
+        assert.match(error.stderr, /is pending; only a payment in manualintervention, or a reversal held for an operator, can be resolved/);
         return true;
       });
       assert.equal((await findTransaction(store.read, reference))!.status, 'pending');

@@ -64,14 +64,22 @@ for (const backend of backends) {
       assert.equal((await deliveriesFor(t.store, live)).length, 0);
     });
 
-    test('a payment that is no longer pending is 409 and keeps its state and its single webhook', async () => {
+    test('a payment that is no longer pending is 409 and keeps its state and its single webhook (success on a failed one plays its late payment: late-payments.test.ts)', async () => {
       const reference = await newPayment();
       assert.equal((await t.client.post('/test/complete', { reference, outcome: 'failed' })).statusCode, 200);
-      const again = await t.client.post('/test/complete', { reference, outcome: 'success' });
+      const again = await t.client.post('/test/complete', { reference, outcome: 'failed' });
       assert.equal(again.statusCode, 409);
       assert.match(again.json().detail, /is failed, not pending/);
       assert.equal((await t.client.get(`/transaction?reference=${reference}`)).json().status, 'failed');
       assert.equal((await deliveriesFor(t.store, reference)).length, 1);
+      const paid = await newPayment();
+      assert.equal((await t.client.post('/test/complete', { reference: paid, outcome: 'success' })).statusCode, 200);
+      for (const outcome of ['success', 'failed']) {
+        const completed = await t.client.post('/test/complete', { reference: paid, outcome });
+        assert.equal(completed.statusCode, 409);
+        assert.match(completed.json().detail, /is success, not pending; only a pending payment can be completed\.$/);
+      }
+      assert.equal((await deliveriesFor(t.store, paid)).length, 1);
     });
 
     test("an unknown reference, or another merchant's, is 404", async () => {
