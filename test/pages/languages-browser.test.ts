@@ -19,6 +19,7 @@ import { needs } from '../support/dependencies.ts';
 
 const SHOTS = 'languages';
 const locales: Record<PageLanguage, string> = { eng: 'en-GB', nld: 'nl-NL', deu: 'de-DE', fra: 'fr-FR' };
+const otherLocale = (language: PageLanguage) => (language === 'eng' ? locales.nld : locales.eng);
 // Accessible names have their no-break spaces (amounts, French punctuation) as plain ones.
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s/g, '\\s');
 
@@ -80,13 +81,16 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
 
     test(`${language}: challenge pop-up with one cancel, the issuer's page in it, and the successful outcome`, async () => {
       const payment = await h.createPayment({ amount: '25.11', language });
-      const { context, page, cspViolations } = await h.context({ locale: locales[language] });
+      // A browser in another language: the issuer's page follows the payment, as Kassa's pages do (docs/pages.md "Languages").
+      const { context, page, cspViolations } = await h.context({ locale: otherLocale(language) });
       await page.goto(payment.payUrl);
       await payWithCard(page, {}, payLabel(t, '25.11'));
       await page.locator('iframe[name=challenge-window]').waitFor();
       const window = page.frameLocator('iframe[name=challenge-window]');
       await window.getByLabel(t('acsCode')).waitFor();
       await page.getByRole('dialog', { name: t('challengeTitle') }).waitFor();
+      await window.getByRole('heading', { name: t('acsTitle') }).waitFor();
+      assert.equal(await page.frame({ name: 'challenge-window' })!.getAttribute('html', 'lang'), t('htmlLang'), "the issuer's page is in the payment's language");
       assert.equal(await page.locator('.modal button:visible').count(), 0, 'the pop-up itself offers no second cancel');
       assert.equal(await window.getByRole('button', { name: t('acsCancel'), exact: true }).count(), 1, 'the issuer page has the one cancel');
       await check(page, 'challenge', language, page.frame({ name: 'challenge-window' })!);
