@@ -18,8 +18,9 @@ import { card, openPage, postForm } from './flow.ts';
 import { needs } from '../support/dependencies.ts';
 
 const SHOTS = 'languages';
-const locales: Record<PageLanguage, string> = { eng: 'en-GB', nld: 'nl-NL', deu: 'de-DE', fra: 'fr-FR' };
-const otherLocale = (language: PageLanguage) => (language === 'eng' ? locales.nld : locales.eng);
+/** A browser in the page's language: its catalogue's locale. */
+const locale = (language: PageLanguage) => translator(language)('locale');
+const otherLocale = (language: PageLanguage) => (language === 'eng' ? locale('nld') : locale('eng'));
 // Accessible names have their no-break spaces (amounts, French punctuation) as plain ones.
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s/g, '\\s');
 
@@ -57,7 +58,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
 
     test(`${language}: card form at 1280 and 390 px, cancel and the failed outcome`, async () => {
       const payment = await h.createPayment({ amount: '25.00', language, description: 'Order 42' });
-      const { context, page, cspViolations } = await h.context({ locale: locales[language] });
+      const { context, page, cspViolations } = await h.context({ locale: locale(language) });
       await page.setViewportSize({ width: 1280, height: 900 });
       await page.goto(payment.payUrl);
       await page.getByLabel(t('cardNumber'), { exact: true }).waitFor();
@@ -107,7 +108,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
 
     test(`${language}: the 3-D Secure 1 issuer page`, async () => {
       const payment = await h.createPayment({ amount: '25.13', language });
-      const { context, page } = await h.context({ locale: locales[language] });
+      const { context, page } = await h.context({ locale: locale(language) });
       await page.goto(payment.payUrl);
       await payWithCard(page, {}, payLabel(t, '25.13'));
       await page.getByLabel(t('acsCode')).waitFor();
@@ -121,7 +122,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
     });
 
     test(`${language}: landing page with its validity in the page's locale, wallet test sheet, stored card`, async () => {
-      const { context, page, cspViolations } = await h.context({ locale: locales[language] });
+      const { context, page, cspViolations } = await h.context({ locale: locale(language) });
       const landing = await h.createPayment({ amount: '25.00', language, method: 'landingpage', details: { expirationDuration: 'PT30M' } });
       await page.goto(landing.payUrl);
       await page.getByRole('heading', { name: t('chooseMethod') }).waitFor();
@@ -150,7 +151,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
     });
 
     test(`${language}: the test pages standing in for iDEAL, PayPal, Klarna and bank transfer`, async () => {
-      const { context, page, cspViolations } = await h.context({ locale: locales[language] });
+      const { context, page, cspViolations } = await h.context({ locale: locale(language) });
       const orderLines = [
         { type: 'PHYSICAL', name: 'Teapot', quantity: 1, unitPrice: 30, totalPrice: 30, vatRate: 21 },
         { type: 'DISCOUNT', name: 'Welcome discount', quantity: 1, unitPrice: -5, totalPrice: -5, vatRate: 21 },
@@ -168,7 +169,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
     });
 
     test(`${language}: a page without a payment follows the browser: "not found" and Kassa's own address`, async () => {
-      const { context, page } = await h.context({ locale: locales[language] });
+      const { context, page } = await h.context({ locale: locale(language) });
       await page.goto(`${h.baseUrl}/pay/no-such-payment`);
       await page.getByRole('heading', { name: t('notFoundTitle') }).waitFor();
       await check(page, 'not-found', language);

@@ -98,7 +98,6 @@ function englishIn(text: string, language: PageLanguage): string[] {
 
 /** The other language of the browser: pages of a payment follow the payment, never the browser (docs/pages.md "Languages"). */
 const otherBrowser = (language: PageLanguage) => (language === 'eng' ? 'nl-NL,nl;q=0.9' : 'en-GB,en;q=0.9');
-const ownBrowser: Record<PageLanguage, string> = { eng: 'en-GB', nld: 'nl-NL', deu: 'de-DE', fra: 'fr-FR' };
 
 interface Seen {
   kind: string;
@@ -345,7 +344,7 @@ for (const backend of backends.slice(0, 1)) {
       {
         kind: "pages without a payment, in the browser's language: not found, an unknown bank transaction, Kassa's own address",
         async walk({ language, get, post, keep }) {
-          const own = { 'accept-language': ownBrowser[language] };
+          const own = { 'accept-language': translator(language)('locale') };
           keep('payment not found', await get('/pay/unknown-token', own), 404);
           keep('bank transaction unknown', await post(`${ACS_SIMULATOR_PATH}/challenge`, { creq: 'unknown' }, own), 404);
           keep("Kassa's own address", await get('/', own));
