@@ -8,7 +8,7 @@
  * language a page shows: `pageLanguage` (docs/pages.md "Languages").
  */
 import type englishMessages from './messages/eng.json';
-import { languageOfTag } from '../ground/language.ts';
+import { acceptedLanguages, languageOfTag } from '../ground/language.ts';
 import { findCurrency } from '../ground/amount.ts';
 import { loadCatalogues, type MessageValues } from '../lib/catalogues.ts';
 
@@ -25,20 +25,6 @@ export type PageLanguage = string;
 export const translations: Readonly<Record<PageLanguage, Messages>> = Object.fromEntries(catalogues.map((catalogue) => [catalogue.language, catalogue.messages]));
 
 const isPageLanguage = (code: string | undefined): code is PageLanguage => pageLanguages.includes(code ?? '');
-
-/** An Accept-Language header's languages, the most preferred first (RFC 9110 §12.5.4: q=0 means "not acceptable"). */
-function acceptedLanguages(header: string | undefined): string[] {
-  return (header ?? '')
-    .split(',')
-    .map((part, index) => {
-      const [tag, ...parameters] = part.trim().split(';');
-      const q = parameters.map((p) => /^\s*q=([0-9.]+)\s*$/i.exec(p)?.[1]).find(Boolean);
-      return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
-    })
-    .filter((entry) => entry.tag && entry.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index)
-    .map((entry) => entry.tag);
-}
 
 /**
  * The page's language: the payment's `language` when a page exists in it, else the first of
