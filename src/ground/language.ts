@@ -25,3 +25,17 @@ export function languageOfTag(tag: string): string | undefined {
 export function twoLetterLanguage(code: string): string | undefined {
   return twoLetterOf.get(code.toLowerCase());
 }
+
+/** An Accept-Language header's languages, the most preferred first (RFC 9110 §12.5.4: q=0 means "not acceptable"). */
+export function acceptedLanguages(header: string | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((part, index) => {
+      const [tag, ...parameters] = part.trim().split(';');
+      const q = parameters.map((p) => /^\s*q=([0-9.]+)\s*$/i.exec(p)?.[1]).find(Boolean);
+      return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((entry) => entry.tag && entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index)
+    .map((entry) => entry.tag);
+}

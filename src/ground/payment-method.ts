@@ -116,7 +116,7 @@ export const methods = {
 export type PaymentMethod = keyof typeof methods;
 export const paymentMethods = Object.keys(methods) as PaymentMethod[];
 
-/** The methods a landing page may offer: each has its name and its mark on the pages (pages/i18n.ts, pages/marks.ts). */
+/** The methods a landing page may offer: each has its name and its mark on the pages (pages/messages/*.json, pages/marks.ts). */
 export type OfferedMethod = { [M in PaymentMethod]: (typeof methods)[M]['landing'] extends 'never' ? never : M }[PaymentMethod];
 export const isOffered = (method: PaymentMethod): method is OfferedMethod => methods[method].landing !== 'never';
 

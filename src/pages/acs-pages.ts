@@ -4,10 +4,11 @@
  * one-time code; the field has autocomplete="one-time-code" like a real bank's. They answer
  * only for an ACS transaction of a test-mode payment (AcsSimulator.find): anything else, a
  * live payment's included, gets the issuer's "unknown transaction" page (404) and changes nothing.
+ * They speak the payment's page language, as every page of the payment does.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ports } from '../payments/ports.ts';
-import type { AcsOutcome } from '../threeds/acs-simulator.ts';
+import type { AcsOutcome, AcsTransaction } from '../threeds/acs-simulator.ts';
 import { TEST_ONE_TIME_CODE } from '../threeds/acs-simulator.ts';
 import { ACS_SIMULATOR_PATH } from '../threeds/ds-simulator.ts';
 import { html, type SafeHtml } from '../lib/html.ts';
@@ -64,6 +65,16 @@ function localAmount(t: Translate, text: string): string {
   return match ? moneyText(t, match[1], match[2]) : text;
 }
 
+/**
+ * The issuer page's words: in the language of the payment's own pages (the payment's `language`,
+ * else the browser's Accept-Language), so the shopper reads one language from the card form to
+ * the bank and back (docs/pages.md "Languages").
+ */
+const viewOf = (tx: AcsTransaction, request: FastifyRequest): View => ({
+  t: translator(pageLanguage(tx.language, request.headers['accept-language'])),
+  nonce: newNonce(),
+});
+
 const decode = (text: string | undefined): Record<string, unknown> | undefined => {
   try {
     const value = JSON.parse(Buffer.from(text ?? '', 'base64url').toString('utf8'));
@@ -91,7 +102,7 @@ export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }
     const creq = decode(field(request.body, 'creq'));
     const tx = typeof creq?.acsTransID === 'string' ? await acs.find(creq.acsTransID) : undefined;
     if (!tx || tx.protocol === '1.0.2' || tx.state !== 'pending' || tx.three_ds_server_trans_id !== creq?.threeDSServerTransID) return unknown(reply, true);
-    const view = { t: translator(tx.language), nonce: newNonce() };
+    const view = viewOf(tx, request);
     const hidden = { acsTransID: tx.acs_trans_id, token: tx.form_token, threeDSSessionData: field(request.body, 'threeDSSessionData') ?? '' };
     const intro = tx.amount_text
       ? view.t('acsIntro', { amount: localAmount(view.t, tx.amount_text), merchant: tx.merchant_name })
@@ -114,7 +125,7 @@ export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }
         challengeCompletionInd: 'Y',
       }),
     ).toString('base64url');
-    const view = { t: translator(tx.language), nonce: newNonce() };
+    const view = viewOf(tx, request);
     const fields = { cres, threeDSSessionData: field(request.body, 'threeDSSessionData') ?? '' };
     return sendPage(reply, inWindow(view.nonce, [sourceOf(tx.notification_url)!]), returnPage(view, tx.notification_url, fields));
   });
@@ -126,7 +137,7 @@ export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }
     const tx = typeof paReq?.acsTransID === 'string' ? await acs.find(paReq.acsTransID) : undefined;
     // The simulator only sends browsers back to this Kassa: it is no open redirector.
     if (!tx || tx.protocol !== '1.0.2' || tx.state !== 'pending' || sourceOf(termUrl) !== publicOrigin) return unknown(reply, false);
-    const view = { t: translator(tx.language), nonce: newNonce() };
+    const view = viewOf(tx, request);
     const hidden = { acsTransID: tx.acs_trans_id, token: tx.form_token, TermUrl: termUrl, MD: field(request.body, 'MD') ?? '' };
     const intro = view.t('acs3ds1Intro', { amount: localAmount(view.t, tx.amount_text), merchant: tx.merchant_name });
     return sendPage(reply, topLevel(view.nonce), bankPage(view, `${ACS_SIMULATOR_PATH}/3ds1/answer`, hidden, intro));
@@ -141,7 +152,7 @@ export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }
     const outcome = await acs.answer(tx, { code: field(request.body, 'code'), cancel: field(request.body, 'cancel') === '1' });
     if (!outcome) return unknown(reply, false);
     const paRes = Buffer.from(JSON.stringify({ acsTransID: tx.acs_trans_id, xid: tx.three_ds_server_trans_id })).toString('base64url');
-    const view = { t: translator(tx.language), nonce: newNonce() };
+    const view = viewOf(tx, request);
     return sendPage(reply, topLevel(view.nonce, [publicOrigin]), returnPage(view, termUrl, { PaRes: paRes, MD: field(request.body, 'MD') ?? '' }));
   });
 }

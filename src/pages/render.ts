@@ -46,9 +46,10 @@ export const policy = (nonce: string, extra: Partial<PagePolicy> = {}, row?: Tra
   formTargets: [...(extra.formTargets ?? []), sourceOf(row?.return_url)].filter((s): s is string => !!s),
 });
 
-export const notFound = (reply: FastifyReply) => {
-  const t = translator(pageLanguage(undefined, reply.request.headers['accept-language']));
-  const nonce = newNonce();
+/** "Payment not found": in the payment's page language when a payment was found (a step of it that is not), else the browser's. */
+export const notFound = (reply: FastifyReply, view?: Pick<PaymentView, 't' | 'nonce'>) => {
+  const t = view?.t ?? translator(pageLanguage(undefined, reply.request.headers['accept-language']));
+  const nonce = view?.nonce ?? newNonce();
   return sendPage(reply, policy(nonce), messagePage({ t, nonce }, t('notFoundTitle'), t('notFound')), 404);
 };
 

@@ -264,7 +264,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.get<{ Params: { token: string; session: string } }>('/pay/:token/3ds/frame/:session', async (request, reply) => {
     const loaded = await load(request.params.token, request.headers['accept-language']);
     const session = loaded && (await findThreeDSSession(store.read, request.params.session));
-    if (!loaded || !session || session.reference !== loaded.row.reference || session.state !== 'challenge' || !session.acs_url) return notFound(reply);
+    if (!loaded || !session || session.reference !== loaded.row.reference || session.state !== 'challenge' || !session.acs_url) return notFound(reply, loaded?.view);
     const { view } = loaded;
     return sendPage(
       reply,
@@ -293,7 +293,7 @@ export async function pages(app: FastifyInstance, { config, store }: Deps) {
   app.get<{ Params: { token: string; session: string } }>('/pay/:token/3ds/method/:session', async (request, reply) => {
     const loaded = await load(request.params.token, request.headers['accept-language']);
     const session = loaded && (await findThreeDSSession(store.read, request.params.session));
-    if (!loaded || !session || session.reference !== loaded.row.reference || session.state !== 'method' || !session.acs_url) return notFound(reply);
+    if (!loaded || !session || session.reference !== loaded.row.reference || session.state !== 'method' || !session.acs_url) return notFound(reply, loaded?.view);
     const { view } = loaded;
     return sendPage(
       reply,

@@ -68,6 +68,9 @@ function cancelForm(view: PaymentView): SafeHtml {
   return html`<form method="post" action="/pay/${view.token}/cancel">${csrfField(view)}<button type="submit" class="secondary">${view.t('cancel')}</button></form>`;
 }
 
+/** Where the card script puts the brand it detects into the page's "Card type" text (assets.ts cardScript). */
+const BRAND_SLOT = '{brand}';
+
 export interface CardFormState {
   accepted: readonly CardBrand[];
   preselected?: CardBrand;
@@ -100,7 +103,7 @@ ${summary(view)}
 <h1>${t('cardDetails')}</h1>
 <p class="accepted"><span class="visually-hidden">${t('acceptedCards', { brands: brands.map(brandName).join(', ') })}</span><span class="marks">${brands.map(brandMark)}</span></p>
 ${hasErrors || state.notice ? errorSummary(view, state.notice ?? t('formErrors'), state.attemptsLeft) : ''}
-<form id="card-form" method="post" action="/pay/${view.token}/card" novalidate data-browser-facts data-brand-label="${t('brandDetected')}" data-number-invalid="${t('number_invalid')}">
+<form id="card-form" method="post" action="/pay/${view.token}/card" novalidate data-browser-facts data-brand-label="${t('brandDetected', { brand: BRAND_SLOT })}" data-number-invalid="${t('number_invalid')}">
 ${csrfField(view)}
 ${browserFactFields()}
 <div class="field">

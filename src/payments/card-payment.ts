@@ -152,7 +152,6 @@ export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext)
     usesVaultToken: flowOf(row.flow).threeDS.usesVaultToken,
     merchantName: merchant.name,
     merchantId: merchant.id,
-    language: row.language,
     data: stored.threeDS ?? { scaReady: 'no' },
     storeInVault: stored.storeInVault ?? false,
     collectedBrowser: plan.browser.collected,

@@ -21,6 +21,20 @@ export async function findAcsSimTransaction(db: Db, acsTransID: string) {
     .executeTakeFirst();
 }
 
+/**
+ * The `language` of the payment a 3-D Secure session authenticates: the simulated issuer speaks
+ * to its cardholder in it (docs/pages.md "Languages"); undefined for an unknown session.
+ */
+export async function paymentLanguageOfSession(db: Db, sessionId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('threeds_sessions')
+    .innerJoin('transactions', 'transactions.reference', 'threeds_sessions.reference')
+    .select('transactions.language')
+    .where('threeds_sessions.id', '=', sessionId)
+    .executeTakeFirst();
+  return row?.language;
+}
+
 /** Records the cardholder's answer (compare-and-set on `pending`): false when it was answered already. */
 export async function finishAcsSimTransaction(db: Db, acsTransID: string, outcome: string): Promise<boolean> {
   const result = await db

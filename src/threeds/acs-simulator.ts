@@ -3,11 +3,13 @@
  * records, shows the issuer's challenge page (src/pages/acs-pages.ts) and, once the
  * cardholder answered, sends the Results Request to Kassa's 3DS Server — the outcome
  * Kassa trusts — before the browser carries the CRes back. The one-time code is always
- * 1234 and the page shows it; any other code fails the authentication.
+ * 1234 and the page shows it; any other code fails the authentication. It speaks to its
+ * cardholder in the language of the payment (what a bank knows of its own customer).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.ts';
-import { findAcsSimTransaction, finishAcsSimTransaction, insertAcsSimTransaction } from '../store/acs-sim-transactions.ts';
+import { findAcsSimTransaction, finishAcsSimTransaction, insertAcsSimTransaction, paymentLanguageOfSession } from '../store/acs-sim-transactions.ts';
+import { DEFAULT_LANGUAGE } from '../ground/language.ts';
 import { bindings } from '../store/secrets.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { randomBase62 } from '../lib/tokens.ts';
@@ -28,7 +30,6 @@ export interface OpenChallenge {
   dsTransID: string;
   protocol: '2.2.0' | '1.0.2';
   brand: CardBrand;
-  language: string;
   merchantName: string;
   amountText: string;
   notificationUrl?: string;
@@ -48,14 +49,15 @@ export class AcsSimulator {
 
   async open(challenge: OpenChallenge): Promise<string> {
     const acsTransID = randomUUID();
-    await this.store.transact((db) =>
+    await this.store.transact(async (db) =>
       insertAcsSimTransaction(db, {
         acs_trans_id: acsTransID,
         three_ds_server_trans_id: challenge.threeDSServerTransID,
         ds_trans_id: challenge.dsTransID,
         protocol: challenge.protocol,
         brand: challenge.brand,
-        language: challenge.language,
+        // What a bank knows of its own cardholder: the language the shopper pays in, so the bank's page speaks as the payment's pages do (docs/pages.md "Languages").
+        language: (await paymentLanguageOfSession(db, challenge.threeDSServerTransID)) ?? DEFAULT_LANGUAGE,
         merchant_name: challenge.merchantName,
         amount_text: challenge.amountText,
         // It carries the payment's capability token: sealed, as everything of the kind the database keeps.

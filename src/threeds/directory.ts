@@ -46,7 +46,6 @@ export interface EnrolmentRequest3DS1 {
   currency: string;
   exponent: number;
   merchantName: string;
-  language: string;
 }
 
 export type Enrolment3DS1 = { enrolled: 'Y'; acsUrl: string; paReq: string } | { enrolled: 'N' | 'U' };

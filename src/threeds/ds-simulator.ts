@@ -9,14 +9,10 @@ import currencyCodes from 'currency-codes';
 import type { CardBrand } from '../ground/card-brand.ts';
 import { scenarioFor } from '../ground/test-scenarios.ts';
 import { formatAmount } from '../ground/amount.ts';
-import { languageOfTag } from '../ground/language.ts';
 import { AcsSimulator, newAuthenticationValue } from './acs-simulator.ts';
 import { eciByBrand, type AuthenticationResponse, type DirectoryServer, type Enrolment3DS1, type EnrolmentRequest3DS1, type PaResult } from './directory.ts';
 
 export const ACS_SIMULATOR_PATH = '/simulator/acs';
-
-/** 3-letter page language from a BCP 47 browser language (the ACS localises by browserLanguage); `eng` when it has none. */
-export const languageOfBrowser = (tag: unknown) => (typeof tag === 'string' && languageOfTag(tag)) || 'eng';
 
 const amountText = (minor: number, exponent: number, currencyAlpha: string) =>
   `${formatAmount(minor, { code: currencyAlpha.toLowerCase(), numeric: '', exponent })} ${currencyAlpha.toUpperCase()}`;
@@ -52,7 +48,6 @@ export class SimulatedDirectoryServer implements DirectoryServer {
           dsTransID,
           protocol: '2.2.0',
           brand,
-          language: languageOfBrowser(areq.browserLanguage),
           merchantName: String(areq.merchantName ?? ''),
           // An enrollment (no amount) confirms the card itself: the bank page then shows no amount.
           amountText: withoutAmount ? '' : amountText(amountMinor, exponent, currency?.code ?? 'XXX'),
@@ -69,7 +64,6 @@ export class SimulatedDirectoryServer implements DirectoryServer {
       dsTransID: request.sessionId,
       protocol: '1.0.2',
       brand,
-      language: request.language,
       merchantName: request.merchantName,
       amountText: amountText(request.amountMinor, request.exponent, request.currency),
     });

@@ -50,7 +50,6 @@ export interface StartAuthentication extends PaymentAmount {
   card: CardData;
   merchantName: string;
   merchantId: string;
-  language: string;
   data: ThreeDSData;
   /** A vault enrollment authenticates the cardholder to add the card (EMVCo 02-NPA when without amount). */
   kind: 'payment' | 'enrollment';
@@ -187,7 +186,6 @@ export class ThreeDSServer {
       currency: input.currency,
       exponent: input.exponent,
       merchantName: input.merchantName,
-      language: input.language,
     });
     if (enrolment.enrolled !== 'Y') {
       // Not enrolled in 3DS1 either: no authentication is possible; the acquirer decides without liability shift.

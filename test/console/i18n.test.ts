@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { consoleTerms, consoleTranslations, term, type TermKind } from '../../src/console/i18n.ts';
+import { consoleTranslations, consoleTranslator, term, termKinds, type TermKind } from '../../src/console/i18n.ts';
 import { failureCodes, statuses } from '../../src/ground/states.ts';
 import { flows } from '../../src/payments/flows.ts';
 import { filterChoices } from '../../src/console/views.ts';
@@ -71,16 +71,34 @@ test('the causes read from the code include the known ones, so the scan itself w
 
 for (const [kind, values] of Object.entries(produced) as [TermKind, string[]][]) {
   test(`every ${kind} Kassa can produce has a text in every console language`, () => {
-    for (const language of Object.keys(consoleTranslations) as (keyof typeof consoleTranslations)[]) {
-      const missing = values.filter((value) => !(consoleTerms[kind][language]?.[value] ?? '').trim());
+    for (const [language, messages] of Object.entries(consoleTranslations)) {
+      const missing = values.filter((value) => !((messages as Record<string, string>)[`${kind}.${value}`] ?? '').trim());
       assert.deepEqual(missing, [], `${kind} without a ${language} text`);
     }
   });
 }
 
 test('a term is shown in the page language, and one Kassa does not know as it is', () => {
-  const t = (lang: string) => ((key: string) => (key === 'htmlLang' ? lang : key)) as Parameters<typeof term>[0];
-  assert.equal(term(t('nl'), 'status', 'manualintervention'), 'In controle');
-  assert.equal(term(t('en'), 'cause', 'merchant_cancel'), 'Cancelled by the merchant');
-  assert.equal(term(t('en'), 'cause', 'something_new'), 'something_new');
+  assert.equal(term(consoleTranslator('nl-NL,nl;q=0.9'), 'status', 'manualintervention'), 'In controle');
+  assert.equal(term(consoleTranslator('en-GB'), 'cause', 'merchant_cancel'), 'Cancelled by the merchant');
+  assert.equal(term(consoleTranslator('de-DE,nl;q=0.5'), 'status', 'failed'), 'Mislukt');
+  assert.equal(term(consoleTranslator(undefined), 'cause', 'something_new'), 'something_new');
+});
+
+/**
+ * The console's own code, where a message is asked for: by its key as a literal (`t('signIn')`,
+ * `label: 'save'`), or by a key built from a literal prefix (`t(`done_${name}`)`).
+ */
+const consoleCode = sourceFiles(join('src', 'console'))
+  .map((file) => readFileSync(file, 'utf8'))
+  .join('\n');
+const builtPrefixes = [...consoleCode.matchAll(/`([a-zA-Z_]+)\$\{/g)].map((m) => m[1]);
+
+test('every message of the console catalogues is used: by the code, or as the term of a value Kassa produces', () => {
+  const unused = Object.keys(consoleTranslations.eng).filter((key) => {
+    const kind = termKinds.find((k) => key.startsWith(`${k}.`));
+    if (kind) return !produced[kind].includes(key.slice(kind.length + 1));
+    return !consoleCode.includes(`'${key}'`) && !builtPrefixes.some((prefix) => key.startsWith(prefix));
+  });
+  assert.deepEqual(unused, []);
 });

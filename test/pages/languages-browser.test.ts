@@ -18,7 +18,9 @@ import { card, openPage, postForm } from './flow.ts';
 import { needs } from '../support/dependencies.ts';
 
 const SHOTS = 'languages';
-const locales: Record<PageLanguage, string> = { eng: 'en-GB', nld: 'nl-NL', deu: 'de-DE', fra: 'fr-FR' };
+/** A browser in the page's language: its catalogue's locale. */
+const locale = (language: PageLanguage) => translator(language)('locale');
+const otherLocale = (language: PageLanguage) => (language === 'eng' ? locale('nld') : locale('eng'));
 // Accessible names have their no-break spaces (amounts, French punctuation) as plain ones.
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s/g, '\\s');
 
@@ -56,7 +58,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
 
     test(`${language}: card form at 1280 and 390 px, cancel and the failed outcome`, async () => {
       const payment = await h.createPayment({ amount: '25.00', language, description: 'Order 42' });
-      const { context, page, cspViolations } = await h.context({ locale: locales[language] });
+      const { context, page, cspViolations } = await h.context({ locale: locale(language) });
       await page.setViewportSize({ width: 1280, height: 900 });
       await page.goto(payment.payUrl);
       await page.getByLabel(t('cardNumber'), { exact: true }).waitFor();
@@ -80,13 +82,16 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
 
     test(`${language}: challenge pop-up with one cancel, the issuer's page in it, and the successful outcome`, async () => {
       const payment = await h.createPayment({ amount: '25.11', language });
-      const { context, page, cspViolations } = await h.context({ locale: locales[language] });
+      // A browser in another language: the issuer's page follows the payment, as Kassa's pages do (docs/pages.md "Languages").
+      const { context, page, cspViolations } = await h.context({ locale: otherLocale(language) });
       await page.goto(payment.payUrl);
       await payWithCard(page, {}, payLabel(t, '25.11'));
       await page.locator('iframe[name=challenge-window]').waitFor();
       const window = page.frameLocator('iframe[name=challenge-window]');
       await window.getByLabel(t('acsCode')).waitFor();
       await page.getByRole('dialog', { name: t('challengeTitle') }).waitFor();
+      await window.getByRole('heading', { name: t('acsTitle') }).waitFor();
+      assert.equal(await page.frame({ name: 'challenge-window' })!.getAttribute('html', 'lang'), t('htmlLang'), "the issuer's page is in the payment's language");
       assert.equal(await page.locator('.modal button:visible').count(), 0, 'the pop-up itself offers no second cancel');
       assert.equal(await window.getByRole('button', { name: t('acsCancel'), exact: true }).count(), 1, 'the issuer page has the one cancel');
       await check(page, 'challenge', language, page.frame({ name: 'challenge-window' })!);
@@ -103,7 +108,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
 
     test(`${language}: the 3-D Secure 1 issuer page`, async () => {
       const payment = await h.createPayment({ amount: '25.13', language });
-      const { context, page } = await h.context({ locale: locales[language] });
+      const { context, page } = await h.context({ locale: locale(language) });
       await page.goto(payment.payUrl);
       await payWithCard(page, {}, payLabel(t, '25.13'));
       await page.getByLabel(t('acsCode')).waitFor();
@@ -117,7 +122,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
     });
 
     test(`${language}: landing page with its validity in the page's locale, wallet test sheet, stored card`, async () => {
-      const { context, page, cspViolations } = await h.context({ locale: locales[language] });
+      const { context, page, cspViolations } = await h.context({ locale: locale(language) });
       const landing = await h.createPayment({ amount: '25.00', language, method: 'landingpage', details: { expirationDuration: 'PT30M' } });
       await page.goto(landing.payUrl);
       await page.getByRole('heading', { name: t('chooseMethod') }).waitFor();
@@ -146,7 +151,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
     });
 
     test(`${language}: the test pages standing in for iDEAL, PayPal, Klarna and bank transfer`, async () => {
-      const { context, page, cspViolations } = await h.context({ locale: locales[language] });
+      const { context, page, cspViolations } = await h.context({ locale: locale(language) });
       const orderLines = [
         { type: 'PHYSICAL', name: 'Teapot', quantity: 1, unitPrice: 30, totalPrice: 30, vatRate: 21 },
         { type: 'DISCOUNT', name: 'Welcome discount', quantity: 1, unitPrice: -5, totalPrice: -5, vatRate: 21 },
@@ -164,7 +169,7 @@ describe('every page kind in every page language, in Chromium', { skip: needs(ch
     });
 
     test(`${language}: a page without a payment follows the browser: "not found" and Kassa's own address`, async () => {
-      const { context, page } = await h.context({ locale: locales[language] });
+      const { context, page } = await h.context({ locale: locale(language) });
       await page.goto(`${h.baseUrl}/pay/no-such-payment`);
       await page.getByRole('heading', { name: t('notFoundTitle') }).waitFor();
       await check(page, 'not-found', language);

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { formatDateTime, moneyText, pageLanguage, placeholders, translations, translator } from '../../src/pages/i18n.ts';
+import { formatDateTime, moneyText, pageLanguage, translations, translator } from '../../src/pages/i18n.ts';
+import { argumentsOf } from '../../src/lib/catalogues.ts';
 import { amountText } from '../../src/ground/amount.ts';
 import { html } from '../../src/lib/html.ts';
 import { contentSecurityPolicy, sourceOf } from '../../src/lib/page-security.ts';
@@ -11,11 +12,11 @@ import { collectBrowserFacts, windowSizeFor } from '../../src/pages/browser-info
 
 const english = translations.eng;
 for (const [language, messages] of Object.entries(translations)) {
-  test(`translations ${language}: every message present, non-empty, with the same placeholders as eng`, () => {
+  test(`catalogue ${language}: every message present, non-empty, with the same arguments as eng`, () => {
     assert.deepEqual(Object.keys(messages).sort(), Object.keys(english).sort());
     for (const [key, message] of Object.entries(messages)) {
       assert.ok(message.trim(), `${language}.${key} is empty`);
-      assert.deepEqual(placeholders(message), placeholders(english[key as keyof typeof english]), `${language}.${key} placeholders`);
+      assert.deepEqual(argumentsOf(message), argumentsOf(english[key as keyof typeof english]), `${language}.${key} arguments`);
     }
   });
 }

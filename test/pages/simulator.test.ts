@@ -1,7 +1,8 @@
 /**
  * The simulated issuer's pages (pages/acs-pages.ts) serve test-mode payments only: an ACS
  * transaction of a live payment gets the "unknown transaction" page on every simulator
- * route and is never answered, while the same for a test payment shows the bank's page.
+ * route and is never answered, while the same for a test payment shows the bank's page. The
+ * bank's pages speak the payment's page language, whatever the browser's own language.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,8 @@ import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { insertThreeDSSession } from '../../src/store/payment-pages.ts';
 import { ACS_SIMULATOR_PATH } from '../../src/threeds/ds-simulator.ts';
-import { postForm } from './flow.ts';
+import { translator, type PageLanguage } from '../../src/pages/i18n.ts';
+import { card, csrfOf, hiddenValue, postForm } from './flow.ts';
 
 const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -47,7 +49,6 @@ for (const backend of backends) {
         dsTransID: sessionId,
         protocol,
         brand: 'visa',
-        language: 'eng',
         merchantName: 'Test Shop',
         amountText: '20.11 EUR',
         notificationUrl: `${new URL(payUrl).origin}${new URL(payUrl).pathname}/3ds/notify`,
@@ -95,5 +96,87 @@ for (const backend of backends) {
       }
       assert.deepEqual(states, ['pending', 'pending']);
     });
+
+    /**
+     * The issuer's pages in the language of the payment's pages, as a shopper walks them: the
+     * browser's own language (the AReq's browserLanguage, Accept-Language) differs on purpose.
+     */
+    const bankLanguages: { name: string; language: string; amount: string; acceptLanguage: string; expected: PageLanguage }[] = [
+      { name: 'a Dutch payment in an English browser: 3DS2 challenge', language: 'nld', amount: '20.11', acceptLanguage: 'en-GB', expected: 'nld' },
+      { name: 'a German payment in an English browser: 3DS1 page', language: 'deu', amount: '20.13', acceptLanguage: 'en-GB', expected: 'deu' },
+      { name: 'a Spanish payment (no pages) in a French browser: 3DS2 challenge', language: 'spa', amount: '20.11', acceptLanguage: 'fr-FR', expected: 'fra' },
+      { name: 'a Spanish payment (no pages) in a French browser: 3DS1 page', language: 'spa', amount: '20.13', acceptLanguage: 'fr-FR', expected: 'fra' },
+    ];
+    for (const c of bankLanguages) {
+      test(`the bank speaks the payment's page language: ${c.name}`, async () => {
+        const headers = { 'accept-language': c.acceptLanguage };
+        const expected = translator(c.expected);
+        const created = await t.client.post('/payment', cardPayment({ amount: c.amount, language: c.language }), { key: t.merchant.testApiKey });
+        assert.equal(created.statusCode, 200, created.body);
+        const path = new URL(created.json().payUrl).pathname;
+        const page = await t.app.inject({ method: 'GET', url: path, headers });
+        const lang = (body: string) => /<html lang="([^"]+)"/.exec(body)?.[1];
+        assert.equal(lang(page.body), expected('htmlLang'));
+        const paid = await postForm(
+          t.app,
+          `${path}/card`,
+          {
+            csrf: csrfOf(page.body),
+            ...card({ js: '1', browserLanguage: c.acceptLanguage, timeZone: '0', screenWidth: '1280', screenHeight: '900', colorDepth: '24', windowWidth: '1280' }),
+          },
+          headers,
+        );
+        assert.equal(paid.statusCode, 200, paid.body);
+        assert.equal(lang(paid.body), expected('htmlLang'), "Kassa's own step page");
+        let bank;
+        let answer;
+        if (c.amount.endsWith('11')) {
+          const frame = await t.app.inject({ method: 'GET', url: /<iframe[^>]+src="([^"]+)"/.exec(paid.body)![1], headers });
+          bank = await postForm(
+            t.app,
+            `${ACS_SIMULATOR_PATH}/challenge`,
+            { creq: hiddenValue(frame.body, 'creq'), threeDSSessionData: hiddenValue(frame.body, 'threeDSSessionData') },
+            headers,
+          );
+          answer = await postForm(
+            t.app,
+            `${ACS_SIMULATOR_PATH}/challenge/answer`,
+            {
+              acsTransID: hiddenValue(bank.body, 'acsTransID'),
+              token: hiddenValue(bank.body, 'token'),
+              threeDSSessionData: hiddenValue(bank.body, 'threeDSSessionData'),
+              code: '1234',
+            },
+            headers,
+          );
+        } else {
+          bank = await postForm(
+            t.app,
+            `${ACS_SIMULATOR_PATH}/3ds1`,
+            { PaReq: hiddenValue(paid.body, 'PaReq'), TermUrl: hiddenValue(paid.body, 'TermUrl'), MD: hiddenValue(paid.body, 'MD') },
+            headers,
+          );
+          answer = await postForm(
+            t.app,
+            `${ACS_SIMULATOR_PATH}/3ds1/answer`,
+            {
+              acsTransID: hiddenValue(bank.body, 'acsTransID'),
+              token: hiddenValue(bank.body, 'token'),
+              TermUrl: hiddenValue(bank.body, 'TermUrl'),
+              MD: hiddenValue(bank.body, 'MD'),
+              code: '1234',
+            },
+            headers,
+          );
+        }
+        assert.equal(bank.statusCode, 200, bank.body);
+        assert.equal(lang(bank.body), expected('htmlLang'));
+        assert.ok(bank.body.includes(`<h1>${expected('acsTitle')}</h1>`), bank.body);
+        assert.ok(bank.body.includes(expected('acsSubmit')), bank.body);
+        assert.equal(answer.statusCode, 200, answer.body);
+        assert.equal(lang(answer.body), expected('htmlLang'));
+        assert.ok(answer.body.includes(expected('acsDone')), answer.body);
+      });
+    }
   });
 }
