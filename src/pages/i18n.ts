@@ -18,7 +18,11 @@ const eng = {
   payTo: 'Payment to {merchant}',
   amount: 'Amount',
   description: 'Description',
-  testMode: 'Test mode: no money is moved. Any card number that passes the Luhn check works; the cents of the amount choose the outcome.',
+  testMode: 'Test mode: no money is moved.',
+  testModeCard:
+    'Test mode: no money is moved. Use a test card number such as 4111 1111 1111 1111 (Visa) or 5555 5555 5555 4444 (Mastercard), any expiry date in the future, any 3-digit security code and any name; the cents of the amount choose the outcome.',
+  testModeStoredCard: 'Test mode: no money is moved. The saved card is a test card; the cents of the amount choose the outcome.',
+  testModeChoice: 'Test mode: no money is moved. Choose any method; its next page says how to test it.',
   cardDetails: 'Card details',
   cardNumber: 'Card number',
   cardNumberHint: 'The 12 to 19 digits on the front of your card',
@@ -121,7 +125,8 @@ const eng = {
   method_paypal: 'PayPal',
   method_klarna: 'Klarna',
   method_banktransfer: 'Bank transfer',
-  sim_notice: 'Test mode: this page stands in for {method}. Choose what happens; no money is moved.',
+  sim_notice:
+    'Test mode: this page stands in for {method}; no money is moved. Under “{outcome}”, choose what happens: {paid} pays, the other buttons end the payment unpaid or leave it open.',
   sim_outcome: 'Outcome',
   sim_outcome_paid: 'Paid',
   sim_outcome_failed: 'Failed',
@@ -143,6 +148,12 @@ const eng = {
   homeTitle: 'Kassa – payment service',
   homeIntro: 'Kassa is a payment service: shops send their customers here to pay. There is nothing to pay on this page.',
   homeDocs: 'API documentation for developers',
+  // Kassa's stand-in for a shop's returnUrl (GET /test/return)
+  testReturnTitle: 'Back from the payment page',
+  testReturnIntro:
+    'Kassa sends the customer to the shop’s returnUrl when the payment page is done, whatever the outcome. This page stands in for that address, for trying Kassa out: a shop shows its own page here.',
+  testReturnRead:
+    'Kassa adds nothing to the address, so this page does not know the payment. The shop learns the outcome from its webhook, or by reading the payment: GET {api}/transaction?reference=… with the reference from the answer to its payment request.',
 };
 
 export type MessageKey = keyof typeof eng;
@@ -155,7 +166,11 @@ const nld = {
   payTo: 'Betaling aan {merchant}',
   amount: 'Bedrag',
   description: 'Omschrijving',
-  testMode: 'Testmodus: er wordt geen geld verplaatst. Elk kaartnummer dat de Luhn-controle doorstaat werkt; de centen van het bedrag bepalen de uitkomst.',
+  testMode: 'Testmodus: er wordt geen geld verplaatst.',
+  testModeCard:
+    'Testmodus: er wordt geen geld verplaatst. Gebruik een testkaartnummer zoals 4111 1111 1111 1111 (Visa) of 5555 5555 5555 4444 (Mastercard), een vervaldatum in de toekomst, een willekeurige beveiligingscode van 3 cijfers en een willekeurige naam; de centen van het bedrag bepalen de uitkomst.',
+  testModeStoredCard: 'Testmodus: er wordt geen geld verplaatst. De opgeslagen kaart is een testkaart; de centen van het bedrag bepalen de uitkomst.',
+  testModeChoice: 'Testmodus: er wordt geen geld verplaatst. Kies een willekeurige betaalmethode; de volgende pagina zegt hoe u die test.',
   cardDetails: 'Kaartgegevens',
   cardNumber: 'Kaartnummer',
   cardNumberHint: 'De 12 tot 19 cijfers op de voorkant van uw kaart',
@@ -250,7 +265,8 @@ const nld = {
   method_paypal: 'PayPal',
   method_klarna: 'Klarna',
   method_banktransfer: 'Overboeking',
-  sim_notice: 'Testmodus: deze pagina staat voor {method}. Kies wat er gebeurt; er wordt geen geld verplaatst.',
+  sim_notice:
+    'Testmodus: deze pagina staat voor {method}; er wordt geen geld verplaatst. Kies onder “{outcome}” wat er gebeurt: {paid} betaalt, de andere knoppen beëindigen de betaling onbetaald of laten haar openstaan.',
   sim_outcome: 'Uitkomst',
   sim_outcome_paid: 'Betaald',
   sim_outcome_failed: 'Mislukt',
@@ -271,6 +287,12 @@ const nld = {
   homeTitle: 'Kassa – betaaldienst',
   homeIntro: 'Kassa is een betaaldienst: webwinkels sturen hun klanten hierheen om te betalen. Op deze pagina valt niets te betalen.',
   homeDocs: 'API-documentatie voor ontwikkelaars',
+  // Kassa's stand-in for a shop's returnUrl (GET /test/return)
+  testReturnTitle: 'Terug van de betaalpagina',
+  testReturnIntro:
+    'Kassa stuurt de klant naar de returnUrl van de webwinkel zodra de betaalpagina klaar is, wat de uitkomst ook is. Deze pagina staat voor dat adres, om Kassa uit te proberen: een webwinkel toont hier zijn eigen pagina.',
+  testReturnRead:
+    'Kassa voegt niets aan het adres toe, dus deze pagina kent de betaling niet. De webwinkel hoort de uitkomst via zijn webhook, of leest de betaling: GET {api}/transaction?reference=… met de reference uit het antwoord op zijn betaalverzoek.',
 } satisfies Messages;
 
 const deu = {
@@ -280,7 +302,11 @@ const deu = {
   payTo: 'Zahlung an {merchant}',
   amount: 'Betrag',
   description: 'Beschreibung',
-  testMode: 'Testmodus: Es wird kein Geld bewegt. Jede Kartennummer, die die Luhn-Prüfung besteht, funktioniert; die Cent-Stellen des Betrags bestimmen das Ergebnis.',
+  testMode: 'Testmodus: Es wird kein Geld bewegt.',
+  testModeCard:
+    'Testmodus: Es wird kein Geld bewegt. Verwenden Sie eine Testkartennummer wie 4111 1111 1111 1111 (Visa) oder 5555 5555 5555 4444 (Mastercard), ein beliebiges Ablaufdatum in der Zukunft, einen beliebigen dreistelligen Sicherheitscode und einen beliebigen Namen; die Cent-Stellen des Betrags bestimmen das Ergebnis.',
+  testModeStoredCard: 'Testmodus: Es wird kein Geld bewegt. Die gespeicherte Karte ist eine Testkarte; die Cent-Stellen des Betrags bestimmen das Ergebnis.',
+  testModeChoice: 'Testmodus: Es wird kein Geld bewegt. Wählen Sie eine beliebige Zahlungsart; die nächste Seite sagt, wie Sie sie testen.',
   cardDetails: 'Kartendaten',
   cardNumber: 'Kartennummer',
   cardNumberHint: 'Die 12 bis 19 Ziffern auf der Vorderseite Ihrer Karte',
@@ -375,7 +401,8 @@ const deu = {
   method_paypal: 'PayPal',
   method_klarna: 'Klarna',
   method_banktransfer: 'Überweisung',
-  sim_notice: 'Testmodus: Diese Seite steht für {method}. Wählen Sie, was geschieht; es wird kein Geld bewegt.',
+  sim_notice:
+    'Testmodus: Diese Seite steht für {method}; es wird kein Geld bewegt. Wählen Sie unter „{outcome}“, was geschieht: {paid} bezahlt, die anderen Schaltflächen beenden die Zahlung unbezahlt oder lassen sie offen.',
   sim_outcome: 'Ergebnis',
   sim_outcome_paid: 'Bezahlt',
   sim_outcome_failed: 'Fehlgeschlagen',
@@ -397,6 +424,12 @@ const deu = {
   homeTitle: 'Kassa – Zahlungsdienst',
   homeIntro: 'Kassa ist ein Zahlungsdienst: Shops leiten ihre Kundinnen und Kunden zum Bezahlen hierher. Auf dieser Seite ist nichts zu bezahlen.',
   homeDocs: 'API-Dokumentation für Entwickler',
+  // Kassa's stand-in for a shop's returnUrl (GET /test/return)
+  testReturnTitle: 'Zurück von der Zahlungsseite',
+  testReturnIntro:
+    'Kassa schickt die Kundin oder den Kunden zur returnUrl des Shops, sobald die Zahlungsseite fertig ist, wie auch immer sie ausgeht. Diese Seite steht für diese Adresse, um Kassa auszuprobieren: Ein Shop zeigt hier seine eigene Seite.',
+  testReturnRead:
+    'Kassa fügt der Adresse nichts hinzu, daher kennt diese Seite die Zahlung nicht. Der Shop erfährt das Ergebnis über seinen Webhook oder liest die Zahlung: GET {api}/transaction?reference=… mit der reference aus der Antwort auf seine Zahlungsanfrage.',
 } satisfies Messages;
 
 // French puts a no-break space before ':', ';' and '?', so the sign never starts a line.
@@ -407,7 +440,11 @@ const fra = {
   payTo: 'Paiement à {merchant}',
   amount: 'Montant',
   description: 'Description',
-  testMode: 'Mode test : aucun argent n’est débité. Tout numéro de carte qui passe le contrôle de Luhn fonctionne ; les centimes du montant déterminent le résultat.',
+  testMode: 'Mode test : aucun argent n’est débité.',
+  testModeCard:
+    'Mode test : aucun argent n’est débité. Utilisez un numéro de carte de test comme 4111 1111 1111 1111 (Visa) ou 5555 5555 5555 4444 (Mastercard), une date d’expiration future quelconque, un code de sécurité quelconque à 3 chiffres et un nom quelconque ; les centimes du montant déterminent le résultat.',
+  testModeStoredCard: 'Mode test : aucun argent n’est débité. La carte enregistrée est une carte de test ; les centimes du montant déterminent le résultat.',
+  testModeChoice: 'Mode test : aucun argent n’est débité. Choisissez n’importe quel moyen de paiement ; la page suivante indique comment le tester.',
   cardDetails: 'Informations de la carte',
   cardNumber: 'Numéro de carte',
   cardNumberHint: 'Les 12 à 19 chiffres au recto de votre carte',
@@ -502,7 +539,8 @@ const fra = {
   method_paypal: 'PayPal',
   method_klarna: 'Klarna',
   method_banktransfer: 'Virement bancaire',
-  sim_notice: 'Mode test : cette page remplace {method}. Choisissez ce qui se passe ; aucun argent n’est débité.',
+  sim_notice:
+    'Mode test : cette page remplace {method} ; aucun argent n’est débité. Choisissez sous « {outcome} » ce qui se passe : {paid} paie, les autres boutons terminent le paiement sans paiement ou le laissent en attente.',
   sim_outcome: 'Résultat',
   sim_outcome_paid: 'Payé',
   sim_outcome_failed: 'Échoué',
@@ -523,6 +561,12 @@ const fra = {
   homeTitle: 'Kassa – service de paiement',
   homeIntro: 'Kassa est un service de paiement : les boutiques y envoient leurs clients pour payer. Il n’y a rien à payer sur cette page.',
   homeDocs: 'Documentation de l’API pour les développeurs',
+  // Kassa's stand-in for a shop's returnUrl (GET /test/return)
+  testReturnTitle: 'Retour de la page de paiement',
+  testReturnIntro:
+    'Kassa renvoie le client vers la returnUrl de la boutique une fois la page de paiement terminée, quel que soit le résultat. Cette page remplace cette adresse pour essayer Kassa : une boutique affiche ici sa propre page.',
+  testReturnRead:
+    'Kassa n’ajoute rien à l’adresse : cette page ne connaît donc pas le paiement. La boutique apprend le résultat par son webhook, ou en lisant le paiement : GET {api}/transaction?reference=… avec la reference de la réponse à sa demande de paiement.',
 } satisfies Messages;
 
 export const translations = { eng, nld, deu, fra } satisfies Record<PageLanguage, Messages>;
