@@ -11,7 +11,23 @@ import { randomBytes } from 'node:crypto';
 import { compile as compileTrust } from '@fastify/proxy-addr';
 import { cardBrands, type CardBrand } from './ground/card-brand.ts';
 import { SCRIPT_SCHEMES, URL_SCHEME } from './lib/urls.ts';
-import { boolean, commaList, duration, integer, oneOf, setting, text, textOr, unknownSettings, value, type Env, type Setting } from './lib/settings.ts';
+import {
+  boolean,
+  commaList,
+  duration,
+  integer,
+  invalid,
+  oneOf,
+  url,
+  setting,
+  SettingError,
+  text,
+  textOr,
+  unknownSettings,
+  value,
+  type Env,
+  type Setting,
+} from './lib/settings.ts';
 import { loadWebhookSettings, webhookVariables, type WebhookSettings } from './events/settings.ts';
 import { loadWalletSettings, walletVariables, type WalletSettings } from './wallet/settings.ts';
 
@@ -115,14 +131,16 @@ const TRUST_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
 function key32(name: string, raw: string): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new Error(`${name} must be 32 bytes, as 64 hex digits or base64`);
+  if (key.length !== 32) throw new SettingError(`${name} must be 32 bytes, as 64 hex digits or base64, got ${key.length} bytes (a secret: its value is not shown)`);
   return key;
 }
 
 function vaultKey(name: string, id: string, base64: string): VaultKey {
-  if (!KEY_ID.test(id)) throw new Error(`${name}: a vault key id is 1 to 64 letters, digits, '.', '_' or '-', got "${id}"`);
+  const idRule = "1 to 64 letters, digits, '.', '_' or '-'";
+  if (!KEY_ID.test(id)) throw name === 'VAULT_KEY' ? invalid('VAULT_KEY_ID', idRule, id) : invalid(name, `a list of id:base64 pairs, each id ${idRule}`, id);
   const key = Buffer.from(base64, 'base64');
-  if (key.length !== 32) throw new Error(`${name} must be 32 bytes in base64 (e.g. openssl rand -base64 32)`);
+  if (key.length !== 32)
+    throw new SettingError(`${name} must be 32 bytes in base64 (e.g. openssl rand -base64 32), got ${key.length} bytes (a secret: its value is not shown)`);
   return { id, key };
 }
 
@@ -136,22 +154,17 @@ const key = (d: { name: string; description: string; shownDefault?: string }): S
 
 /** Kassa's own settings (the webhook and wallet ones live with their folders). */
 export const settings = {
-  port: integer(8080, { name: 'PORT', description: 'The HTTP port Kassa listens on' }),
+  port: integer(8080, { name: 'PORT', max: 65535, description: 'The HTTP port Kassa listens on' }),
   host: textOr('0.0.0.0', { name: 'HOST', description: 'Address to listen on' }),
-  publicUrl: setting({
+  publicUrl: url(['http:', 'https:'], {
     name: 'PUBLIC_URL',
-    type: 'URL',
     shownDefault: '`http://localhost:$PORT`',
     description:
       'Root of every address Kassa hands out (`payUrl`, `cancelUrl`, API root `PUBLIC_URL/api/v1`). An `https:` one makes every answer carry `Strict-Transport-Security: max-age=31536000`',
-    read: (raw) => raw || undefined,
   }),
-  databaseUrl: setting({
+  databaseUrl: url(['postgres:', 'postgresql:'], {
     name: 'DATABASE_URL',
-    type: 'URL',
-    shownDefault: 'unset',
     description: '`postgres://…` switches storage to PostgreSQL; unset = SQLite',
-    read: (raw) => raw || undefined,
   }),
   dataDir: setting({
     name: 'DATA_DIR',
@@ -205,7 +218,7 @@ export const settings = {
       for (const entry of commaList(raw)) {
         const [brand, window] = entry.split('=').map((part) => part.trim());
         if (!cardBrands.includes(brand as CardBrand) || window === undefined)
-          throw new Error(`REFUND_WINDOWS must list brand=duration pairs (brands: ${cardBrands.join(', ')}), got "${entry}"`);
+          throw invalid('REFUND_WINDOWS', `a list of brand=duration pairs (brands: ${cardBrands.join(', ')})`, entry);
         byBrand[brand as CardBrand] = duration('P180D', { name: 'REFUND_WINDOWS', description: '' }).read(window);
       }
       return byBrand;
@@ -221,10 +234,11 @@ export const settings = {
     shownDefault: `\`auto\` = one per CPU core, at most ${MAX_DEFAULT_HTTP_PROCESSES}`,
     description:
       'HTTP server processes sharing the port. Above 1, a primary process migrates, creates the demo merchant, runs the background workers and supervises the HTTP processes (one that dies is replaced within a second; SIGTERM stops them all). `1` = everything in one process',
-    read: (raw) =>
-      raw === undefined || raw === '' || raw === 'auto'
-        ? Math.min(os.availableParallelism(), MAX_DEFAULT_HTTP_PROCESSES)
-        : integer(1, { name: 'HTTP_PROCESSES', description: '', min: 1 }).read(raw),
+    read: (raw) => {
+      if (raw === undefined || raw === '' || raw === 'auto') return Math.min(os.availableParallelism(), MAX_DEFAULT_HTTP_PROCESSES);
+      if (!/^[1-9]\d*$/.test(raw)) throw invalid('HTTP_PROCESSES', 'auto or a positive whole number', raw);
+      return Number(raw);
+    },
   }),
   databasePoolSize: integer(10, { name: 'DATABASE_POOL_SIZE', description: 'PostgreSQL connections per HTTP process (the primary keeps 4 for background work)', min: 1 }),
   runWorkers: boolean(true, {
@@ -266,7 +280,7 @@ export const settings = {
           if (!TRUST_NAMES.includes(proxy) && isIP(proxy.split('/')[0]!) === 0) throw new Error('not an address');
           compileTrust(proxy);
         } catch {
-          throw new Error(`TRUST_PROXY lists the addresses or CIDR ranges of the proxies in front of Kassa (or loopback, linklocal, uniquelocal), got "${proxy}"`);
+          throw invalid('TRUST_PROXY', 'a list of the addresses or CIDR ranges of the proxies in front of Kassa (or loopback, linklocal, uniquelocal)', proxy);
         }
       }
       return proxies;
@@ -281,8 +295,13 @@ export const settings = {
     read: (raw) => {
       const schemes = commaList(raw).map((entry) => entry.toLowerCase().replace(/:$/, ''));
       for (const scheme of schemes) {
-        if (!URL_SCHEME.test(scheme)) throw new Error(`RETURN_URL_SCHEMES: "${scheme}" is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')`);
-        if (SCRIPT_SCHEMES.includes(scheme)) throw new Error(`RETURN_URL_SCHEMES must not list ${scheme}: a browser sent there runs code or reads local data`);
+        if (!URL_SCHEME.test(scheme)) throw invalid('RETURN_URL_SCHEMES', "a list of URL schemes (a letter, then letters, digits, '+', '-' or '.')", scheme);
+        if (SCRIPT_SCHEMES.includes(scheme))
+          throw invalid(
+            'RETURN_URL_SCHEMES',
+            `a list of URL schemes other than ${SCRIPT_SCHEMES.join(', ')} (a browser sent there runs code or reads local data)`,
+            scheme,
+          );
       }
       return schemes;
     },
@@ -325,7 +344,7 @@ export const settings = {
     read: (raw) =>
       commaList(raw).map((entry) => {
         const colon = entry.indexOf(':');
-        if (colon < 1) throw new Error('VAULT_OLD_KEYS must list id:base64 pairs separated by commas');
+        if (colon < 1) throw new SettingError('VAULT_OLD_KEYS must list id:base64 pairs separated by commas (secrets: the value is not shown)');
         return vaultKey('VAULT_OLD_KEYS', entry.slice(0, colon).trim(), entry.slice(colon + 1).trim());
       }),
   }),
@@ -334,13 +353,10 @@ export const settings = {
     description:
       'Turns on `GET /metrics` (Prometheus text, all HTTP processes added up), answered only with `Authorization: Bearer <this token>`. Unset, there is no `/metrics`. Series and scrape config: [docs/operations.md](docs/operations.md#metrics)',
   }),
-  redisUrl: setting({
+  redisUrl: url(['redis:', 'rediss:'], {
     name: 'REDIS_URL',
-    type: 'URL',
-    shownDefault: 'unset',
     description:
       '`redis://…`: rate-limit counters (per key and per client address) shared by all Kassa processes. Without it each HTTP process counts on its own, so a key can reach up to `HTTP_PROCESSES` × the limit. A Redis outage skips the limits rather than refusing payments',
-    read: (raw) => raw || undefined,
   }),
 };
 
@@ -354,11 +370,6 @@ export function loadConfig(env: Env = process.env): Config {
   const read = <T>(definition: Setting<T>) => value(env, definition);
   const port = read(settings.port);
   const publicUrl = (read(settings.publicUrl) ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  try {
-    new URL(publicUrl);
-  } catch {
-    throw new Error(`PUBLIC_URL must be an absolute URL, got "${env.PUBLIC_URL}"`);
-  }
   const vaultKeyBase64 = read(settings.vaultKey);
   return {
     port,

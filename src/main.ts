@@ -25,6 +25,7 @@ import { loadConfig, type Config } from './config.ts';
 import type { FastifyInstance } from 'fastify';
 import { openStore, type Store } from './store/store.ts';
 import { NotEnoughSpace } from './lib/private-files.ts';
+import { SettingError } from './lib/settings.ts';
 import { buildServer, standardOutput } from './server.ts';
 import { startWorkers } from './workers.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
@@ -170,15 +171,15 @@ async function runHttpProcess(config: Config) {
   if (!stopping()) await app.listen({ port: config.port, host: config.host });
 }
 
-const config = loadConfig();
-collectProcessMetrics();
 try {
+  const config = loadConfig();
+  collectProcessMetrics();
   if (cluster.isWorker) await runHttpProcess(config);
   else if (config.httpProcesses > 1) await runPrimary(config);
   else await runSingleProcess(config);
 } catch (error) {
-  // What the operator must fix before Kassa can start is one line, not a stack.
-  if (!(error instanceof NotEnoughSpace)) throw error;
+  // What the operator must fix before Kassa can start (a setting, the disk) is one line, not a stack.
+  if (!(error instanceof NotEnoughSpace) && !(error instanceof SettingError)) throw error;
   process.stderr.write(`kassa: ${error.message}\n`);
   process.exit(1);
 }

@@ -106,7 +106,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     { prefix: API_PREFIX },
   );
   await app.register(pages, deps);
-  await app.register(site);
+  await app.register(site, { apiRoot: `${config.publicUrl}${API_PREFIX}` });
   await app.register(acquirerNotifications, deps);
   await app.register(cockpitRoutes, { config, store, cockpit: options.cockpit ?? singleProcess(store, () => 'off') });
   await app.register(consoleRoutes, deps);

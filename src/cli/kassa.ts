@@ -2,6 +2,7 @@
  * The admin CLI (`kassa …`). Works on the same database as the server: the SQLite
  * file under DATA_DIR, or DATABASE_URL. Secrets are printed once, never logged.
  */
+import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
 import { databaseCreation, print, withStore } from './store.ts';
@@ -35,8 +36,12 @@ const parseMode = (value: string): Mode => {
   return value;
 };
 
+/** Kassa's version, from package.json (two folders up from src/cli/ and from dist/cli/ alike). */
+const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command('kassa')
   .description('Kassa administration')
+  .version(version, '-V, --version', "print Kassa's version")
   .option('--create', 'make the database (DATA_DIR or DATABASE_URL) when there is none; without it a command stops there')
   .hook('preAction', (root) => {
     databaseCreation.allowed = root.opts<{ create?: boolean }>().create === true;

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { cardBrands } from '../ground/card-brand.ts';
 import { retryAdvices } from '../acquirer/connector.ts';
-import { paymentMethods } from '../ground/payment-method.ts';
+import { isOffered, paymentMethods } from '../ground/payment-method.ts';
 import { failureCodes, statuses } from '../ground/states.ts';
 import { disputeStages } from '../ground/dispute-stages.ts';
 import { DOCS_PATH, problemAnchor, problemSlug, problemTypeUri } from '../ground/problem.ts';
@@ -150,6 +150,12 @@ const paymentSchema: Schema = {
             amount: { type: 'number', description: 'What the shopper paid, in major units of the payment’s currency.' },
           },
           additionalProperties: false,
+        },
+        paidWith: {
+          type: 'string',
+          enum: paymentMethods.filter(isOffered),
+          description:
+            'A landing page payment (`method: landingpage`): the method the customer chose on the page, which the payment is paid with; absent until the customer chooses. `method` stays `landingpage`.',
         },
         bankTransfer: {
           type: 'object',

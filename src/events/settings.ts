@@ -4,7 +4,7 @@
  * a live claim never expires while its request is still running.
  */
 import { parseIsoDuration } from '../lib/duration.ts';
-import { boolean, duration, integer, setting, value, type Env } from '../lib/settings.ts';
+import { boolean, duration, integer, invalid, setting, SettingError, value, type Env } from '../lib/settings.ts';
 import { defaultRetrySchedule } from './schedule.ts';
 
 export interface WebhookSettings {
@@ -38,7 +38,7 @@ const variables = {
       if (raw === undefined || raw.trim() === '') return [...defaultRetrySchedule];
       return raw.split(',').map((part) => {
         const ms = parseIsoDuration(part.trim());
-        if (ms === undefined || ms <= 0) throw new Error(`WEBHOOK_RETRY_SCHEDULE must list ISO 8601 durations such as PT1M,PT5M; "${part.trim()}" is not one`);
+        if (ms === undefined || ms <= 0) throw invalid('WEBHOOK_RETRY_SCHEDULE', 'a list of positive ISO 8601 durations such as PT1M,PT5M', part.trim());
         return ms;
       });
     },
@@ -68,7 +68,7 @@ export function loadWebhookSettings(env: Env): WebhookSettings {
     testPrivateNetworks: value(env, variables.testPrivateNetworks),
   };
   if (settings.leaseMs <= settings.timeoutMs) {
-    throw new Error(`WEBHOOK_LEASE_MS (${settings.leaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${settings.timeoutMs})`);
+    throw new SettingError(`WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS (${settings.timeoutMs}), got "${settings.leaseMs}"`);
   }
   return settings;
 }

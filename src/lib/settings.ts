@@ -1,7 +1,7 @@
 /**
  * Environment variables declared as data: each setting once, with its name, type, default and
- * description, and how its text is read (a bad value stops the start with a message naming the
- * variable). config.ts composes every setting of Kassa from these (its own, events/settings.ts,
+ * description, and how its text is read (a bad value stops the start with one line naming the
+ * variable, the value and what it takes: a `SettingError`, which `kassa` and the server print alone). config.ts composes every setting of Kassa from these (its own, events/settings.ts,
  * wallet/settings.ts); the README's configuration table is generated from them
  * (scripts/config-table.ts, checked in `npm test`).
  */
@@ -17,9 +17,19 @@ export interface Setting<T> {
   shownDefault: string;
   /** Markdown, one paragraph: what it does and when to change it. */
   description: string;
-  /** The value of `raw` (undefined or '' when unset); throws an Error naming the variable when it is not valid. */
+  /** The value of `raw` (undefined or '' when unset); throws a `SettingError` when it is not valid. */
   read(raw: string | undefined): T;
 }
+
+/**
+ * A setting's value that is not valid. Its message is one line naming the variable, the value
+ * (a secret's only by its length) and what is allowed: the process entries print it alone, without
+ * a stack, since it is the operator's to fix (src/main.ts, src/cli/kassa.ts).
+ */
+export class SettingError extends Error {}
+
+/** `NAME must be <allowed>, got "<given>"`. */
+export const invalid = (name: string, allowed: string, given: string): SettingError => new SettingError(`${name} must be ${allowed}, got "${given}"`);
 
 export const setting = <T>(definition: Setting<T>): Setting<T> => definition;
 
@@ -40,14 +50,32 @@ export const textOr = (fallback: string, d: Described): Setting<string> => ({
   read: (raw) => (unset(raw) ? fallback : raw),
 });
 
-/** A whole number; with `min: 1` a positive one. */
-export const integer = (fallback: number, d: Described & { min?: 1 }): Setting<number> => ({
+/** `raw` with the password of a `scheme://user:password@host` address masked, for a message. */
+const withoutPassword = (raw: string): string => raw.replace(/(\/\/[^/@:]*:)[^/@]*@/, '$1***@');
+
+/** An absolute URL of one of `protocols` (`https:`, …); unset = undefined. A password in it is never shown in a message. */
+export const url = (protocols: readonly string[], d: Described): Setting<string | undefined> => ({
+  type: 'URL',
+  shownDefault: 'unset',
+  ...d,
+  read: (raw) => {
+    if (unset(raw)) return undefined;
+    if (!URL.canParse(raw) || !protocols.includes(new URL(raw).protocol))
+      throw invalid(d.name, `an absolute ${protocols.map((protocol) => `${protocol}//…`).join(' or ')} URL`, withoutPassword(raw));
+    return raw;
+  },
+});
+
+/** A whole number; with `min: 1` a positive one, with `max` at most that. */
+export const integer = (fallback: number, d: Described & { min?: 1; max?: number }): Setting<number> => ({
   type: 'integer',
   shownDefault: `\`${fallback}\``,
   ...d,
   read: (raw) => {
     if (unset(raw)) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < (d.min ?? 0)) throw new Error(`${d.name} must be a ${d.min ? 'positive ' : ''}whole number, got "${raw}"`);
+    const min = d.min ?? 0;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || (d.max !== undefined && Number(raw) > d.max))
+      throw invalid(d.name, d.max === undefined ? `a ${min ? 'positive ' : ''}whole number` : `a whole number from ${min} to ${d.max}`, raw);
     return Number(raw);
   },
 });
@@ -62,7 +90,7 @@ export const boolean = (fallback: boolean, d: Described): Setting<boolean> => ({
     const lower = raw.toLowerCase();
     if (['1', 'true', 'yes', 'on'].includes(lower)) return true;
     if (['0', 'false', 'no', 'off'].includes(lower)) return false;
-    throw new Error(`${d.name} must be true or false, got "${raw}"`);
+    throw invalid(d.name, 'true or false', raw);
   },
 });
 
@@ -74,7 +102,7 @@ export const duration = (fallback: string, d: Described): Setting<number> => ({
   read: (raw) => {
     const given = unset(raw) ? fallback : raw;
     const ms = parseIsoDuration(given);
-    if (ms === undefined || ms <= 0) throw new Error(`${d.name} must be a positive ISO 8601 duration such as ${fallback}, got "${given}"`);
+    if (ms === undefined || ms <= 0) throw invalid(d.name, `a positive ISO 8601 duration such as ${fallback}`, given);
     return ms;
   },
 });
@@ -87,7 +115,7 @@ export const oneOf = <const Choice extends string>(choices: readonly Choice[], f
   read: (raw) => {
     if (unset(raw)) return fallback;
     const found = choices.find((choice) => choice.toLowerCase() === raw.toLowerCase());
-    if (!found) throw new Error(`${d.name} must be one of ${choices.join(', ')}, got "${raw}"`);
+    if (!found) throw invalid(d.name, `one of ${choices.join(', ')}`, raw);
     return found;
   },
 });

@@ -35,11 +35,11 @@ const steps: Record<SimulatorPage, (view: PaymentView, state: SimulatorView) => 
 
 export function simulatorPage(view: PaymentView, state: SimulatorView): SafeHtml {
   const { t } = view;
-  // Its own test notice below, not the card form's (which speaks of card numbers and cents).
+  // Its own test notice below, naming the outcome buttons (not the card form's card numbers and cents).
   const body = html`<main>
-${summary({ ...view, testMode: false })}
+${summary(view, 'none')}
 <h1>${state.methodName}</h1>
-<p class="test-banner" role="note">${t('sim_notice', { method: state.methodName })}</p>
+<p class="test-banner" role="note">${t('sim_notice', { method: state.methodName, outcome: t('sim_outcome'), paid: t('sim_outcome_paid') })}</p>
 <form method="post" action="/pay/${view.token}/simulator" class="methods">
 ${csrfField(view)}
 ${steps[state.page](view, state)}

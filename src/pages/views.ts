@@ -41,14 +41,21 @@ ${scripts.map((script) => html`<script nonce="${nonce}">${trusted(script)}</scri
   });
 }
 
-export function summary(view: PaymentView): SafeHtml {
+/**
+ * What a page's test banner tells its tester (docs/pages.md "Test mode"): the card numbers only
+ * where a card is typed, the method choice's own on the landing page; `none` where the page shows
+ * its own (the wallet button's, a method's outcome buttons).
+ */
+export type TestBanner = 'testMode' | 'testModeCard' | 'testModeEnrollment' | 'testModeStoredCard' | 'testModeChoice' | 'none';
+
+export function summary(view: PaymentView, banner: TestBanner = 'testMode'): SafeHtml {
   const { t } = view;
   return html`<header class="summary">
 <p class="merchant">${t('payTo', { merchant: view.merchantName })}</p>
 ${view.enrollment ? html`<p class="amount">${t('enrollTitle')}</p>` : html`<p class="amount"><span class="visually-hidden">${t('amount')}: </span>${view.amountText}</p>`}
 ${view.description ? html`<p class="description">${view.description}</p>` : ''}
 </header>
-${view.testMode ? html`<p class="test-banner" role="note">${t(view.enrollment ? 'testModeEnrollment' : 'testMode')}</p>` : ''}`;
+${view.testMode && banner !== 'none' ? html`<p class="test-banner" role="note">${t(banner)}</p>` : ''}`;
 }
 
 export const csrfField = (view: PaymentView) => html`<input type="hidden" name="csrf" value="${view.csrf}">`;
@@ -99,7 +106,7 @@ export function cardPage(view: PaymentView, state: CardFormState): SafeHtml {
   const rules = brands.map((brand) => ruleOf(brand));
   const hasErrors = Object.keys(errors).length > 0;
   const body = html`<main>
-${summary(view)}
+${summary(view, view.enrollment ? 'testModeEnrollment' : 'testModeCard')}
 <h1>${t('cardDetails')}</h1>
 <p class="accepted"><span class="visually-hidden">${t('acceptedCards', { brands: brands.map(brandName).join(', ') })}</span><span class="marks">${brands.map(brandMark)}</span></p>
 ${hasErrors || state.notice ? errorSummary(view, state.notice ?? t('formErrors'), state.attemptsLeft) : ''}
@@ -169,7 +176,7 @@ export function storedCardPage(view: PaymentView, state: StoredCardState): SafeH
   const askCvc = state.askCvc && ruleOf(state.brand).cvcLength > 0;
   const hasErrors = Object.keys(errors).length > 0;
   const body = html`<main>
-${summary(view)}
+${summary(view, 'testModeStoredCard')}
 <h1>${t('storedCard')}</h1>
 ${hasErrors ? errorSummary(view, t('formErrors'), state.attemptsLeft) : ''}
 <form id="stored-card-form" method="post" action="/pay/${view.token}/vault" novalidate data-browser-facts>
@@ -202,7 +209,7 @@ ${cancelForm(view)}
 export function landingPage(view: PaymentView, methods: readonly OfferedMethod[], validUntil?: Date): SafeHtml {
   const { t } = view;
   const body = html`<main>
-${summary(view)}
+${summary(view, 'testModeChoice')}
 <h1>${t('chooseMethod')}</h1>
 <form method="post" action="/pay/${view.token}/method" class="methods">
 ${csrfField(view)}
@@ -218,7 +225,7 @@ ${cancelForm(view)}
 export function walletPage(view: PaymentView): SafeHtml {
   const { t } = view;
   const body = html`<main>
-${summary(view)}
+${summary(view, 'none')}
 <h1>${t('walletTitle')}</h1>
 <p class="test-banner" role="note">${t('walletTestSheet')}</p>
 <form method="post" action="/pay/${view.token}/wallet">
@@ -397,6 +404,20 @@ ${view.returnUrl ? html`<p><a class="button" href="${view.returnUrl}">${t('retur
 
 export function messagePage(view: Pick<PaymentView, 't' | 'nonce'>, title: string, message: string): SafeHtml {
   return layout(view, title, html`<main><h1>${title}</h1><p>${message}</p></main>`);
+}
+
+/**
+ * Kassa's stand-in for a shop's returnUrl (`GET /test/return`), where a tester trying Kassa out is
+ * sent back: the address carries nothing, so the page names no payment and tells how a shop
+ * learns the outcome (docs/pages.md "Test mode").
+ */
+export function testReturnPage(view: Pick<PaymentView, 't' | 'nonce'>, apiRoot: string): SafeHtml {
+  const { t } = view;
+  return layout(
+    view,
+    t('testReturnTitle'),
+    html`<main><h1>${t('testReturnTitle')}</h1><p>${t('testReturnIntro')}</p><p>${t('testReturnRead', { api: apiRoot })}</p></main>`,
+  );
 }
 
 /** Kassa's own address (`GET /`): what this is, and where its API is described. */

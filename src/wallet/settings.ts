@@ -5,7 +5,7 @@
  * PKI (test-pki.ts) and needs none of them.
  */
 import fs from 'node:fs';
-import { duration, setting, text, textOr, value, type Env } from '../lib/settings.ts';
+import { duration, invalid, setting, SettingError, text, textOr, value, type Env } from '../lib/settings.ts';
 import type { WalletProcessingKey } from './index.ts';
 
 export interface MerchantIdentity {
@@ -59,7 +59,7 @@ function processingKeys(raw: string | undefined): WalletProcessingKey[] {
   return raw.split(',').map((pair) => {
     const [keyFile, certificateFile, ...rest] = pair.trim().split(':');
     if (!keyFile || !certificateFile || rest.length > 0) {
-      throw new Error(`WALLET_PROCESSING_KEYS must list <private-key.pem>:<certificate.pem> pairs, got "${pair}"`);
+      throw invalid('WALLET_PROCESSING_KEYS', 'a list of <private-key.pem>:<certificate.pem> pairs', pair);
     }
     return { privateKeyPem: readPem(keyFile, 'WALLET_PROCESSING_KEYS'), certificatePem: readPem(certificateFile, 'WALLET_PROCESSING_KEYS') };
   });
@@ -69,7 +69,7 @@ function merchantIdentity(env: Env): MerchantIdentity | undefined {
   const together = [variables.merchantId, variables.identityCert, variables.identityKey];
   const missing = together.filter((definition) => !value(env, definition)).map((definition) => definition.name);
   if (missing.length === together.length) return undefined;
-  if (missing.length > 0) throw new Error(`${together.map((definition) => definition.name).join(', ')} must be set together (missing: ${missing.join(', ')})`);
+  if (missing.length > 0) throw new SettingError(`${together.map((definition) => definition.name).join(', ')} must be set together (missing: ${missing.join(', ')})`);
   return {
     merchantIdentifier: value(env, variables.merchantId)!,
     displayName: value(env, variables.displayName),
@@ -82,6 +82,6 @@ function readPem(file: string, setting: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`${setting}: cannot read ${file} (${(error as Error).message})`);
+    throw new SettingError(`${setting} must name readable PEM files, got "${file}" (${(error as Error).message})`);
   }
 }

@@ -6,16 +6,93 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { findMerchant } from '../../src/store/merchants.ts';
 import { openWalletToken, testWalletPki, type WalletPaymentToken } from '../../src/wallet/index.ts';
-import { kassaCliAsync as kassa, KASSA_PROGRAM } from '../support/process.ts';
+import { kassaCliAsync as kassa, KASSA_MAIN, KASSA_PROGRAM } from '../support/process.ts';
+import { root } from '../../bin/build-freshness.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+const run = promisify(execFile);
+type Failed = { code: number; stdout: string; stderr: string };
+
 /** `kassa` as a user types it, without the test support's `--create`, in `cwd`. */
 const bare = (cwd: string, env: Record<string, string>, ...args: string[]) =>
-  promisify(execFile)(process.execPath, [path.resolve(KASSA_PROGRAM[0]!), ...args], { cwd, env: { ...process.env, ...env } });
+  run(process.execPath, [...KASSA_PROGRAM, ...args], { cwd, env: { ...process.env, ...env } });
+
+describe('bin/kassa.js, what `npx kassa` runs', () => {
+  /**
+   * A copy of bin/ (in a package of ES modules, as Kassa's) beside a stand-in dist/ and src/ that say which ran, with the repository's
+   * node_modules (tsx) linked in: the file times decide, as after `npm ci` (dist/ newer) and after
+   * an edit of src/.
+   */
+  const fixture = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kassa-bin-'));
+    const write = (file: string, text: string, seconds: number) => {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+      fs.utimesSync(path.join(dir, file), seconds, seconds);
+    };
+    write('package.json', JSON.stringify({ type: 'module' }), 0);
+    for (const file of ['kassa.js', 'build-freshness.js']) write(`bin/${file}`, fs.readFileSync(path.join(root, 'bin', file), 'utf8'), 0);
+    const now = Date.now() / 1000;
+    write('src/cli/kassa.ts', "const ran: string = 'src';\nconsole.log(ran);\n", now - 60);
+    write('src/lib/other.ts', 'export {};\n', now - 60);
+    write('dist/main.js', '', now);
+    write('dist/cli/kassa.js', "console.log('dist');\n", now);
+    fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+    return { dir, write, kassa: () => run(process.execPath, [path.join(dir, 'bin/kassa.js')], { cwd: dir }) };
+  };
+
+  test('runs the build in dist/ when it is newer than every file of src/, else src/ through tsx, saying so in one line', async () => {
+    const { dir, write, kassa } = fixture();
+    try {
+      assert.deepEqual(await kassa(), { stdout: 'dist\n', stderr: '' }, 'dist/ is current: plain Node, nothing said');
+      write('src/lib/other.ts', 'export {};\n', Date.now() / 1000 + 60);
+      const fromSources = await kassa();
+      assert.equal(fromSources.stdout, 'src\n');
+      assert.match(fromSources.stderr, /^kassa: src\/ is newer than the build in dist\/: running the TypeScript through tsx .*npm run build.*\n$/);
+      fs.rmSync(path.join(dir, 'node_modules'));
+      assert.deepEqual(await kassa(), { stdout: 'dist\n', stderr: '' }, 'a production install has no tsx: dist/ is what it runs');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("--version prints Kassa's version", async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+    assert.equal((await run(process.execPath, [path.join(root, 'bin/kassa.js'), '--version'])).stdout, `${version}\n`);
+    assert.equal((await bare(os.tmpdir(), {}, '-V')).stdout, `${version}\n`);
+  });
+});
+
+describe('a setting that is not valid', () => {
+  const cases: [Record<string, string>, string][] = [
+    [{ PORT: 'abc' }, 'PORT must be a whole number from 0 to 65535, got "abc"'],
+    [{ PUBLIC_URL: 'localhost:8080' }, 'PUBLIC_URL must be an absolute http://… or https://… URL, got "localhost:8080"'],
+    [
+      { DATABASE_URL: 'mysql://kassa:hunter2@db.example/kassa' },
+      'DATABASE_URL must be an absolute postgres://… or postgresql://… URL, got "mysql://kassa:***@db.example/kassa"',
+    ],
+  ];
+
+  test('stops a kassa command with one line naming it, its value and what it takes, exit code 1', async () => {
+    for (const [env, message] of cases) {
+      const failed = (await bare(os.tmpdir(), env, 'merchant', 'list').catch((error: Failed) => error)) as Failed;
+      assert.deepEqual([failed.code, failed.stdout, failed.stderr], [1, '', `kassa: ${message}\n`], JSON.stringify(env));
+    }
+  });
+
+  test('stops the server (what `npm start` runs) the same way: one line, no stack, exit code 1', async () => {
+    for (const [env, message] of cases) {
+      const failed = (await run(process.execPath, [...KASSA_MAIN], { cwd: root, env: { ...process.env, ...env }, timeout: 60_000 }).catch(
+        (error: Failed) => error,
+      )) as Failed;
+      assert.deepEqual([failed.code, failed.stdout, failed.stderr], [1, '', `kassa: ${message}\n`], JSON.stringify(env));
+    }
+  });
+});
 
 describe('kassa in another directory than the server', () => {
   test('refuses a database that is not there, naming where it looked, and makes nothing; --create or kassa migrate make one', async () => {

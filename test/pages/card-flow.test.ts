@@ -356,6 +356,7 @@ for (const backend of backends) {
       assert.equal(stored.expires_at! - stored.created, 20 * 60_000);
       const chosen = await postForm(t.app, `${path}/method`, { csrf, method: 'card' });
       assert.equal(chosen.statusCode, 303);
+      assert.equal((await read(payment.reference)).details.paidWith, 'card');
       const cardPage = await t.app.inject({ method: 'GET', url: path });
       assert.match(cardPage.body, /autocomplete="cc-number"/);
       // An expired landing page cannot be paid even before the sweeper ran.

@@ -130,14 +130,20 @@ for (const backend of backends) {
       const offered = [...page.body.matchAll(/name="method" value="([a-z]+)"/g)].map((m) => m[1]);
       // Klarna only authorises, with order lines: a landing page's sale is not one it makes.
       assert.deepEqual(offered, ['card', 'walletpay', 'ideal', 'paypal', 'banktransfer']);
+      assert.equal((await read(payment.reference)).details.paidWith, undefined, 'no method before the customer chooses');
       const chosen = await postForm(t.app, `${path}/method`, { csrf: csrfOf(page.body), method: 'ideal' });
       assert.equal(chosen.statusCode, 303);
+      assert.equal((await read(payment.reference)).details.paidWith, 'ideal', 'the merchant sees the method chosen while the payment is pending');
       const { page: bank } = await openStep(payment.payUrl);
       await pick(path, bank, { outcome: 'paid' });
       const paid = await read(payment.reference);
       assert.equal(paid.status, 'success');
       assert.equal(paid.method, 'landingpage');
+      assert.equal(paid.details.paidWith, 'ideal', 'and which method paid it');
       assert.equal(paid.details.consumerBic, 'INGBNL2A');
+      const late = await postForm(t.app, `${path}/method`, { csrf: csrfOf(page.body), method: 'card' });
+      assert.equal(late.statusCode, 303);
+      assert.equal((await read(payment.reference)).details.paidWith, 'ideal', 'a choice on a paid payment changes nothing');
       // Dollars: iDEAL and bank transfer take euros only.
       const dollars = await create('landingpage', { currency: 'USD' });
       const usd = await t.app.inject({ method: 'GET', url: new URL(dollars.payUrl).pathname });

@@ -1,33 +1,29 @@
 /** Test support: Kassa as a real process, to kill and restart, and its `kassa` command. */
 import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Injector } from './app.ts';
 import path from 'node:path';
 import { promisify } from 'node:util';
-
-const root = path.resolve(import.meta.dirname, '../..');
+import { buildIsCurrent, root } from '../../bin/build-freshness.js';
 
 /**
- * The compiled build runs when it is newer than every file of src/ (`npm test` builds it just
- * before the tests): the code `npm start` and a production `kassa` run, and each process starts in
- * about half the time tsx takes. A test run by hand after an edit, before a build, runs src/
- * through tsx, so it always runs the code as it is.
+ * The compiled build runs when it is current, newer than every file of src/ (bin/build-freshness.js,
+ * which `kassa` asks too; `npm test` builds just before the tests): the code `npm start` and
+ * `kassa` run, and each process starts in about half the time tsx takes. A test run by hand after
+ * an edit, before a build, runs src/ through tsx, so it always runs the code as it is.
  */
-function buildIsCurrent(): boolean {
-  const built = fs.statSync(path.join(root, 'dist/main.js'), { throwIfNoEntry: false })?.mtimeMs;
-  if (built === undefined) return false;
-  return fs
-    .readdirSync(path.join(root, 'src'), { recursive: true, withFileTypes: true })
-    .every((entry) => !entry.isFile() || fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs <= built);
-}
 const compiled = buildIsCurrent();
+const tsx = import.meta.resolve('tsx');
 /** Node's arguments that start Kassa (as `npm start` does). */
-export const KASSA_MAIN: readonly string[] = compiled ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
-/** Node's arguments that run the `kassa` command, before its own. */
-export const KASSA_PROGRAM: readonly string[] = compiled ? ['dist/cli/kassa.js'] : ['bin/kassa.js'];
+export const KASSA_MAIN: readonly string[] = compiled ? ['dist/main.js'] : ['--import', tsx, 'src/main.ts'];
+/**
+ * Node's arguments that run the `kassa` command, before its own, from any directory: what
+ * bin/kassa.js runs, without its line on standard error about running src/ (test/cli/kassa.test.ts
+ * checks that line and the choice).
+ */
+export const KASSA_PROGRAM: readonly string[] = compiled ? [path.join(root, 'dist/cli/kassa.js')] : ['--import', tsx, path.join(root, 'src/cli/kassa.ts')];
 /**
  * The same with `--create`: a test's database is new and empty, and its first command (often
  * `merchant create`, before any Kassa has started on it) makes it. test/cli/kassa.test.ts checks

@@ -973,6 +973,11 @@ export interface components {
                     /** @description What the shopper paid, in major units of the payment’s currency. */
                     amount: number;
                 };
+                /**
+                 * @description A landing page payment (`method: landingpage`): the method the customer chose on the page, which the payment is paid with; absent until the customer chooses. `method` stays `landingpage`.
+                 * @enum {string}
+                 */
+                paidWith?: "card" | "walletpay" | "ideal" | "paypal" | "klarna" | "banktransfer";
                 /** @description A bank transfer through a live acquirer, while `pending`: the account the customer pays into and the reference they must quote (Kassa shows them on its page too). */
                 bankTransfer?: {
                     beneficiary: string;

@@ -1,10 +1,12 @@
 /**
  * The customer's choice of method on a landing page (`landingpage`, docs/api.md#create-a-payment): kept on the
- * payment's page row, so payUrl then shows that method's page. A choice the page did not
- * offer, or on a payment no longer pending, changes nothing.
+ * payment's page row, so payUrl then shows that method's page, and in the payment's
+ * `details.paidWith`, so the merchant reading or told about the payment knows which method it is
+ * paid with (its `method` stays `landingpage`: docs/api.md "The payment object"). A choice the page
+ * did not offer, or on a payment no longer pending, changes nothing.
  */
 import type { TransactionRow } from '../../store/schema.ts';
-import { ownerOf } from '../../store/transactions.ts';
+import { lockTransaction, ownerOf, setTransactionDetails } from '../../store/transactions.ts';
 import { ensurePaymentPage, setPageFields } from '../../store/payment-pages.ts';
 import { randomBase62 } from '../../lib/tokens.ts';
 import type { MerchantSettings } from '../../merchants/merchants.ts';
@@ -42,10 +44,14 @@ export const chooseMethod = customerOperation({
   parse: (body: { method: string | undefined }) => body.method,
   load: (_method, { ports, caller }) => landingMethods(ports, caller.row, caller.merchant.settings),
   decide: (offered: readonly string[], method, { caller }) => (caller.row.status === 'pending' && method !== undefined && offered.includes(method) ? method : undefined),
-  commit: async (tx, method, { caller, now }) => {
+  commit: async (tx, method, { ports, caller, now }) => {
     if (method === undefined) return;
     await ensurePaymentPage(tx, caller.row.reference, randomBase62(32), now);
     await setPageFields(tx, caller.row.reference, { chosen_method: method });
+    // Read and written under the row's lock, so no other change of its details in between is lost; a payment that ended meanwhile keeps its details.
+    const row = (await lockTransaction(tx, ports.store.dialect, caller.row.reference))!;
+    if (row.status !== 'pending') return;
+    await setTransactionDetails(tx, row.reference, JSON.stringify({ ...(JSON.parse(row.details) as Record<string, unknown>), paidWith: method }));
   },
   answer: () => undefined,
 });
