@@ -24,7 +24,7 @@ import { card, csrfOf, hiddenValue } from './flow.ts';
 
 const MERCHANT = 'Test Shop';
 
-/** Names, no English however they read: the simulated issuer, Kassa, the shop, the brands and methods, the iDEAL page's banks, the test data. */
+/** Names, no English however they read: the simulated issuer, Kassa, the shop, the brands and methods, the iDEAL page's banks, the test data, the API's address. */
 const names = [
   'Demo Bank',
   'Kassa',
@@ -37,6 +37,8 @@ const names = [
   'Luhn',
   ...simulatedBanks.map((bank) => bank.name),
   'tester@example.com',
+  // The API's address on the test return page: a query, not prose.
+  '/transaction?reference=',
 ];
 
 /** Words of English that no page in another language may hold (none is a word of Dutch, German or French: not name, shop, link, will, been, order, details, front). */
@@ -342,12 +344,13 @@ for (const backend of backends.slice(0, 1)) {
         },
       },
       {
-        kind: "pages without a payment, in the browser's language: not found, an unknown bank transaction, Kassa's own address",
+        kind: "pages without a payment, in the browser's language: not found, an unknown bank transaction, Kassa's own address, the test return page",
         async walk({ language, get, post, keep }) {
           const own = { 'accept-language': translator(language)('locale') };
           keep('payment not found', await get('/pay/unknown-token', own), 404);
           keep('bank transaction unknown', await post(`${ACS_SIMULATOR_PATH}/challenge`, { creq: 'unknown' }, own), 404);
           keep("Kassa's own address", await get('/', own));
+          keep("Kassa's stand-in for a shop's returnUrl", await get('/test/return', own));
         },
       },
     ];
