@@ -61,6 +61,12 @@ svg.chart text{font-size:11px;fill:var(--muted)}
 svg.chart .axis{stroke:#767f8f}svg.chart .grid{stroke:var(--line);stroke-dasharray:3 3}
 svg.chart .bar{fill:#7ea6e6}
 svg.chart .rate{fill:none;stroke:var(--ok);stroke-width:2}svg.chart .rate-dot{fill:var(--ok)}
+.modes ul{display:flex;gap:0;list-style:none;margin:0 0 1rem;padding:0}
+.modes a{display:block;padding:.35rem .9rem;border:1px solid var(--accent);text-decoration:none;font-weight:600}
+.modes li:first-child a{border-radius:.4rem 0 0 .4rem}.modes li:last-child a{border-radius:0 .4rem .4rem 0;border-left:0}
+.modes a[aria-current]{background:var(--accent);color:#fff}
+.mode-label{display:inline-block;vertical-align:middle;font-size:.8rem;font-weight:700;padding:.1rem .5rem;border-radius:1rem;border:2px solid var(--muted);color:var(--muted)}
+.mode-test{border-color:#8a4b00;color:#8a4b00;background:#fff4e0}
 .legend{color:var(--muted);font-size:.85rem}
 .legend span{display:inline-block;width:.9rem;height:.6rem;vertical-align:middle}
 .key-bar{background:#7ea6e6}.key-rate{border-top:2px solid var(--ok);height:0!important}

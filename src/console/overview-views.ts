@@ -2,14 +2,15 @@
  * The overview page: per method, payments per day and the success rate as an SVG chart drawn on
  * the server (no scripts under the console's CSP; docs/decisions.md), with the same numbers as a
  * table for screen readers and keyboards, and the period's totals by method; beside each count the
- * money its successful payments took, per currency (amounts in different currencies are never added).
+ * money its successful payments took, per currency (amounts in different currencies are never added),
+ * in one mode (test money is never added to live: docs/console.md "Test and live").
  */
 import { html, type SafeHtml } from '../lib/html.ts';
 import type { DailyAmount, DailyMethodCount } from '../store/payment-stats.ts';
 import type { openDisputeTotals } from '../store/disputes.ts';
 import { amountText } from '../ground/amount.ts';
 import { DAY_MS } from '../store/payment-stats.ts';
-import { layout, type ConsoleView } from './views.ts';
+import { layout, modeLabel, modeSwitch, type ConsoleView } from './views.ts';
 
 export interface OverviewFilters {
   from: string;
@@ -92,7 +93,8 @@ export function overviewPage(view: ConsoleView, state: OverviewState): SafeHtml 
     view,
     t('overviewTitle'),
     html`<main id="content">
-<h1>${t('overviewTitle')}</h1>
+<h1>${t('overviewTitle')} ${modeLabel(t, filters.mode)}</h1>
+${modeSwitch(view, '/dashboard/overview', { ...filters }, filters.mode)}
 <p>${t('overviewHint')}</p>
 ${state.problem ? html`<div class="problem" role="alert"><p>${state.problem}</p></div>` : ''}
 <section class="card" aria-labelledby="period-title">
@@ -105,7 +107,7 @@ ${
     ? html`<div class="field"><label for="o-merchant">${t('merchant')}</label><select id="o-merchant" name="merchant"><option value="">${t('any')}</option>${state.merchants.map((m) => option(m.id, `${m.name} (${m.id})`, filters.merchant))}</select></div>`
     : ''
 }
-<div class="field"><label for="o-mode">${t('mode')}</label><select id="o-mode" name="mode"><option value="">${t('any')}</option>${option('test', 'test', filters.mode)}${option('live', 'live', filters.mode)}</select></div>
+<input type="hidden" name="mode" value="${filters.mode ?? ''}">
 <div class="field"><button type="submit">${t('showPeriod')}</button></div>
 </form>
 </section>

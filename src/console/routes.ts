@@ -200,7 +200,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
       const view = viewOf(request, session);
       const { merchantId } = session.operator;
       const merchants = merchantId === null ? await merchantChoices() : undefined;
-      const parsed = parseFilters(request.query, merchantId);
+      const parsed = await parseFilters(store.read, request.query, merchantId);
       if ('invalid' in parsed) {
         const problem = view.t('invalidFilters', { fields: parsed.invalid.join(', ') });
         return send(reply, view, paymentsPage(view, { filters: {}, merchants, rows: [], paged: false, problem }), 400);

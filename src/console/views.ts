@@ -17,6 +17,7 @@ import { term, type MessageKey, type TermKind, type Translate } from './i18n.ts'
 import type { AcquirerRefusal } from '../acquirer/connector.ts';
 import { testOutcomeNames, type ActionName, type TestOutcome } from './actions.ts';
 import { findCurrency, formatAmount } from '../ground/amount.ts';
+import type { Mode } from '../store/schema.ts';
 
 export interface ConsoleView {
   t: Translate;
@@ -108,8 +109,10 @@ export interface ListFilters {
   q?: string;
 }
 
+/** The modes a page shows one at a time, live first (docs/console.md "Test and live"). */
+export const modes = ['live', 'test'] as const satisfies readonly Mode[];
+
 export const filterChoices = {
-  mode: ['test', 'live'],
   status: ['pending', 'success', 'failed', 'manualintervention'],
   // An enrollment's transaction shows `vault` as its method (docs/api.md#vault-enrollment).
   method: [...paymentMethods, 'vault'],
@@ -145,7 +148,8 @@ export function paymentsPage(
     view,
     t('paymentsTitle'),
     html`<main id="content" class="wide">
-<h1>${t('paymentsTitle')}</h1>
+<h1>${t('paymentsTitle')} ${modeLabel(t, filters.mode)}</h1>
+${modeSwitch(view, '/dashboard/payments', { ...filters, after: undefined }, filters.mode)}
 ${notices(state)}
 <section class="card" aria-labelledby="filters-title">
 <h2 id="filters-title">${t('filters')}</h2>
@@ -162,26 +166,26 @@ ${
       )
     : ''
 }
-${select(view, 'mode', t('mode'), filterChoices.mode, filters.mode)}
+<input type="hidden" name="mode" value="${filters.mode ?? ''}">
 ${select(view, 'status', t('status'), terms(t, 'status', filterChoices.status), filters.status)}
 ${select(view, 'method', t('method'), filterChoices.method, filters.method)}
 ${select(view, 'type', t('type'), terms(t, 'type', filterChoices.type), filters.type)}
 <div class="field"><label for="f-from">${t('createdFrom')}</label><input type="date" id="f-from" name="from" value="${filters.from ?? ''}"></div>
 <div class="field"><label for="f-to">${t('createdTo')}</label><input type="date" id="f-to" name="to" value="${filters.to ?? ''}"></div>
-<div class="field"><button type="submit">${t('apply')}</button> <a href="/dashboard/payments">${t('reset')}</a></div>
+<div class="field"><button type="submit">${t('apply')}</button> <a href="/dashboard/payments?${firstPageQuery({ mode: filters.mode })}">${t('reset')}</a></div>
 </form>
 </section>
 <p><a href="/dashboard/payments.csv?${firstPageQuery(filters)}" download>${t('exportCsv')}</a></p>
 ${
   state.rows.length === 0
-    ? html`<p>${t('noPayments')}</p>`
+    ? html`<p>${t('noPayments')}${otherMode(filters.mode) ? html` <a href="/dashboard/payments?${firstPageQuery({ ...filters, mode: otherMode(filters.mode) })}">${t(otherMode(filters.mode) === 'test' ? 'lookInTest' : 'lookInLive')}</a>` : ''}</p>`
     : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('listCaption')}"><table class="list">
 <caption>${t('listCaption')}</caption>
-<thead><tr><th scope="col" class="amount">${t('amount')}</th><th scope="col">${t('status')}</th><th scope="col">${t('reference')}</th><th scope="col" class="more">${t('created')}</th>${platform ? html`<th scope="col" class="more">${t('merchant')}</th>` : ''}<th scope="col" class="more">${t('type')}</th><th scope="col" class="more">${t('method')}</th><th scope="col" class="more">${t('mode')}</th><th scope="col" class="more">${t('orderReference')}</th></tr></thead>
+<thead><tr><th scope="col" class="amount">${t('amount')}</th><th scope="col">${t('status')}</th><th scope="col">${t('reference')}</th><th scope="col" class="more">${t('created')}</th>${platform ? html`<th scope="col" class="more">${t('merchant')}</th>` : ''}<th scope="col" class="more">${t('type')}</th><th scope="col" class="more">${t('method')}</th><th scope="col" class="more">${t('orderReference')}</th></tr></thead>
 <tbody>
 ${state.rows.map(
   (row) =>
-    html`<tr><td class="amount">${amountText(row, t('htmlLang'))}</td><td>${statusText(t, row)}</td><td><a href="/dashboard/payments/${row.reference}">${row.reference}</a></td><td class="more">${time(row.created)}</td>${platform ? html`<td class="more wrap">${merchantNames.get(row.merchant_id) ?? row.merchant_id}</td>` : ''}<td class="more">${term(t, 'type', row.type)}</td><td class="more">${row.method}${row.brand ? ` (${row.brand})` : ''}</td><td class="more">${row.mode}</td><td class="more wrap">${row.merchant_order_reference ?? ''}</td></tr>`,
+    html`<tr><td class="amount">${amountText(row, t('htmlLang'))}</td><td>${statusText(t, row)}</td><td><a href="/dashboard/payments/${row.reference}">${row.reference}</a></td><td class="more">${time(row.created)}</td>${platform ? html`<td class="more wrap">${merchantNames.get(row.merchant_id) ?? row.merchant_id}</td>` : ''}<td class="more">${term(t, 'type', row.type)}</td><td class="more">${row.method}${row.brand ? ` (${row.brand})` : ''}</td><td class="more wrap">${row.merchant_order_reference ?? ''}</td></tr>`,
 )}
 </tbody></table></div>`
 }
@@ -194,6 +198,22 @@ ${state.nextQuery ? html`<a href="/dashboard/payments?${state.nextQuery}" rel="n
 }
 
 const firstPageQuery = (filters: ListFilters) => new URLSearchParams(Object.entries(filters).filter((entry): entry is [string, string] => !!entry[1])).toString();
+
+const modeLabels = { live: 'liveData', test: 'testData' } as const satisfies Record<Mode, MessageKey>;
+const otherMode = (mode: string | undefined): Mode | undefined => (mode === 'live' ? 'test' : mode === 'test' ? 'live' : undefined);
+
+/** What a page shows is always labelled with its mode: test data never passes for live (docs/console.md "Test and live"). */
+export const modeLabel = (t: Translate, mode: string | undefined): SafeHtml | string =>
+  mode === 'live' || mode === 'test' ? html`<span class="mode-label mode-${mode}">${t(modeLabels[mode])}</span>` : '';
+
+/** The Test/Live switch: the same page with the same filters in the other mode, one click away; the mode shown marked current. */
+export function modeSwitch(view: ConsoleView, path: string, query: Record<string, string | undefined>, mode: string | undefined): SafeHtml {
+  const { t } = view;
+  return html`<nav class="modes" aria-label="${t('modeSwitch')}"><ul>${modes.map(
+    (each) =>
+      html`<li><a href="${path}?${firstPageQuery({ ...query, mode: each })}"${each === mode ? trusted(' aria-current="page"') : ''}>${t(modeLabels[each])}</a></li>`,
+  )}</ul></nav>`;
+}
 
 export interface PaymentPageState {
   row: ListedTransaction;
@@ -292,7 +312,7 @@ export function paymentPage(view: ConsoleView, state: PaymentPageState): SafeHtm
 ${notices(state)}
 <section class="card" aria-labelledby="summary-title">
 <h2 id="summary-title" class="visually-hidden">${t('amount')}</h2>
-<p><strong>${amountText(row, t('htmlLang'))}</strong> · ${statusText(t, row)} · ${term(t, 'type', row.type)} · ${row.method} · ${row.mode} · ${state.merchantName} (${row.merchant_id})</p>
+<p><strong>${amountText(row, t('htmlLang'))}</strong> · ${statusText(t, row)} · ${term(t, 'type', row.type)} · ${row.method} · ${modeLabel(t, row.mode)} · ${state.merchantName} (${row.merchant_id})</p>
 </section>
 ${disputeOf(t, row, state.payment)}
 ${reversalHeldOf(t, state.payment)}

@@ -72,6 +72,10 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
 
     await signIn(page, 'ops@kassa.test');
     await page.waitForURL(/\/dashboard\/payments$/);
+    // Live data first (the merchant has a live key); the test payments are one click away, labelled.
+    await page.getByRole('navigation', { name: 'Live or test data' }).getByRole('link', { name: 'Test data' }).click();
+    await page.waitForURL(/\/dashboard\/payments\?mode=test$/);
+    await page.getByRole('heading', { name: 'Payments Test data' }).waitFor();
     await assertAccessible(page, 'payments');
     await screenshot(page, 'console-payments');
 
@@ -179,6 +183,8 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
 
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.waitForURL(/\/dashboard\/overview$/);
+    await page.getByRole('link', { name: 'Test data' }).click();
+    await page.waitForURL(/\/dashboard\/overview\?.*mode=test/);
     const chart = page.getByRole('img', { name: 'card: payments per day and success rate' });
     await chart.waitFor();
     assert.ok((await chart.locator('rect.bar').count()) >= 1, 'a bar for today');
@@ -238,7 +244,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.getByRole('status').filter({ hasText: 'The payment methods were saved.' }).waitFor();
     assert.equal(await methodsForm.getByRole('checkbox', { name: 'walletpay' }).isChecked(), true);
 
-    await page.goto(`${harness.baseUrl}/dashboard/payments?q=order-browser-3`);
+    await page.goto(`${harness.baseUrl}/dashboard/payments?mode=test&q=order-browser-3`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download this list as CSV' }).click()]);
     assert.match(download.suggestedFilename(), /^kassa-transactions-.*\.csv$/);
     const csv = await new Promise<string>((resolve, reject) => {
@@ -277,6 +283,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
     await signIn(page, 'ops@kassa.test');
     await page.waitForURL(/\/dashboard\/payments$/);
+    await page.goto(`${harness.baseUrl}/dashboard/payments?mode=test`);
     const headers = async () =>
       page.locator('table.list thead th').evaluateAll((cells) => cells.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.textContent));
     assert.deepEqual((await headers()).slice(0, 3), ['Amount', 'Status', 'Reference']);
@@ -309,7 +316,8 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.getByLabel('Wachtwoord').fill(PASSWORD);
     await page.getByRole('button', { name: 'Aanmelden' }).click();
     await page.waitForURL(/\/dashboard\/payments$/);
-    await page.getByRole('heading', { name: 'Betalingen' }).waitFor();
+    await page.getByRole('link', { name: 'Testgegevens', exact: true }).click();
+    await page.getByRole('heading', { name: 'Betalingen Testgegevens' }).waitFor();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
     await assertAccessible(page, 'payments (nld, phone)');
@@ -324,7 +332,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
       ['Instellingen', 'Merchants', 'merchants'],
     ] as const) {
       await page.getByRole('link', { name: link }).click();
-      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      await page.getByRole('heading', { name: new RegExp(`^${heading}( |$)`) }).waitFor();
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 0, name);
       await assertAccessible(page, `${name} (nld, phone)`);
       await screenshot(page, `console-${name}-phone-nld`);

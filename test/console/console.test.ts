@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, api, cardPayment, suiteApp } from '../support/app.ts';
 import { buildServer } from '../../src/server.ts';
-import { createMerchant } from '../../src/merchants/merchants.ts';
+import { createMerchant, createTestMerchant } from '../../src/merchants/merchants.ts';
+import { completePayment, insertPendingPayment } from '../events/support.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { ConsoleClient, makeAccount } from './support.ts';
 import type { Injector } from '../support/app.ts';
@@ -92,12 +93,12 @@ for (const backend of backends) {
       const client = new ConsoleClient(kassa.app);
       await client.signIn('search@kassa.test');
       for (const q of ['order-search-1', reference, '4444']) {
-        const page = await client.get(`/dashboard/payments?q=${q}`);
+        const page = await client.get(`/dashboard/payments?mode=test&q=${q}`);
         assert.equal(page.statusCode, 200);
         assert.ok(page.body.includes(`/dashboard/payments/${reference}`), q);
         assert.ok(!page.body.includes(`/dashboard/payments/${other}`), q);
       }
-      const filtered = await client.get('/dashboard/payments?status=failed&q=order-search-1');
+      const filtered = await client.get('/dashboard/payments?mode=test&status=failed&q=order-search-1');
       assert.ok(!filtered.body.includes(reference));
       const bad = await client.get('/dashboard/payments?status=nonsense&from=yesterday');
       assert.equal(bad.statusCode, 400);
@@ -113,7 +114,7 @@ for (const backend of backends) {
       const client = new ConsoleClient(kassa.app);
       await client.signIn('paging@kassa.test');
       const seen: string[] = [];
-      let url: string | undefined = '/dashboard/payments';
+      let url: string | undefined = '/dashboard/payments?mode=test';
       while (url) {
         const page = await client.get(url);
         seen.push(...[...page.body.matchAll(/<td><a href="\/dashboard\/payments\/(tr_[^"]+)"/g)].map((m) => m[1]));
@@ -242,7 +243,7 @@ for (const backend of backends) {
       const reference = await paidCardPayment(kassa.app, shop.testApiKey, { merchantOrderReference: 'order-words' });
       const client = new ConsoleClient(kassa.app);
       await client.signIn('list-words@kassa.test');
-      const page = await client.get('/dashboard/payments?q=order-words', { 'accept-language': 'nl-NL,nl;q=0.9' });
+      const page = await client.get('/dashboard/payments?mode=test&q=order-words', { 'accept-language': 'nl-NL,nl;q=0.9' });
       const head = /<thead><tr>(.*?)<\/tr><\/thead>/.exec(page.body)![1];
       assert.deepEqual(
         [...head.matchAll(/<th scope="col"[^>]*>([^<]+)</g)].slice(0, 3).map((m) => m[1]),
@@ -599,7 +600,7 @@ for (const backend of backends) {
       await client.signIn('overview@kassa.test');
       const csrf = await client.csrf();
       assert.equal((await client.post(`/dashboard/payments/${cancelled}/cancel`, { csrf })).statusCode, 303);
-      const page = await client.get(`/dashboard/overview?merchant=${kassa.merchant.merchantId}`);
+      const page = await client.get(`/dashboard/overview?mode=test&merchant=${kassa.merchant.merchantId}`);
       assert.equal(page.statusCode, 200);
       const today = new Date().toISOString().slice(0, 10);
       // 4 payments of this merchant only (the merchant filter cannot widen the account): 2 successful, 1 failed, 1 open.
@@ -625,7 +626,7 @@ for (const backend of backends) {
       await api(kassa.app, shop.testApiKey).post('/payment', cardPayment({ amount: '99.00' }));
       const client = new ConsoleClient(kassa.app);
       await client.signIn('money@kassa.test');
-      const page = await client.get('/dashboard/overview');
+      const page = await client.get('/dashboard/overview?mode=test');
       const today = new Date().toISOString().slice(0, 10);
       // Held for review and pending payments are counted but took no money.
       assert.match(page.body, /<tr><th scope="row">card<\/th><td>5<\/td><td>3<\/td><td>0<\/td><td>100%<\/td><td class="amount">€\s?20\.00<br>\$3\.00<\/td><\/tr>/);
@@ -633,10 +634,83 @@ for (const backend of backends) {
         page.body,
         new RegExp(`<tr><th scope="row">${today}</th><td>5</td><td>3</td><td>0</td><td>100%</td><td class="amount">€\\s?20\\.00<br>\\$3\\.00</td></tr>`),
       );
-      const dutch = await client.get('/dashboard/overview', { 'accept-language': 'nl' });
+      const dutch = await client.get('/dashboard/overview?mode=test', { 'accept-language': 'nl' });
       assert.match(dutch.body, /<th scope="col">Betaald bedrag<\/th>/);
       const empty = await client.get('/dashboard/overview?mode=live');
       assert.match(empty.body, /No payments in this period\./);
+    });
+
+    test('test and live money are never shown together: the list, the overview and the export show one mode, live by default where a live key exists', async () => {
+      const shop = await createMerchant(kassa.store, 'Two Modes Shop');
+      await makeAccount(kassa.store, 'modes@kassa.test', shop.merchantId);
+      const testPaid = await paidCardPayment(kassa.app, shop.testApiKey, { amount: '10.00' });
+      const livePaid = await insertPendingPayment(kassa.store, shop.merchantId, { mode: 'live' });
+      await completePayment(kassa.store, livePaid);
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('modes@kassa.test');
+      const label = (body: string) => /<h1>[^<]*<span class="mode-label mode-(\w+)">([^<]+)<\/span><\/h1>/.exec(body)?.slice(1);
+      const current = (body: string) => /<a href="([^"]+)" aria-current="page">([^<]+)<\/a>/.exec(body)?.slice(1);
+
+      const list = await client.get('/dashboard/payments');
+      assert.ok(list.body.includes(livePaid) && !list.body.includes(testPaid), 'live by default: the merchant has a live key');
+      assert.deepEqual(label(list.body), ['live', 'Live data']);
+      assert.deepEqual(current(list.body), ['/dashboard/payments?mode=live', 'Live data']);
+      assert.ok(list.body.includes('<a href="/dashboard/payments?mode=test">Test data</a>'), 'test data one click away');
+      const testList = await client.get('/dashboard/payments?mode=test');
+      assert.ok(testList.body.includes(testPaid) && !testList.body.includes(livePaid));
+      assert.deepEqual(label(testList.body), ['test', 'Test data']);
+      assert.deepEqual(label((await client.get('/dashboard/payments?mode=test', { 'accept-language': 'nl' })).body), ['test', 'Testgegevens']);
+      assert.equal((await client.get('/dashboard/payments?mode=any')).statusCode, 400, 'no list of both modes');
+      const noMatch = await client.get(`/dashboard/payments?q=${testPaid}`);
+      assert.ok(
+        noMatch.body.includes(`<a href="/dashboard/payments?mode=test&amp;q=${testPaid}">Look in the test data</a>`),
+        'a search finding nothing live offers the test data',
+      );
+
+      // Each mode's amount paid is its own: 10.00 each, never 20.00 for both.
+      const paidByMethod = (body: string) => /<tr><th scope="row">card<\/th><td>(\d+)<\/td>.*?<td class="amount">([^<]+)<\/td><\/tr>/.exec(body)?.slice(1);
+      const overview = await client.get('/dashboard/overview');
+      assert.deepEqual(label(overview.body), ['live', 'Live data']);
+      assert.deepEqual(paidByMethod(overview.body), ['1', '€10.00']);
+      assert.doesNotMatch(overview.body, /<option value="">Any<\/option>/, 'no mode "any" for totals');
+      const testOverview = await client.get('/dashboard/overview?mode=test');
+      assert.deepEqual(label(testOverview.body), ['test', 'Test data']);
+      assert.deepEqual(paidByMethod(testOverview.body), ['1', '€10.00']);
+      assert.equal((await client.get('/dashboard/overview?mode=any')).statusCode, 400);
+
+      const exported = await client.get('/dashboard/payments.csv');
+      assert.match(String(exported.headers['content-disposition']), /filename="kassa-transactions-live-/);
+      assert.deepEqual(
+        csvRows(exported.body)
+          .slice(1)
+          .map((row) => [row[0], row[3]]),
+        [[livePaid, 'live']],
+      );
+      const exportedTest = await client.get('/dashboard/payments.csv?mode=test');
+      assert.match(String(exportedTest.headers['content-disposition']), /filename="kassa-transactions-test-/);
+      assert.deepEqual(
+        csvRows(exportedTest.body)
+          .slice(1)
+          .map((row) => [row[0], row[3]]),
+        [[testPaid, 'test']],
+      );
+
+      // A merchant with no live key sees its test data first; so does a platform operator choosing that merchant.
+      const testOnly = await createTestMerchant(kassa.store, { name: 'Test Only Shop', methods: ['card'] });
+      const testOnlyPaid = await paidCardPayment(kassa.app, testOnly.testApiKey);
+      await makeAccount(kassa.store, 'test-only@kassa.test', testOnly.merchantId);
+      const testOnlyClient = new ConsoleClient(kassa.app);
+      await testOnlyClient.signIn('test-only@kassa.test');
+      const testOnlyList = await testOnlyClient.get('/dashboard/payments');
+      assert.deepEqual(label(testOnlyList.body), ['test', 'Test data']);
+      assert.ok(testOnlyList.body.includes(testOnlyPaid));
+      assert.deepEqual(label((await testOnlyClient.get('/dashboard/overview')).body), ['test', 'Test data']);
+      await makeAccount(kassa.store, 'modes-platform@kassa.test');
+      const platform = new ConsoleClient(kassa.app);
+      await platform.signIn('modes-platform@kassa.test');
+      assert.deepEqual(label((await platform.get('/dashboard/payments')).body), ['live', 'Live data'], 'some merchant has a live key');
+      assert.deepEqual(label((await platform.get(`/dashboard/payments?merchant=${testOnly.merchantId}`)).body), ['test', 'Test data']);
+      assert.deepEqual(label((await platform.get(`/dashboard/overview?merchant=${testOnly.merchantId}`)).body), ['test', 'Test data']);
     });
 
     test('the CSV export streams the filtered list with decimal amounts, formula cells defused, scoped and audited', async () => {
@@ -650,10 +724,10 @@ for (const backend of backends) {
       const foreign = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { merchantOrderReference: 'order-export-foreign' });
       const client = new ConsoleClient(kassa.app);
       await client.signIn('export@kassa.test');
-      const all = await client.get(`/dashboard/payments.csv?merchant=${kassa.merchant.merchantId}`);
+      const all = await client.get(`/dashboard/payments.csv?mode=test&merchant=${kassa.merchant.merchantId}`);
       assert.equal(all.statusCode, 200);
       assert.match(String(all.headers['content-type']), /^text\/csv; charset=utf-8/);
-      assert.match(String(all.headers['content-disposition']), /^attachment; filename="kassa-transactions-[0-9-]+\.csv"$/);
+      assert.match(String(all.headers['content-disposition']), /^attachment; filename="kassa-transactions-test-[0-9-]+\.csv"$/);
       const rows = csvRows(all.body);
       assert.deepEqual(rows[0], [
         'reference',
@@ -680,7 +754,7 @@ for (const backend of backends) {
       for (const line of all.body.trimEnd().split('\r\n')) assert.match(line, new RegExp(`^${quotedCell}(?:,${quotedCell})*$`), 'every cell quoted, empty ones too');
       assert.equal(byReference.get(separated)![11], ";=cmd|' /C calc'!A0;");
       assert.ok(all.body.includes(`,";=cmd|' /C calc'!A0;",`));
-      const filtered = csvRows((await client.get('/dashboard/payments.csv?status=pending')).body);
+      const filtered = csvRows((await client.get('/dashboard/payments.csv?mode=test&status=pending')).body);
       assert.deepEqual(
         filtered.slice(1).map((row) => row[0]),
         [separated, open],
@@ -693,7 +767,7 @@ for (const backend of backends) {
         .orderBy('id', 'desc')
         .executeTakeFirstOrThrow();
       assert.equal(entry.operator_email, 'export@kassa.test');
-      assert.deepEqual(JSON.parse(entry.detail), { status: 'pending' });
+      assert.deepEqual(JSON.parse(entry.detail), { mode: 'test', status: 'pending' });
       assert.equal((await client.get('/dashboard/payments.csv?status=nonsense')).statusCode, 400);
     });
 

@@ -93,7 +93,7 @@ for (const backend of backends) {
     });
 
     test('the transactions list filters disputes; the overview counts the open ones and their amount at stake', async () => {
-      const overviewBefore = (await client.get('/dashboard/overview')).body;
+      const overviewBefore = (await client.get('/dashboard/overview?mode=test')).body;
       assert.match(overviewBefore, /<h2 id="disputes-title">Open disputes<\/h2>/);
       const first = await paid('20.00');
       const second = await paid('30.00');
@@ -102,21 +102,21 @@ for (const backend of backends) {
       const disputes = [first, second].map(async (reference) => ((await read(reference)).details.disputes as { reference: string }[])[0].reference);
       const [firstDispute, secondDispute] = await Promise.all(disputes);
 
-      const list = (await client.get('/dashboard/payments?type=chargeback')).body;
+      const list = (await client.get('/dashboard/payments?mode=test&type=chargeback')).body;
       const listed = [...list.matchAll(/<a href="\/dashboard\/payments\/(tr_\w+)">/g)].map((m) => m[1]);
       assert.ok(listed.includes(firstDispute) && listed.includes(secondDispute), 'both disputes listed');
       assert.ok(!listed.includes(first), 'the payments are not');
       assert.match(list, /<option value="chargeback" selected>Dispute \(chargeback\)<\/option>/);
 
-      const overview = (await client.get('/dashboard/overview')).body;
+      const overview = (await client.get('/dashboard/overview?mode=test')).body;
       const card = overview.slice(overview.indexOf('id="disputes-title"'), overview.indexOf('</section>', overview.indexOf('id="disputes-title"')));
       const count = Number(/<dt>Open disputes<\/dt><dd>(\d+)<\/dd>/.exec(card)?.[1]);
       assert.ok(count >= 2, card);
-      assert.match(card, /<a href="\/dashboard\/payments\?type=chargeback">List the disputes<\/a>/);
+      assert.match(card, /<a href="\/dashboard\/payments\?type=chargeback&amp;mode=test">List the disputes<\/a>/);
 
       // Won: no longer open, and no longer at stake.
       await confirmed(secondDispute, { stage: 'reversed' }, `Test dispute on ${secondDispute} of EUR 5.00`);
-      const after = (await client.get('/dashboard/overview')).body;
+      const after = (await client.get('/dashboard/overview?mode=test')).body;
       assert.equal(Number(/<dt>Open disputes<\/dt><dd>(\d+)<\/dd>/.exec(after)?.[1]), count - 1);
     });
 
