@@ -40,7 +40,9 @@ details.raw summary{margin:0;font-size:.85rem}
 dl{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.2rem 1rem;margin:0}
 dt{font-weight:600}dd{margin:0;word-break:break-word}
 pre{margin:0;white-space:pre-wrap;word-break:break-word;font-size:.85rem}
-.status-success{color:var(--ok);font-weight:600}.status-failed{color:var(--error);font-weight:600}
+.status-success{color:var(--ok);font-weight:600}
+.outcome{display:inline-block;font-size:.8rem;font-weight:600;padding:0 .4rem;border-radius:.3rem;background:var(--bg);border:1px solid var(--line)}
+.outcome-disputed,.outcome-chargedBack{border-color:var(--error);color:var(--error)}.status-failed{color:var(--error);font-weight:600}
 .notice{border:2px solid var(--ok);border-radius:.5rem;padding:.5rem .75rem;margin-bottom:1rem;background:#fff}
 .problem{border:2px solid var(--error);border-radius:.5rem;padding:.5rem .75rem;margin-bottom:1rem;background:#fff;color:var(--error)}
 .actions{display:flex;flex-wrap:wrap;gap:1rem}

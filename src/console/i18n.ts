@@ -6,6 +6,7 @@
 import type { FailureCode, Status } from '../ground/states.ts';
 import type { RetryAdvice } from '../acquirer/connector.ts';
 import type { DisputeStage } from '../ground/dispute-stages.ts';
+import type { Outcome } from './outcomes.ts';
 const eng = {
   htmlLang: 'en',
   console: 'Kassa console',
@@ -520,6 +521,28 @@ const statusTexts = {
   nld: { pending: 'In behandeling', success: 'Geslaagd', failed: 'Mislukt', manualintervention: 'In controle' },
 } satisfies Record<Language, Record<Status, string>>;
 
+/** What happened to a payment after its status (outcomes.ts), shown beside it. */
+const outcomeTexts = {
+  eng: {
+    captured: 'Captured',
+    reversed: 'Reversed',
+    partlyRefunded: 'Partly refunded',
+    refunded: 'Refunded',
+    disputed: 'Disputed',
+    chargedBack: 'Charged back',
+    disputeWon: 'Dispute won',
+  },
+  nld: {
+    captured: 'Gecaptured',
+    reversed: 'Teruggedraaid',
+    partlyRefunded: 'Deels terugbetaald',
+    refunded: 'Terugbetaald',
+    disputed: 'Betwist',
+    chargedBack: 'Teruggeboekt',
+    disputeWon: 'Geschil gewonnen',
+  },
+} satisfies Record<Language, Record<Outcome, string>>;
+
 const typeTexts = {
   eng: { sale: 'Sale', authorise: 'Authorisation', credit: 'Refund', token: 'Card enrollment', chargeback: 'Dispute (chargeback)' },
   nld: { sale: 'Verkoop', authorise: 'Autorisatie', credit: 'Terugbetaling', token: 'Kaartregistratie', chargeback: 'Geschil (chargeback)' },
@@ -673,8 +696,9 @@ const retryTexts = {
   },
 } satisfies Record<Language, Record<RetryAdvice, string>>;
 
-export const consoleTerms: Record<'status' | 'type' | 'stage' | 'failureCode' | 'cause' | 'retry', Record<Language, Record<string, string>>> = {
+export const consoleTerms: Record<'status' | 'outcome' | 'type' | 'stage' | 'failureCode' | 'cause' | 'retry', Record<Language, Record<string, string>>> = {
   status: statusTexts,
+  outcome: outcomeTexts,
   stage: stageTexts,
   type: typeTexts,
   failureCode: failureCodeTexts,

@@ -13,6 +13,7 @@ import type { DeliveryView } from '../events/admin.ts';
 import type { Operator } from '../operators/sessions.ts';
 import { LEFT_OUT_FIELD, type LeftOutField } from '../threeds/validate.ts';
 import { consoleStylesheet } from './assets.ts';
+import { outcomesOf } from './outcomes.ts';
 import { term, type MessageKey, type TermKind, type Translate } from './i18n.ts';
 import type { AcquirerRefusal } from '../acquirer/connector.ts';
 import { testOutcomeNames, type ActionName, type TestOutcome } from './actions.ts';
@@ -130,8 +131,11 @@ function select(view: ConsoleView, name: string, label: string, options: readonl
   )}</select></div>`;
 }
 
-const statusText = (t: Translate, row: { status: string; failure_code: string | null }) =>
-  html`<span class="status-${row.status}">${term(t, 'status', row.status)}${row.failure_code ? ` / ${term(t, 'failureCode', row.failure_code)}` : ''}</span>`;
+/** The transaction's own status, and beside it what happened to it since (outcomes.ts): captured, refunded, disputed. */
+const statusText = (t: Translate, row: ListedTransaction) =>
+  html`<span class="status-${row.status}">${term(t, 'status', row.status)}${row.failure_code ? ` / ${term(t, 'failureCode', row.failure_code)}` : ''}</span>${outcomesOf(
+    row,
+  ).map((outcome) => html` <span class="outcome outcome-${outcome}">${term(t, 'outcome', outcome)}</span>`)}`;
 
 /** Raw values (JSON as the API answers it) behind a toggle that needs no script. */
 const raw = (t: Translate, value: unknown) => html`<details class="raw"><summary>${t('raw')}</summary><pre>${JSON.stringify(value, null, 2)}</pre></details>`;

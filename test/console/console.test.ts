@@ -258,6 +258,50 @@ for (const backend of backends) {
       assert.match(page.body, /<option value="manualintervention">In controle<\/option>/);
     });
 
+    test('what happened after the status is shown beside it, in the list and on the page: captured, partly refunded, refunded, disputed, charged back', async () => {
+      const shop = await createMerchant(kassa.store, 'Outcome Shop');
+      await makeAccount(kassa.store, 'outcomes@kassa.test', shop.merchantId);
+      const merchantApi = api(kassa.app, shop.testApiKey);
+      const ok = async (path: string, body: Record<string, unknown>) => assert.equal((await merchantApi.post(path, body)).statusCode, 200, path);
+      const captured = await paidCardPayment(kassa.app, shop.testApiKey, { transactionType: 'authorise' });
+      await ok('/capture', { reference: captured });
+      const partlyRefunded = await paidCardPayment(kassa.app, shop.testApiKey);
+      await ok('/refund', { reference: partlyRefunded, amount: '2.50' });
+      const refunded = await paidCardPayment(kassa.app, shop.testApiKey);
+      await ok('/refund', { reference: refunded });
+      const disputed = await paidCardPayment(kassa.app, shop.testApiKey);
+      await ok('/test/dispute', { reference: disputed, stage: 'notification' });
+      const chargedBack = await paidCardPayment(kassa.app, shop.testApiKey);
+      await ok('/test/dispute', { reference: chargedBack, stage: 'chargeback', amount: '4.00' });
+      const plain = await paidCardPayment(kassa.app, shop.testApiKey);
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('outcomes@kassa.test');
+      const list = (await client.get('/dashboard/payments?mode=test&type=sale')).body + (await client.get('/dashboard/payments?mode=test&type=authorise')).body;
+      const listed = (reference: string) => {
+        const row = new RegExp(`<tr>((?:(?!</tr>).)*/dashboard/payments/${reference}"(?:(?!</tr>).)*)</tr>`, 's').exec(list)![1];
+        return [...row.matchAll(/<span class="(status|outcome)[^"]*">([^<]+)<\/span>/g)].map((m) => m[2]);
+      };
+      const onPage = async (reference: string, language = 'en') => {
+        const page = (await client.get(`/dashboard/payments/${reference}`, { 'accept-language': language })).body;
+        const summary = page.slice(page.indexOf('id="summary-title"'), page.indexOf('</section>', page.indexOf('id="summary-title"')));
+        return [...summary.matchAll(/<span class="(status|outcome)[^"]*">([^<]+)<\/span>/g)].map((m) => m[2]);
+      };
+      const expected: [string, string[]][] = [
+        [captured, ['Successful', 'Captured']],
+        [partlyRefunded, ['Successful', 'Partly refunded']],
+        [refunded, ['Successful', 'Refunded']],
+        [disputed, ['Successful', 'Disputed']],
+        [chargedBack, ['Successful', 'Charged back']],
+        [plain, ['Successful']],
+      ];
+      for (const [reference, words] of expected) {
+        assert.deepEqual(listed(reference), words, `listed ${reference}`);
+        assert.deepEqual(await onPage(reference), words, `page of ${reference}`);
+      }
+      assert.deepEqual(await onPage(partlyRefunded, 'nl'), ['Geslaagd', 'Deels terugbetaald']);
+      assert.deepEqual(await onPage(chargedBack, 'nl'), ['Geslaagd', 'Teruggeboekt']);
+    });
+
     test('the payment page shows times as UTC dates, raw JSON only behind a toggle, and the timeline in Dutch', async () => {
       await makeAccount(kassa.store, 'page-words@kassa.test');
       const reference = await paidCardPayment(kassa.app, kassa.merchant.testApiKey);
