@@ -389,16 +389,22 @@ ${state.events.map(
 )}
 </tbody></table></div>
 </section>
-<section class="card" aria-labelledby="related-title">
-<h2 id="related-title">${t('related')}</h2>
+${relatedSection(
+  view,
+  'related',
+  state.related.filter((r) => r.type !== 'chargeback'),
+  (r) => term(t, 'type', r.type),
+)}
 ${
-  state.related.length === 0
-    ? html`<p>${t('noRelated')}</p>`
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('related')}"><table><thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th><th scope="col">${t('type')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th></tr></thead><tbody>
-${state.related.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${term(t, 'type', r.type)}</td><td>${statusText(t, r)}</td><td>${amountText(r, t('htmlLang'))}</td></tr>`)}
-</tbody></table></div>`
+  disputable.includes(row.type) || state.related.some((r) => r.type === 'chargeback')
+    ? relatedSection(
+        view,
+        'disputes',
+        state.related.filter((r) => r.type === 'chargeback'),
+        (r) => term(t, 'stage', (JSON.parse(r.details) as { stage: string }).stage),
+      )
+    : ''
 }
-</section>
 <section class="card" aria-labelledby="webhooks-title">
 <h2 id="webhooks-title">${t('webhooks')}</h2>
 ${state.deliveries.length === 0 ? html`<p>${t('noWebhooks')}</p>` : state.deliveries.map((d) => deliveryView(view, d))}
@@ -409,6 +415,27 @@ ${auditTable(view, state.audit)}
 </section>
 </main>`,
   );
+}
+
+/** The transactions a payment can be disputed as (a refund, an enrollment or a dispute cannot). */
+const disputable: readonly string[] = ['sale', 'authorise'];
+
+/**
+ * A section of the transactions made from this one: its refunds and captures, or its disputes, each
+ * kind on its own (docs/console.md "Payments"); `kind` says what each is (a type, a dispute's stage).
+ */
+function relatedSection(view: ConsoleView, title: 'related' | 'disputes', rows: ListedTransaction[], kind: (row: ListedTransaction) => string): SafeHtml {
+  const { t } = view;
+  return html`<section class="card" aria-labelledby="${title}-title">
+<h2 id="${title}-title">${t(title)}</h2>
+${
+  rows.length === 0
+    ? html`<p>${t('noRelated')}</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t(title)}"><table><thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th><th scope="col">${t(title === 'disputes' ? 'disputeStage' : 'type')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th></tr></thead><tbody>
+${rows.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${kind(r)}</td><td>${statusText(t, r)}</td><td>${amountText(r, t('htmlLang'))}</td></tr>`)}
+</tbody></table></div>`
+}
+</section>`;
 }
 
 export function deliveryView(view: ConsoleView, d: DeliveryView): SafeHtml {

@@ -92,6 +92,37 @@ for (const backend of backends) {
       );
     });
 
+    test("a payment's disputes are listed as disputes, in a section of their own with their stage, apart from its refunds and captures", async () => {
+      const payment = await paid('30.00');
+      assert.equal((await merchantApi().post('/refund', { reference: payment, amount: '5.00' })).statusCode, 200);
+      await confirmed(payment, { stage: 'chargeback', amount: '10' }, `Test dispute on ${payment}`);
+      const dispute = ((await read(payment)).details.disputes as { reference: string }[])[0].reference;
+      const refund = (
+        await kassa.store.read
+          .selectFrom('transactions')
+          .select('reference')
+          .where('parent_reference', '=', payment)
+          .where('type', '=', 'credit')
+          .executeTakeFirstOrThrow()
+      ).reference;
+      const page = (await client.get(`/dashboard/payments/${payment}`)).body;
+      const section = (id: string) => {
+        const start = page.indexOf(`<h2 id="${id}">`);
+        assert.ok(start >= 0, id);
+        return page.slice(start, page.indexOf('</section>', start));
+      };
+      const rows = (html: string) =>
+        [...html.matchAll(/<tr><td><a href="\/dashboard\/payments\/(tr_\w+)">.*?<\/td><td>[^<]*<\/td><td>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+      assert.match(section('related-title'), /<h2 id="related-title">Refunds and captures<\/h2>/);
+      assert.deepEqual(rows(section('related-title')), [[refund, 'Refund']], 'the refund, not the dispute');
+      assert.match(section('disputes-title'), /<h2 id="disputes-title">Disputes<\/h2>/);
+      assert.deepEqual(rows(section('disputes-title')), [[dispute, 'Charged back']], 'the dispute with its stage');
+      const dutch = (await client.get(`/dashboard/payments/${payment}`, { 'accept-language': 'nl' })).body;
+      assert.match(dutch, /<h2 id="disputes-title">Geschillen<\/h2>/);
+      const unrelated = (await client.get(`/dashboard/payments/${await paid()}`)).body;
+      assert.match(unrelated, /<h2 id="disputes-title">Disputes<\/h2>\n<p>None\.<\/p>/, 'a payment without disputes says so');
+    });
+
     test('the transactions list filters disputes; the overview counts the open ones and their amount at stake', async () => {
       const overviewBefore = (await client.get('/dashboard/overview?mode=test')).body;
       assert.match(overviewBefore, /<h2 id="disputes-title">Open disputes<\/h2>/);
