@@ -20,6 +20,9 @@ import { WebhookWorker } from '../../src/events/worker.ts';
 import { fastWorkerOptions } from '../events/support.ts';
 import { makeAccount, PASSWORD } from './support.ts';
 import { createOperator } from '../../src/operators/accounts.ts';
+import { insertTransaction } from '../../src/store/transactions.ts';
+import type { NewTransaction } from '../../src/store/schema.ts';
+import { pendingPaymentRow } from '../events/support.ts';
 
 describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
   const harness = suiteHarness();
@@ -305,6 +308,62 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await assertAccessible(page, 'payments (390)');
     await screenshot(page, 'console-payments-390');
     await context.close();
+  });
+
+  test('the list fits 1280 px with long real values, in English and Dutch: each cut value whole on hover (title) and to assistive technology', async () => {
+    const shop = await createMerchant(harness.kassa.store, 'Stichting Vrienden van het Openluchtmuseum Arnhem – Webwinkel en Kaartverkoop');
+    const orderReference = 'WEB-NL-2026-000123456789-7f3e9a2c-4b1d-4e8a-9c3f-2a1b0c9d8e7f';
+    const row = (overrides: Partial<NewTransaction>) => ({
+      ...pendingPaymentRow(harness.kassa.store.secrets, shop.merchantId),
+      merchant_order_reference: orderReference,
+      ...overrides,
+    });
+    const paid = row({
+      status: 'success',
+      brand: 'mastercard',
+      amount_minor: 99_999_999_999,
+      details: JSON.stringify({ refundedAmount: 1, disputes: [{ status: 'success' }] }),
+    });
+    const rows = [
+      paid,
+      row({ status: 'failed', failure_code: 'unsufficient_balance', method: 'landingpage', type: 'authorise' }),
+      row({ status: 'manualintervention', method: 'banktransfer' }),
+      row({ status: 'success', type: 'chargeback', parent_reference: paid.reference, details: JSON.stringify({ stage: 'prearbitration_lost' }) }),
+    ];
+    await harness.kassa.store.transact(async (db) => {
+      for (const each of rows) await insertTransaction(db, each, 'created');
+    });
+    for (const locale of ['en-GB', 'nl-NL']) {
+      const { context, page } = await harness.context({ locale });
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
+      await page.locator('#email').fill('ops@kassa.test');
+      await page.locator('#password').fill(PASSWORD);
+      await page.locator('main form button[type=submit]').click();
+      await page.waitForURL(/\/dashboard\/payments$/);
+      await page.goto(`${harness.baseUrl}/dashboard/payments?mode=test&merchant=${shop.merchantId}`);
+      assert.equal(await page.locator('table.list tbody tr').count(), rows.length);
+      const fit = await page.evaluate(() => {
+        const wrap = document.querySelector('.table-wrap')!;
+        const cells = [...document.querySelectorAll('table.list th, table.list td')];
+        return {
+          page: document.documentElement.scrollWidth,
+          table: wrap.scrollWidth - wrap.clientWidth,
+          right: Math.max(...cells.map((cell) => cell.getBoundingClientRect().right)),
+        };
+      });
+      assert.ok(fit.page <= 1280, `${locale}: the page is ${fit.page}px wide`);
+      assert.ok(fit.table <= 0, `${locale}: the list scrolls ${fit.table}px sideways`);
+      assert.ok(fit.right <= 1280, `${locale}: the last column ends at ${fit.right}px`);
+      // A value cut to fit is whole in its title (hover) and in the page's text (screen readers, copying).
+      const order = page.locator('table.list tbody td', { hasText: orderReference }).first();
+      assert.equal(await order.getAttribute('title'), orderReference);
+      const merchant = page.locator('table.list tbody td', { hasText: 'Webwinkel en Kaartverkoop' }).first();
+      assert.equal(await merchant.getAttribute('title'), 'Stichting Vrienden van het Openluchtmuseum Arnhem – Webwinkel en Kaartverkoop');
+      await assertAccessible(page, `payments with long values (1280, ${locale})`);
+      await screenshot(page, `console-payments-1280-long-${locale}`);
+      await context.close();
+    }
   });
 
   test('in Dutch, and readable at a phone’s width', async () => {

@@ -250,11 +250,14 @@ for (const backend of backends) {
         ['Bedrag', 'Status', 'Referentie'],
       );
       const row = /<tbody>\s*<tr>(.*?)<\/tr>/s.exec(page.body)![1];
-      assert.match(row, /^<td class="amount">€\s?10,00<\/td><td><span class="status-success">Geslaagd<\/span><\/td><td><a href="\/dashboard\/payments\//);
+      assert.match(
+        row,
+        /^<td class="amount" title="€\s?10,00">€\s?10,00<\/td><td class="status"><span class="status-success">Geslaagd<\/span><\/td><td><a href="\/dashboard\/payments\//,
+      );
       assert.ok(row.includes(reference), 'the reference');
-      assert.ok(row.includes('<td class="more wrap">Bakkerij Jansen</td>'), 'the merchant by name');
+      assert.ok(row.includes('<td class="more" title="Bakkerij Jansen">Bakkerij Jansen</td>'), 'the merchant by name');
       assert.ok(!row.includes(shop.merchantId), 'not by id');
-      assert.ok(row.includes('<td class="more">Verkoop</td>'), 'the type in Dutch');
+      assert.ok(row.includes('<td class="more" title="Verkoop">Verkoop</td>'), 'the type in Dutch');
       assert.match(page.body, /<option value="manualintervention">In controle<\/option>/);
     });
 
