@@ -305,6 +305,31 @@ for (const backend of backends) {
       assert.deepEqual(await onPage(chargedBack, 'nl'), ['Geslaagd', 'Teruggeboekt']);
     });
 
+    test("capability addresses are shown only to who needs them: payUrl to the payment's own merchant while pending, cancelUrl to no one", async () => {
+      const shop = await createMerchant(kassa.store, 'Capability Shop');
+      await makeAccount(kassa.store, 'capability-shop@kassa.test', shop.merchantId);
+      await makeAccount(kassa.store, 'capability-platform@kassa.test');
+      const created = (await api(kassa.app, shop.testApiKey).post('/payment', cardPayment())).json() as { reference: string; payUrl: string; cancelUrl: string };
+      assert.ok(created.payUrl && created.cancelUrl, 'the API answers both');
+      const token = created.payUrl.split('/').pop()!;
+      const merchantClient = new ConsoleClient(kassa.app);
+      await merchantClient.signIn('capability-shop@kassa.test');
+      const platformClient = new ConsoleClient(kassa.app);
+      await platformClient.signIn('capability-platform@kassa.test');
+
+      const platformPage = (await platformClient.get(`/dashboard/payments/${created.reference}`)).body;
+      assert.ok(!platformPage.includes(token), 'a platform operator sees no capability address, nor its token');
+      assert.ok(!platformPage.includes('payUrl') && !platformPage.includes('cancelUrl'));
+      const merchantPage = (await merchantClient.get(`/dashboard/payments/${created.reference}`)).body;
+      assert.ok(merchantPage.includes(`<dt>payUrl</dt><dd>${created.payUrl}</dd>`), "the merchant's own account: payUrl, to send the customer back");
+      assert.ok(!merchantPage.includes('cancelUrl') && !merchantPage.includes(created.cancelUrl), 'cancelUrl to no one: the Cancel button cancels, audited');
+
+      const csrf = await merchantClient.csrf();
+      assert.equal((await merchantClient.post(`/dashboard/payments/${created.reference}/cancel`, { csrf })).statusCode, 303);
+      const ended = (await merchantClient.get(`/dashboard/payments/${created.reference}`)).body;
+      assert.ok(!ended.includes(token), 'an ended payment: no payUrl either');
+    });
+
     test('the payment page shows times as UTC dates, raw JSON only behind a toggle, and the timeline in Dutch', async () => {
       await makeAccount(kassa.store, 'page-words@kassa.test');
       const reference = await paidCardPayment(kassa.app, kassa.merchant.testApiKey);
