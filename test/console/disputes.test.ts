@@ -134,7 +134,7 @@ for (const backend of backends) {
       const [firstDispute, secondDispute] = await Promise.all(disputes);
 
       const list = (await client.get('/dashboard/payments?mode=test&type=chargeback')).body;
-      const listed = [...list.matchAll(/<a href="\/dashboard\/payments\/(tr_\w+)">/g)].map((m) => m[1]);
+      const listed = [...list.matchAll(/<a href="\/dashboard\/payments\/(tr_\w+)" title=/g)].map((m) => m[1]);
       assert.ok(listed.includes(firstDispute) && listed.includes(secondDispute), 'both disputes listed');
       assert.ok(!listed.includes(first), 'the payments are not');
       assert.match(list, /<option value="chargeback" selected>Dispute \(chargeback\)<\/option>/);
