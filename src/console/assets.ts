@@ -66,7 +66,7 @@ section.secret{border:2px solid var(--ok)}
 svg.chart{width:100%;height:auto;max-height:16rem;display:block}
 svg.chart text{font-size:11px;fill:var(--muted)}
 svg.chart .axis{stroke:#767f8f}svg.chart .grid{stroke:var(--line);stroke-dasharray:3 3}
-svg.chart .bar{fill:#7ea6e6}
+svg.chart .bar{stroke:#fff;stroke-width:.5}
 svg.chart .rate{fill:none;stroke:var(--ok);stroke-width:2}svg.chart .rate-dot{fill:var(--ok)}
 .modes ul{display:flex;gap:0;list-style:none;margin:0 0 1rem;padding:0}
 .modes a{display:block;padding:.35rem .9rem;border:1px solid var(--accent);text-decoration:none;font-weight:600}
@@ -74,9 +74,9 @@ svg.chart .rate{fill:none;stroke:var(--ok);stroke-width:2}svg.chart .rate-dot{fi
 .modes a[aria-current]{background:var(--accent);color:#fff}
 .mode-label{display:inline-block;vertical-align:middle;font-size:.8rem;font-weight:700;padding:.1rem .5rem;border-radius:1rem;border:2px solid var(--muted);color:var(--muted)}
 .mode-test{border-color:#8a4b00;color:#8a4b00;background:#fff4e0}
-.legend{color:var(--muted);font-size:.85rem}
-.legend span{display:inline-block;width:.9rem;height:.6rem;vertical-align:middle}
-.key-bar{background:#7ea6e6}.key-rate{border-top:2px solid var(--ok);height:0!important}
+.legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:.5rem 0;padding:0;color:var(--muted);font-size:.85rem}
+svg.key{vertical-align:middle}
+.key-rate{display:inline-block;width:.9rem;vertical-align:middle;border-top:2px solid var(--ok)}
 details summary{cursor:pointer;color:var(--accent);margin:.5rem 0}
 @media (max-width:40rem){dl{grid-template-columns:1fr}dt{margin-top:.4rem}main{padding:0 .5rem}table.list .more{display:none}table.list{table-layout:auto}table.list th{width:auto}table.list td{white-space:normal}}
 `;

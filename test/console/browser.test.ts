@@ -188,11 +188,11 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.waitForURL(/\/dashboard\/overview$/);
     await page.getByRole('link', { name: 'Test data' }).click();
     await page.waitForURL(/\/dashboard\/overview\?.*mode=test/);
-    const chart = page.getByRole('img', { name: 'card: payments per day and success rate' });
+    const chart = page.getByRole('img', { name: 'Payments per day by method, and the success rate' });
     await chart.waitFor();
     assert.ok((await chart.locator('rect.bar').count()) >= 1, 'a bar for today');
-    await page.getByText('card: the numbers of the chart').click();
-    assert.match((await page.getByRole('region', { name: 'card: the numbers of the chart' }).textContent()) ?? '', new RegExp(new Date().toISOString().slice(0, 10)));
+    await page.getByText('The numbers of the chart, per day').click();
+    assert.match((await page.getByRole('region', { name: 'The numbers of the chart, per day' }).textContent()) ?? '', new RegExp(new Date().toISOString().slice(0, 10)));
     await assertAccessible(page, 'overview');
     await screenshot(page, 'console-overview');
 
@@ -364,6 +364,39 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
       await screenshot(page, `console-payments-1280-long-${locale}`);
       await context.close();
     }
+  });
+
+  test('the overview is one volume chart with a part per method, a page of reasonable height at 1280 px', async () => {
+    const shop = await createMerchant(harness.kassa.store, 'Many Methods Shop');
+    const methods = ['card', 'landingpage', 'walletpay', 'ideal', 'paypal', 'klarna', 'banktransfer'];
+    await harness.kassa.store.transact(async (db) => {
+      for (const [i, method] of methods.entries()) {
+        for (let day = 0; day < 20; day += i + 1) {
+          const row = pendingPaymentRow(harness.kassa.store.secrets, shop.merchantId);
+          const created = Date.now() - day * 24 * 3600 * 1000;
+          await insertTransaction(db, { ...row, method, created, last_update: created, status: day % 3 === 0 ? 'failed' : 'success' }, 'created');
+        }
+      }
+    });
+    const { context, page } = await harness.context();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
+    await signIn(page, 'ops@kassa.test');
+    await page.waitForURL(/\/dashboard\/payments$/);
+    await page.goto(`${harness.baseUrl}/dashboard/overview?mode=test&merchant=${shop.merchantId}`);
+    const chart = page.getByRole('img', { name: 'Payments per day by method, and the success rate' });
+    await chart.waitFor();
+    assert.equal(await page.locator('svg.chart').count(), 1, 'one chart for every method');
+    const colours = await chart.locator('rect.bar').evaluateAll((bars) => [...new Set(bars.map((bar) => bar.getAttribute('fill')))]);
+    assert.equal(colours.length, methods.length, 'a colour per method');
+    const legend = (await page.locator('ul.legend li').allTextContents()).map((text) => text.trim());
+    assert.deepEqual(legend, [...[...methods].sort(), 'Success rate']);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    // Seven charts stacked made it 3,900 px; one chart, its legend and the totals by method fit in well under two screens.
+    assert.ok(height <= 1700, `the overview is ${height}px tall`);
+    await assertAccessible(page, 'overview with many methods');
+    await screenshot(page, 'console-overview-methods');
+    await context.close();
   });
 
   test('in Dutch, and readable at a phone’s width', async () => {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { backends, api, cardPayment, suiteApp } from '../support/app.ts';
 import { buildServer } from '../../src/server.ts';
 import { createMerchant, createTestMerchant } from '../../src/merchants/merchants.ts';
-import { completePayment, insertPendingPayment } from '../events/support.ts';
+import { completePayment, insertPendingPayment, pendingPaymentRow } from '../events/support.ts';
+import { insertTransaction } from '../../src/store/transactions.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { ConsoleClient, makeAccount } from './support.ts';
 import type { Injector } from '../support/app.ts';
@@ -676,10 +677,16 @@ for (const backend of backends) {
       assert.equal(page.statusCode, 200);
       const today = new Date().toISOString().slice(0, 10);
       // 4 payments of this merchant only (the merchant filter cannot widen the account): 2 successful, 1 failed, 1 open.
-      assert.match(page.body, /<tr><th scope="row">card<\/th><td>4<\/td><td>2<\/td><td>1<\/td><td>66\.7%<\/td><td class="amount">€\s?20\.00<\/td><\/tr>/);
-      assert.match(page.body, new RegExp(`<tr><th scope="row">${today}</th><td>4</td><td>2</td><td>1</td><td>66.7%</td><td class="amount">€\\s?20\\.00</td></tr>`));
-      assert.match(page.body, /<svg class="chart"[^>]*role="img" aria-labelledby="chart-card-title chart-card-desc"/);
-      assert.match(page.body, /<desc id="chart-card-desc">30 days from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
+      assert.match(
+        page.body,
+        /<tr><th scope="row"><svg class="key"[^>]*><rect[^>]*><\/rect><\/svg> card<\/th><td>4<\/td><td>2<\/td><td>1<\/td><td>66\.7%<\/td><td class="amount">€\s?20\.00<\/td><\/tr>/,
+      );
+      assert.match(
+        page.body,
+        new RegExp(`<tr><th scope="row">${today}</th><td>4</td><td>4</td><td>2</td><td>1</td><td>66.7%</td><td class="amount">€\\s?20\\.00</td></tr>`),
+      );
+      assert.match(page.body, /<svg class="chart"[^>]*role="img" aria-labelledby="chart-title chart-desc"/);
+      assert.match(page.body, /<desc id="chart-desc">30 days from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
       const empty = await client.get('/dashboard/overview?from=2001-01-01&to=2001-01-31');
       assert.match(empty.body, /No payments in this period\./);
       const bad = await client.get('/dashboard/overview?from=2026-02-30&to=2025-01-01');
@@ -701,15 +708,49 @@ for (const backend of backends) {
       const page = await client.get('/dashboard/overview?mode=test');
       const today = new Date().toISOString().slice(0, 10);
       // Held for review and pending payments are counted but took no money.
-      assert.match(page.body, /<tr><th scope="row">card<\/th><td>5<\/td><td>3<\/td><td>0<\/td><td>100%<\/td><td class="amount">€\s?20\.00<br>\$3\.00<\/td><\/tr>/);
       assert.match(
         page.body,
-        new RegExp(`<tr><th scope="row">${today}</th><td>5</td><td>3</td><td>0</td><td>100%</td><td class="amount">€\\s?20\\.00<br>\\$3\\.00</td></tr>`),
+        /<tr><th scope="row"><svg class="key"[^>]*><rect[^>]*><\/rect><\/svg> card<\/th><td>5<\/td><td>3<\/td><td>0<\/td><td>100%<\/td><td class="amount">€\s?20\.00<br>\$3\.00<\/td><\/tr>/,
+      );
+      assert.match(
+        page.body,
+        new RegExp(`<tr><th scope="row">${today}</th><td>5</td><td>5</td><td>3</td><td>0</td><td>100%</td><td class="amount">€\\s?20\\.00<br>\\$3\\.00</td></tr>`),
       );
       const dutch = await client.get('/dashboard/overview?mode=test', { 'accept-language': 'nl' });
       assert.match(dutch.body, /<th scope="col">Betaald bedrag<\/th>/);
       const empty = await client.get('/dashboard/overview?mode=live');
       assert.match(empty.body, /No payments in this period\./);
+    });
+
+    test('the overview is one volume chart, each bar made of a part per method, with the numbers per day and method as a table', async () => {
+      const shop = await createMerchant(kassa.store, 'Chart Shop');
+      await makeAccount(kassa.store, 'chart@kassa.test', shop.merchantId);
+      const methods = ['card', 'ideal', 'paypal', 'banktransfer'] as const;
+      await kassa.store.transact(async (db) => {
+        for (const [i, method] of methods.entries()) {
+          for (let n = 0; n <= i; n++) await insertTransaction(db, { ...pendingPaymentRow(kassa.store.secrets, shop.merchantId), method }, 'created');
+        }
+      });
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('chart@kassa.test');
+      const page = (await client.get('/dashboard/overview?mode=test')).body;
+      assert.equal(page.match(/<svg class="chart"/g)?.length, 1, 'one chart, not one per method');
+      const chart = page.slice(page.indexOf('<svg class="chart"'), page.indexOf('</svg>', page.indexOf('<svg class="chart"')));
+      const fills = [...chart.matchAll(/<rect class="bar" fill="(#[0-9a-f]{6})"/g)].map((m) => m[1]);
+      assert.equal(fills.length, methods.length, "today's bar: a part per method");
+      assert.equal(new Set(fills).size, methods.length, 'each method its own colour');
+      assert.match(
+        chart,
+        /<desc id="chart-desc">30 days from [\d-]+ to [\d-]+\. Bars: payments per day, at most 10, each made of a part per method \(banktransfer, card, ideal, paypal\)/,
+      );
+      const legend = /<ul class="legend">(.*?)<\/ul>/s.exec(page)![1];
+      assert.deepEqual(
+        [...legend.matchAll(/<\/svg> (\w+)<\/li>/g)].map((m) => m[1]),
+        ['banktransfer', 'card', 'ideal', 'paypal'],
+      );
+      const today = new Date().toISOString().slice(0, 10);
+      // Day, payments, then each method's: banktransfer 4, card 1, ideal 2, paypal 3.
+      assert.match(page, new RegExp(`<tr><th scope="row">${today}</th><td>10</td><td>4</td><td>1</td><td>2</td><td>3</td><td>0</td><td>0</td><td>–</td>`));
     });
 
     test('test and live money are never shown together: the list, the overview and the export show one mode, live by default where a live key exists', async () => {
@@ -740,7 +781,8 @@ for (const backend of backends) {
       );
 
       // Each mode's amount paid is its own: 10.00 each, never 20.00 for both.
-      const paidByMethod = (body: string) => /<tr><th scope="row">card<\/th><td>(\d+)<\/td>.*?<td class="amount">([^<]+)<\/td><\/tr>/.exec(body)?.slice(1);
+      const paidByMethod = (body: string) =>
+        /<tr><th scope="row"><svg class="key"[^>]*><rect[^>]*><\/rect><\/svg> card<\/th><td>(\d+)<\/td>.*?<td class="amount">([^<]+)<\/td><\/tr>/.exec(body)?.slice(1);
       const overview = await client.get('/dashboard/overview');
       assert.deepEqual(label(overview.body), ['live', 'Live data']);
       assert.deepEqual(paidByMethod(overview.body), ['1', '€10.00']);
