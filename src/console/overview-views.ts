@@ -9,10 +9,10 @@
 import { html, type SafeHtml } from '../lib/html.ts';
 import type { DailyAmount, DailyMethodCount } from '../store/payment-stats.ts';
 import type { openDisputeTotals } from '../store/disputes.ts';
-import { amountText } from '../ground/amount.ts';
 import { DAY_MS } from '../store/payment-stats.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
-import { layout, modeLabel, modeSwitch, type ConsoleView } from './views.ts';
+import { layout, modeLabel, modeSwitch, money, type ConsoleView } from './views.ts';
+import type { Translate } from './i18n.ts';
 
 export interface OverviewFilters {
   from: string;
@@ -47,7 +47,7 @@ function openDisputesCard(view: ConsoleView, disputes: OpenDisputes[], filters: 
 ${
   count === 0
     ? html`<p>${t('noOpenDisputes')}</p>`
-    : html`<dl><dt>${t('openDisputes')}</dt><dd>${count}</dd><dt>${t('disputesAtStake')}</dt><dd>${disputes.map((d, i) => html`${i > 0 ? html`<br>` : ''}${amountText({ amount_minor: d.amountMinor, currency: d.currency }, t('htmlLang'))}`)}</dd></dl>`
+    : html`<dl><dt>${t('openDisputes')}</dt><dd>${count}</dd><dt>${t('disputesAtStake')}</dt><dd>${disputes.map((d, i) => html`${i > 0 ? html`<br>` : ''}${money(t, { amount_minor: d.amountMinor, currency: d.currency })}`)}</dd></dl>`
 }
 <p><a href="/dashboard/payments?${list.toString()}">${t('listDisputes')}</a></p>
 </section>`;
@@ -63,11 +63,11 @@ const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10
 const add = (a: Totals, b: Totals): Totals => ({ payments: a.payments + b.payments, successful: a.successful + b.successful, failed: a.failed + b.failed });
 const none: Totals = { payments: 0, successful: 0, failed: 0 };
 /** Each currency's sum over `paid`, in the page's language; one line per currency. */
-function amountsText(paid: DailyAmount[], htmlLang: string, none: string): SafeHtml | string {
+function amountsText(paid: DailyAmount[], t: Translate, none: string): SafeHtml | string {
   const byCurrency = new Map<string, number>();
   for (const p of paid) byCurrency.set(p.currency, (byCurrency.get(p.currency) ?? 0) + p.amountMinor);
   if (byCurrency.size === 0) return none;
-  return html`${[...byCurrency].sort(([a], [b]) => a.localeCompare(b)).map(([currency, minor], i) => html`${i > 0 ? html`<br>` : ''}${amountText({ amount_minor: minor, currency }, htmlLang)}`)}`;
+  return html`${[...byCurrency].sort(([a], [b]) => a.localeCompare(b)).map(([currency, minor], i) => html`${i > 0 ? html`<br>` : ''}${money(t, { amount_minor: minor, currency })}`)}`;
 }
 
 /** Successful ÷ finished (successful + failed); undefined while none finished. */
@@ -84,7 +84,7 @@ export function overviewPage(view: ConsoleView, state: OverviewState): SafeHtml 
   const methods = [...new Set(state.counts.map((c) => c.method))].sort();
   const byMethod = methods.map((method) => ({ method, totals: state.counts.filter((c) => c.method === method).reduce(add, none) }));
   const total = byMethod.map((m) => m.totals).reduce(add, none);
-  const paidText = (paid: DailyAmount[]) => amountsText(paid, t('htmlLang'), t('noAmounts'));
+  const paidText = (paid: DailyAmount[]) => amountsText(paid, t, t('noAmounts'));
   const totalsRow = (label: SafeHtml | string, totals: Totals, paid: DailyAmount[]) =>
     html`<tr><th scope="row">${label}</th><td>${totals.payments}</td><td>${totals.successful}</td><td>${totals.failed}</td><td>${rateText(totals)}</td><td class="amount">${paidText(paid)}</td></tr>`;
   const headRow = (first: string) =>

@@ -17,7 +17,6 @@ import { outcomesOf } from './outcomes.ts';
 import { term, type MessageKey, type TermKind, type Translate } from './i18n.ts';
 import type { AcquirerRefusal } from '../acquirer/connector.ts';
 import { testOutcomeNames, type ActionName, type TestOutcome } from './actions.ts';
-import { findCurrency, formatAmount } from '../ground/amount.ts';
 import type { Mode } from '../store/schema.ts';
 
 export interface ConsoleView {
@@ -29,6 +28,13 @@ export interface ConsoleView {
 
 /** A time as a UTC date people read (`2026-11-26 12:04:05 UTC`); the API's epoch milliseconds only behind a raw toggle. */
 export const time = (ms: number | null | undefined) => (ms === null || ms === undefined ? '' : `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`);
+
+/**
+ * An amount as the console shows it everywhere — list, transaction, confirmation, overview — in
+ * the page's language: `€2.11`, `€ 2,11` in Dutch (ground/amount.ts `amountText`). The one money
+ * format of the console's pages (docs/console.md "Quality"); the CSV export writes plain decimals.
+ */
+export const money = (t: Translate, amount: { amount_minor: number; currency: string }) => amountText(amount, t('htmlLang'));
 
 export const csrfField = (view: ConsoleView) => html`<input type="hidden" name="csrf" value="${view.session?.csrfToken ?? ''}">`;
 
@@ -189,7 +195,7 @@ ${
 <tbody>
 ${state.rows.map(
   (row) =>
-    html`<tr>${cut(amountText(row, t('htmlLang')), 'amount')}<td class="status">${statusText(t, row)}</td><td><a href="/dashboard/payments/${row.reference}" title="${row.reference}">${row.reference}</a></td>${cut(time(row.created), 'more')}${platform ? cut(merchantNames.get(row.merchant_id) ?? row.merchant_id, 'more') : ''}${cut(term(t, 'type', row.type), 'more')}${cut(`${row.method}${row.brand ? ` (${row.brand})` : ''}`, 'more')}${cut(row.merchant_order_reference ?? '', 'more')}</tr>`,
+    html`<tr>${cut(money(t, row), 'amount')}<td class="status">${statusText(t, row)}</td><td><a href="/dashboard/payments/${row.reference}" title="${row.reference}">${row.reference}</a></td>${cut(time(row.created), 'more')}${platform ? cut(merchantNames.get(row.merchant_id) ?? row.merchant_id, 'more') : ''}${cut(term(t, 'type', row.type), 'more')}${cut(`${row.method}${row.brand ? ` (${row.brand})` : ''}`, 'more')}${cut(row.merchant_order_reference ?? '', 'more')}</tr>`,
 )}
 </tbody></table></div>`
 }
@@ -322,7 +328,7 @@ export function paymentPage(view: ConsoleView, state: PaymentPageState): SafeHtm
 ${notices(state)}
 <section class="card" aria-labelledby="summary-title">
 <h2 id="summary-title" class="visually-hidden">${t('amount')}</h2>
-<p><strong>${amountText(row, t('htmlLang'))}</strong> · ${statusText(t, row)} · ${term(t, 'type', row.type)} · ${row.method} · ${modeLabel(t, row.mode)} · ${state.merchantName} (${row.merchant_id})</p>
+<p><strong>${money(t, row)}</strong> · ${statusText(t, row)} · ${term(t, 'type', row.type)} · ${row.method} · ${modeLabel(t, row.mode)} · ${state.merchantName} (${row.merchant_id})</p>
 </section>
 ${disputeOf(t, row, state.payment)}
 ${reversalHeldOf(t, state.payment)}
@@ -438,7 +444,7 @@ ${
   rows.length === 0
     ? html`<p>${t('noRelated')}</p>`
     : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t(title)}"><table><thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th><th scope="col">${t(title === 'disputes' ? 'disputeStage' : 'type')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th></tr></thead><tbody>
-${rows.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${kind(r)}</td><td>${statusText(t, r)}</td><td>${amountText(r, t('htmlLang'))}</td></tr>`)}
+${rows.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${kind(r)}</td><td>${statusText(t, r)}</td><td>${money(t, r)}</td></tr>`)}
 </tbody></table></div>`
 }
 </section>`;
@@ -497,8 +503,7 @@ export function confirmPage(
 ): SafeHtml {
   const { t } = view;
   const { row, action, preview, carried } = state;
-  const currency = findCurrency(preview.currency)!;
-  const amount = `${currency.code.toUpperCase()} ${formatAmount(preview.amountMinor, currency)}`;
+  const amount = money(t, { amount_minor: preview.amountMinor, currency: preview.currency });
   // A test completion was previewed with one of the tester's outcomes, so its words are known.
   const outcome =
     action === 'complete'

@@ -94,7 +94,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.getByLabel('Amount to refund').fill('5');
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
     // Money moves only once confirmed: the confirmation names amount and currency.
-    await page.getByText(`Refund EUR 5.00 of payment ${reference}?`).waitFor();
+    await page.getByText(`Refund €5.00 of payment ${reference}?`).waitFor();
     assert.equal((await harness.transaction(reference)).details.refundedAmount, undefined);
     await assertAccessible(page, 'refund confirmation');
     await screenshot(page, 'console-refund-confirm');
@@ -143,7 +143,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await assertAccessible(page, 'test payment');
     await screenshot(page, 'console-test-payment');
     await completion.getByRole('button', { name: 'The money arrived' }).click();
-    await page.getByText(`Complete test payment ${reference} of EUR 29.95: The money arrived?`).waitFor();
+    await page.getByText(`Complete test payment ${reference} of €29.95: The money arrived?`).waitFor();
     assert.equal((await harness.transaction(reference)).status, 'pending', 'nothing changes before confirming');
     await assertAccessible(page, 'test payment confirmation');
     await screenshot(page, 'console-test-payment-confirm');

@@ -386,6 +386,29 @@ for (const backend of backends) {
       assert.deepEqual(await offered(pending), ['complete'], 'cancelled: only its late payment, played as the test helper (docs/console.md "Actions")');
     });
 
+    test('one money format on every page: the confirmation shows an amount as the list and the transaction page do, in the page language', async () => {
+      await makeAccount(kassa.store, 'money-format@kassa.test');
+      const euros = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '21.50', merchantOrderReference: 'order-money-format' });
+      const yen = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '500', currency: 'JPY' });
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('money-format@kassa.test');
+      const csrf = await client.csrf();
+      for (const [reference, language, shown] of [
+        [euros, 'en', '€21.50'],
+        [euros, 'nl', '€\u00a021,50'],
+        [yen, 'en', '¥500'],
+      ] as const) {
+        const headers = { 'accept-language': language };
+        const page = (await client.get(`/dashboard/payments/${reference}`, headers)).body;
+        assert.ok(page.includes(`<p><strong>${shown}</strong>`), `the transaction page: ${shown}`);
+        const list = (await client.get(`/dashboard/payments?mode=test&q=${reference}`, headers)).body;
+        assert.ok(list.includes(`<td class="amount" title="${shown}">${shown}</td>`), `the list: ${shown}`);
+        const confirm = (await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '' }, headers)).body;
+        assert.ok(/<p><strong>[^<]*<\/strong><\/p>/.exec(confirm)![0].includes(shown), `the confirmation: ${shown}`);
+        assert.ok(!confirm.includes('EUR') && !confirm.includes('JPY'), 'no currency code in its place');
+      }
+    });
+
     test('an action that moves money asks to confirm amount and currency; only the confirmed POST runs it', async () => {
       const account = await makeAccount(kassa.store, 'confirm@kassa.test');
       const reference = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '25.00' });
@@ -394,7 +417,7 @@ for (const backend of backends) {
       const csrf = await client.csrf();
       const partial = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '10' });
       assert.equal(partial.statusCode, 200);
-      assert.ok(partial.body.includes(`Refund EUR 10.00 of payment ${reference}?`), 'the confirmation names amount and currency');
+      assert.ok(partial.body.includes(`Refund €10.00 of payment ${reference}?`), 'the confirmation names amount and currency');
       assert.equal((await kassa.client.get(`/transaction?reference=${reference}`)).json().details.refundedAmount, undefined, 'nothing refunded before confirming');
       const form = /<form method="post" action="([^"]+)">(.*?)<\/form>/s.exec(partial.body.slice(partial.body.indexOf('class="card confirm"')))!;
       const fields = Object.fromEntries([...form[2].matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]));
@@ -403,7 +426,7 @@ for (const backend of backends) {
       assert.equal((await kassa.client.get(`/transaction?reference=${reference}`)).json().details.refundedAmount, 10);
       // An empty amount is confirmed as all that is not refunded yet, and the confirmed POST carries that amount.
       const all = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '' });
-      assert.ok(all.body.includes(`Refund EUR 15.00 of payment ${reference}?`), 'an empty amount is all not refunded yet');
+      assert.ok(all.body.includes(`Refund €15.00 of payment ${reference}?`), 'an empty amount is all not refunded yet');
       assert.match(all.body, /<input type="hidden" name="amount" value="15.00">/);
       // Refused before confirming, with the operation's own words.
       const tooMuch = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '20.00' });
@@ -411,12 +434,12 @@ for (const backend of backends) {
       assert.match(tooMuch.body, /Not done: .*\/amount/);
       const authorisation = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { transactionType: 'authorise', amount: '7.50' });
       const capture = await client.post(`/dashboard/payments/${authorisation}/capture`, { csrf });
-      assert.ok(capture.body.includes(`Capture EUR 7.50 of authorisation ${authorisation}?`), 'capture confirmed');
+      assert.ok(capture.body.includes(`Capture €7.50 of authorisation ${authorisation}?`), 'capture confirmed');
       const reversal = await client.post(`/dashboard/payments/${authorisation}/reversal`, { csrf });
-      assert.ok(reversal.body.includes(`Reverse authorisation ${authorisation} and release EUR 7.50?`), 'reversal confirmed');
+      assert.ok(reversal.body.includes(`Reverse authorisation ${authorisation} and release €7.50?`), 'reversal confirmed');
       const held = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '10.31' });
       const resolve = await client.post(`/dashboard/payments/${held}/resolve`, { csrf, outcome: 'success', failureCode: '', reason: 'acquirer says paid' });
-      assert.ok(resolve.body.includes(`Resolve payment ${held} of EUR 10.31 as Successful?`), 'resolve confirmed');
+      assert.ok(resolve.body.includes(`Resolve payment ${held} of €10.31 as Successful?`), 'resolve confirmed');
       assert.equal((await kassa.client.get(`/transaction?reference=${held}`)).json().status, 'manualintervention', 'not resolved before confirming');
       const audited = await kassa.store.read.selectFrom('audit_log').select(['operator_id', 'detail']).where('reference', '=', reference).orderBy('id').execute();
       assert.deepEqual(

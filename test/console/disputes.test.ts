@@ -63,7 +63,7 @@ for (const backend of backends) {
       assert.deepEqual(await offered(payment), ['refund', 'dispute']);
       assert.deepEqual(stageOptions((await client.get(`/dashboard/payments/${payment}`)).body), ['notification', 'chargeback']);
 
-      const fields = await confirmed(payment, { stage: 'chargeback', amount: '15' }, `Test dispute on ${payment} of EUR 15.00: Charged back?`);
+      const fields = await confirmed(payment, { stage: 'chargeback', amount: '15' }, `Test dispute on ${payment} of €15.00: Charged back?`);
       assert.deepEqual(fields, { csrf, stage: 'chargeback', amount: '15.00', confirmed: 'yes' });
       const [listed] = (await read(payment)).details.disputes as { reference: string; stage: string }[];
       assert.equal(listed.stage, 'chargeback');
@@ -78,7 +78,7 @@ for (const backend of backends) {
       const dutch = (await client.get(`/dashboard/payments/${dispute}`, { 'accept-language': 'nl' })).body;
       assert.match(dutch, /Teruggeboekt \(chargeback\)/);
 
-      await confirmed(dispute, { stage: 'reversed' }, `Test dispute on ${dispute} of EUR 15.00: Chargeback reversed (money back to the merchant)?`);
+      await confirmed(dispute, { stage: 'reversed' }, `Test dispute on ${dispute} of €15.00: Chargeback reversed (money back to the merchant)?`);
       const reversed = await read(dispute);
       assert.deepEqual([reversed.status, reversed.details.stage], ['failed', 'reversed']);
       assert.deepEqual((await deliveriesFor(kassa.store, dispute)).map((d) => d.event).sort(), ['chargeback/chargeback', 'chargeback/reversed']);
@@ -128,8 +128,8 @@ for (const backend of backends) {
       assert.match(overviewBefore, /<h2 id="disputes-title">Open disputes<\/h2>/);
       const first = await paid('20.00');
       const second = await paid('30.00');
-      await confirmed(first, { stage: 'notification' }, `Test dispute on ${first} of EUR 20.00: Notified (no money taken yet)?`);
-      await confirmed(second, { stage: 'chargeback', amount: '5' }, `Test dispute on ${second} of EUR 5.00: Charged back?`);
+      await confirmed(first, { stage: 'notification' }, `Test dispute on ${first} of €20.00: Notified (no money taken yet)?`);
+      await confirmed(second, { stage: 'chargeback', amount: '5' }, `Test dispute on ${second} of €5.00: Charged back?`);
       const disputes = [first, second].map(async (reference) => ((await read(reference)).details.disputes as { reference: string }[])[0].reference);
       const [firstDispute, secondDispute] = await Promise.all(disputes);
 
@@ -146,7 +146,7 @@ for (const backend of backends) {
       assert.match(card, /<a href="\/dashboard\/payments\?type=chargeback&amp;mode=test">List the disputes<\/a>/);
 
       // Won: no longer open, and no longer at stake.
-      await confirmed(secondDispute, { stage: 'reversed' }, `Test dispute on ${secondDispute} of EUR 5.00`);
+      await confirmed(secondDispute, { stage: 'reversed' }, `Test dispute on ${secondDispute} of €5.00`);
       const after = (await client.get('/dashboard/overview?mode=test')).body;
       assert.equal(Number(/<dt>Open disputes<\/dt><dd>(\d+)<\/dd>/.exec(after)?.[1]), count - 1);
     });
@@ -162,7 +162,7 @@ for (const backend of backends) {
       const payment = await paid();
       await confirmed(payment, { stage: 'chargeback' }, `Test dispute on ${payment}`);
       const dispute = ((await read(payment)).details.disputes as { reference: string }[])[0].reference;
-      await confirmed(dispute, { stage: 'accepted' }, `Test dispute on ${dispute} of EUR 40.00: Accepted?`);
+      await confirmed(dispute, { stage: 'accepted' }, `Test dispute on ${dispute} of €40.00: Accepted?`);
       assert.deepEqual(await offered(dispute), [], 'an accepted dispute moves no more, and is no payment to refund or cancel');
     });
 
@@ -171,7 +171,7 @@ for (const backend of backends) {
       await confirmed(payment, { stage: 'chargeback' }, `Test dispute on ${payment}`);
       const dispute = ((await read(payment)).details.disputes as { reference: string }[])[0].reference;
       assert.deepEqual(await offered(dispute), ['dispute', 'accept']);
-      await confirmed(dispute, {}, `Accept dispute ${dispute} of EUR 12.00, letting the chargeback stand?`, 'accept');
+      await confirmed(dispute, {}, `Accept dispute ${dispute} of €12.00, letting the chargeback stand?`, 'accept');
       const done = await read(dispute);
       assert.deepEqual([done.status, done.details.stage], ['success', 'accepted']);
       assert.deepEqual((await deliveriesFor(kassa.store, dispute)).map((d) => d.event).sort(), ['chargeback/accepted', 'chargeback/chargeback']);
