@@ -35,12 +35,19 @@ caption{text-align:left;font-weight:600;padding:.4rem 0}
 th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;white-space:nowrap}
 td.wrap{white-space:normal;word-break:break-word}
 table.list td.amount,table.list th.amount{text-align:right}
+table.list{table-layout:fixed}
+table.list th,table.list td{overflow:hidden;text-overflow:ellipsis;padding:.4rem .45rem}
+table.list td.status{white-space:normal;overflow-wrap:normal}
+table.list th.amount{width:7.5rem}table.list th.status{width:9.5rem}table.list th.reference{width:17.5rem}table.list th.created{width:13.5rem}
+table.list th.type,table.list th.method{width:8rem}
 details.raw summary{margin:0;font-size:.85rem}
 .confirm form{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
 dl{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.2rem 1rem;margin:0}
 dt{font-weight:600}dd{margin:0;word-break:break-word}
 pre{margin:0;white-space:pre-wrap;word-break:break-word;font-size:.85rem}
-.status-success{color:var(--ok);font-weight:600}.status-failed{color:var(--error);font-weight:600}
+.status-success{color:var(--ok);font-weight:600}
+.outcome{display:inline-block;white-space:nowrap;font-size:.8rem;font-weight:600;padding:0 .4rem;border-radius:.3rem;background:var(--bg);border:1px solid var(--line)}
+.outcome-disputed,.outcome-chargedBack{border-color:var(--error);color:var(--error)}.status-failed{color:var(--error);font-weight:600}
 .notice{border:2px solid var(--ok);border-radius:.5rem;padding:.5rem .75rem;margin-bottom:1rem;background:#fff}
 .problem{border:2px solid var(--error);border-radius:.5rem;padding:.5rem .75rem;margin-bottom:1rem;background:#fff;color:var(--error)}
 .actions{display:flex;flex-wrap:wrap;gap:1rem}
@@ -59,11 +66,17 @@ section.secret{border:2px solid var(--ok)}
 svg.chart{width:100%;height:auto;max-height:16rem;display:block}
 svg.chart text{font-size:11px;fill:var(--muted)}
 svg.chart .axis{stroke:#767f8f}svg.chart .grid{stroke:var(--line);stroke-dasharray:3 3}
-svg.chart .bar{fill:#7ea6e6}
+svg.chart .bar{stroke:#fff;stroke-width:.5}
 svg.chart .rate{fill:none;stroke:var(--ok);stroke-width:2}svg.chart .rate-dot{fill:var(--ok)}
-.legend{color:var(--muted);font-size:.85rem}
-.legend span{display:inline-block;width:.9rem;height:.6rem;vertical-align:middle}
-.key-bar{background:#7ea6e6}.key-rate{border-top:2px solid var(--ok);height:0!important}
+.modes ul{display:flex;gap:0;list-style:none;margin:0 0 1rem;padding:0}
+.modes a{display:block;padding:.35rem .9rem;border:1px solid var(--accent);text-decoration:none;font-weight:600}
+.modes li:first-child a{border-radius:.4rem 0 0 .4rem}.modes li:last-child a{border-radius:0 .4rem .4rem 0;border-left:0}
+.modes a[aria-current]{background:var(--accent);color:#fff}
+.mode-label{display:inline-block;vertical-align:middle;font-size:.8rem;font-weight:700;padding:.1rem .5rem;border-radius:1rem;border:2px solid var(--muted);color:var(--muted)}
+.mode-test{border-color:#8a4b00;color:#8a4b00;background:#fff4e0}
+.legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:.5rem 0;padding:0;color:var(--muted);font-size:.85rem}
+svg.key{vertical-align:middle}
+.key-rate{display:inline-block;width:.9rem;vertical-align:middle;border-top:2px solid var(--ok)}
 details summary{cursor:pointer;color:var(--accent);margin:.5rem 0}
-@media (max-width:40rem){dl{grid-template-columns:1fr}dt{margin-top:.4rem}main{padding:0 .5rem}table.list .more{display:none}}
+@media (max-width:40rem){dl{grid-template-columns:1fr}dt{margin-top:.4rem}main{padding:0 .5rem}table.list .more{display:none}table.list{table-layout:auto}table.list th{width:auto}table.list td{white-space:normal}}
 `;

@@ -2,7 +2,8 @@
  * GET /dashboard/payments.csv: the payments list with its filters and search, as CSV (RFC 4180,
  * csv-stringify), streamed: pages of the list's own query are read one after another by keyset,
  * so an export of any size holds one page in memory. Amounts are decimal strings in the
- * currency's exponent. Against formula injection (OWASP "CSV injection", docs/console.md
+ * currency's exponent. One mode at a time, as the list shows it (the default one when none is
+ * asked), named in the file's name. Against formula injection (OWASP "CSV injection", docs/console.md
  * "Export"): every cell is quoted, so no separator inside one, a comma or the `;` Dutch and German
  * spreadsheets split on, starts a new cell; and a cell a spreadsheet would take for a formula is
  * prefixed with `'`. The export is written to the audit log with its filters.
@@ -73,7 +74,7 @@ const record = (row: ListedTransaction): Record<(typeof csvColumns)[number], str
 export function exportRoutes(app: FastifyInstance, { store, viewOf, send }: ConsoleContext) {
   app.get<{ Querystring: Query }>('/dashboard/payments.csv', async (request, reply) => {
     const session = request.consoleSession;
-    const parsed = parseFilters(request.query, session.operator.merchantId);
+    const parsed = await parseFilters(store.read, request.query, session.operator.merchantId);
     if ('invalid' in parsed) {
       const view = viewOf(request, session);
       return send(reply, view, messagePage(view, view.t('errorTitle'), view.t('invalidFilters', { fields: parsed.invalid.join(', ') })), 400);
@@ -92,7 +93,7 @@ export function exportRoutes(app: FastifyInstance, { store, viewOf, send }: Cons
     const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
     return reply
       .header('Content-Type', 'text/csv; charset=utf-8')
-      .header('Content-Disposition', `attachment; filename="kassa-transactions-${stamp}.csv"`)
+      .header('Content-Disposition', `attachment; filename="kassa-transactions-${parsed.filter.mode}-${stamp}.csv"`)
       .header('Cache-Control', 'no-store')
       .header('X-Content-Type-Options', 'nosniff')
       .send(csv);

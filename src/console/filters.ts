@@ -1,10 +1,16 @@
-/** The payments list's filters from the query string (docs/console.md "Payments"), shared by the list and its CSV export. */
+/**
+ * The payments list's filters from the query string (docs/console.md "Payments"), shared by the list
+ * and its CSV export, and the mode shown when none is asked, which the overview shares too
+ * (docs/console.md "Test and live").
+ */
 import type { Mode } from '../store/schema.ts';
+import type { Db } from '../store/store.ts';
 import type { Cursor, TransactionFilter } from '../store/transaction-list.ts';
+import { merchantOverviews } from '../merchants/merchants.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import { DAY_MS } from '../store/payment-stats.ts';
 import type { Query } from './context.ts';
-import { filterChoices, type ListFilters } from './views.ts';
+import { filterChoices, modes, type ListFilters } from './views.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -14,18 +20,32 @@ export function utcDayStart(raw: string): number | undefined {
   return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw ? undefined : ms;
 }
 
+/**
+ * The mode a page shows when none is asked: live where the merchant in scope (every merchant, for
+ * a platform operator choosing none) has an active live key, else test. Test and live money are
+ * never shown together (docs/console.md "Test and live").
+ */
+export async function defaultMode(db: Db, merchantId: string | undefined): Promise<Mode> {
+  return (await merchantOverviews(db, merchantId)).some((merchant) => merchant.keyPrefixes.live !== undefined) ? 'live' : 'test';
+}
+
 /** The list's query string for the page after `cursor`. */
 export const pageQuery = (shown: ListFilters, cursor: Cursor) =>
   new URLSearchParams([...Object.entries(shown).filter((entry): entry is [string, string] => !!entry[1]), ['after', `${cursor.created}.${cursor.reference}`]]).toString();
 
-/** The list's filters from the query string, each checked; a merchant's account is always limited to its merchant. */
-export function parseFilters(query: Query, ownMerchant: string | null): { filter: TransactionFilter; shown: ListFilters; cursor?: Cursor } | { invalid: string[] } {
+type ParsedFilters = { filter: TransactionFilter & { mode: Mode }; shown: ListFilters & { mode: Mode }; cursor?: Cursor };
+
+/**
+ * The list's filters from the query string, each checked; a merchant's account is always limited to
+ * its merchant, and one mode is always shown, the default one when none is asked.
+ */
+export async function parseFilters(db: Db, query: Query, ownMerchant: string | null): Promise<ParsedFilters | { invalid: string[] }> {
   const invalid: string[] = [];
   const value = (name: string) => {
     const raw = query[name]?.trim();
     return raw ? raw : undefined;
   };
-  const oneOf = <T extends string>(name: keyof typeof filterChoices, choices: readonly T[]) => {
+  const oneOf = <T extends string>(name: string, choices: readonly T[]) => {
     const raw = value(name);
     if (raw !== undefined && !choices.includes(raw as T)) invalid.push(name);
     return raw as T | undefined;
@@ -47,7 +67,7 @@ export function parseFilters(query: Query, ownMerchant: string | null): { filter
   if (after !== undefined && !cursorMatch) invalid.push('after');
   const shown: ListFilters = {
     merchant,
-    mode: oneOf('mode', filterChoices.mode),
+    mode: oneOf('mode', modes),
     status: oneOf('status', filterChoices.status),
     method: oneOf('method', filterChoices.method),
     type: oneOf('type', filterChoices.type),
@@ -56,9 +76,11 @@ export function parseFilters(query: Query, ownMerchant: string | null): { filter
     q: search,
   };
   if (invalid.length > 0) return { invalid };
-  const filter: TransactionFilter = {
-    ...(ownMerchant !== null ? { merchantId: ownMerchant } : merchant !== undefined ? { merchantId: merchant } : {}),
-    ...(shown.mode ? { mode: shown.mode as Mode } : {}),
+  const merchantId = ownMerchant ?? merchant;
+  const mode = (shown.mode as Mode | undefined) ?? (await defaultMode(db, merchantId));
+  const filter: TransactionFilter & { mode: Mode } = {
+    ...(merchantId !== undefined ? { merchantId } : {}),
+    mode,
     ...(shown.status ? { status: shown.status } : {}),
     ...(shown.method ? { method: shown.method } : {}),
     ...(shown.type ? { type: shown.type } : {}),
@@ -67,5 +89,5 @@ export function parseFilters(query: Query, ownMerchant: string | null): { filter
     ...(to.ms !== undefined ? { createdTo: to.ms + DAY_MS } : {}),
     ...(search !== undefined ? { search } : {}),
   };
-  return { filter, shown, ...(cursorMatch ? { cursor: { created: Number(cursorMatch[1]), reference: cursorMatch[2] } } : {}) };
+  return { filter, shown: { ...shown, mode }, ...(cursorMatch ? { cursor: { created: Number(cursorMatch[1]), reference: cursorMatch[2] } } : {}) };
 }

@@ -1,7 +1,7 @@
 /**
  * GET /dashboard/overview: payments per UTC day and method and their success rate over a period
  * (default the last 30 days, today included), counted by the database (store/payment-stats.ts),
- * and the disputes open now with the amount at stake (store/disputes.ts).
+ * in one mode at a time (the default one when none is asked), and the disputes open now with the amount at stake (store/disputes.ts).
  * A merchant's account sees its own merchant only.
  */
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +12,8 @@ import { openStages } from '../ground/dispute-stages.ts';
 import { merchantOverviews } from '../merchants/merchants.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import type { ConsoleContext, Query } from './context.ts';
-import { utcDayStart } from './filters.ts';
+import { defaultMode, utcDayStart } from './filters.ts';
+import { modes } from './views.ts';
 import { overviewPage, type OverviewFilters } from './overview-views.ts';
 
 const DEFAULT_PERIOD_DAYS = 30;
@@ -41,7 +42,7 @@ export function parsePeriod(
   const merchant = ownMerchant === null ? query.merchant?.trim() || undefined : undefined;
   if (merchant !== undefined && !identifierShaped(merchant)) invalid.push('merchant');
   const mode = query.mode?.trim() || undefined;
-  if (mode !== undefined && mode !== 'test' && mode !== 'live') invalid.push('mode');
+  if (mode !== undefined && !(modes as readonly string[]).includes(mode)) invalid.push('mode');
   const filters: OverviewFilters = {
     from: query.from?.trim() || isoDay(firstDay * DAY_MS),
     to: query.to?.trim() || isoDay(lastDay * DAY_MS),
@@ -63,9 +64,11 @@ export function overviewRoutes(app: FastifyInstance, { store, viewOf, send }: Co
       return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days: [], counts: [], paid: [], disputes: [], problem }), 400);
     }
     const scope = merchantId ?? period.filters.merchant;
+    // One mode at a time: no count or amount ever adds test money to live (docs/console.md "Test and live").
+    const mode = (period.filters.mode as Mode | undefined) ?? (await defaultMode(store.read, scope));
     const filter = {
       ...(scope !== undefined ? { merchantId: scope } : {}),
-      ...(period.filters.mode ? { mode: period.filters.mode as Mode } : {}),
+      mode,
       from: period.firstDay * DAY_MS,
       to: (period.lastDay + 1) * DAY_MS,
     };
@@ -74,11 +77,11 @@ export function overviewRoutes(app: FastifyInstance, { store, viewOf, send }: Co
       paymentStats(store.read, filter),
       openDisputeTotals(store.read, {
         ...(filter.merchantId !== undefined ? { merchantId: filter.merchantId } : {}),
-        ...(filter.mode ? { mode: filter.mode } : {}),
+        mode,
         stages: openStages,
       }),
     ]);
     const days = Array.from({ length: period.lastDay - period.firstDay + 1 }, (_, i) => period.firstDay + i);
-    return send(reply, view, overviewPage(view, { filters: period.filters, merchants, days, counts, paid, disputes }));
+    return send(reply, view, overviewPage(view, { filters: { ...period.filters, mode }, merchants, days, counts, paid, disputes }));
   });
 }

@@ -40,6 +40,7 @@ import { exportRoutes } from './export.ts';
 import { pageQuery, parseFilters } from './filters.ts';
 import type { Query } from './context.ts';
 import { overviewRoutes } from './overview.ts';
+import { shownPayment } from './capabilities.ts';
 import { auditPage, confirmPage, messagePage, paymentPage, paymentsPage, setPasswordPage, signInPage, type ConsoleView } from './views.ts';
 
 declare module 'fastify' {
@@ -200,7 +201,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
       const view = viewOf(request, session);
       const { merchantId } = session.operator;
       const merchants = merchantId === null ? await merchantChoices() : undefined;
-      const parsed = parseFilters(request.query, merchantId);
+      const parsed = await parseFilters(store.read, request.query, merchantId);
       if ('invalid' in parsed) {
         const problem = view.t('invalidFilters', { fields: parsed.invalid.join(', ') });
         return send(reply, view, paymentsPage(view, { filters: {}, merchants, rows: [], paged: false, problem }), 400);
@@ -327,7 +328,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
     ]);
     return paymentPage(view, {
       row,
-      payment: serializePayment(row, ports.links),
+      payment: shownPayment(serializePayment(row, ports.links), view.session!.operator, row),
       authentication: row.authentication ? JSON.parse(row.authentication) : null,
       acquirerReference: page?.acquirer_reference ?? null,
       events,

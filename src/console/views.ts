@@ -13,10 +13,11 @@ import type { DeliveryView } from '../events/admin.ts';
 import type { Operator } from '../operators/sessions.ts';
 import { LEFT_OUT_FIELD, type LeftOutField } from '../threeds/validate.ts';
 import { consoleStylesheet } from './assets.ts';
+import { outcomesOf } from './outcomes.ts';
 import { term, type MessageKey, type TermKind, type Translate } from './i18n.ts';
 import type { AcquirerRefusal } from '../acquirer/connector.ts';
 import { testOutcomeNames, type ActionName, type TestOutcome } from './actions.ts';
-import { findCurrency, formatAmount } from '../ground/amount.ts';
+import type { Mode } from '../store/schema.ts';
 
 export interface ConsoleView {
   t: Translate;
@@ -27,6 +28,13 @@ export interface ConsoleView {
 
 /** A time as a UTC date people read (`2026-11-26 12:04:05 UTC`); the API's epoch milliseconds only behind a raw toggle. */
 export const time = (ms: number | null | undefined) => (ms === null || ms === undefined ? '' : `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`);
+
+/**
+ * An amount as the console shows it everywhere — list, transaction, confirmation, overview — in
+ * the page's language: `€2.11`, `€ 2,11` in Dutch (ground/amount.ts `amountText`). The one money
+ * format of the console's pages (docs/console.md "Quality"); the CSV export writes plain decimals.
+ */
+export const money = (t: Translate, amount: { amount_minor: number; currency: string }) => amountText(amount, t('htmlLang'));
 
 export const csrfField = (view: ConsoleView) => html`<input type="hidden" name="csrf" value="${view.session?.csrfToken ?? ''}">`;
 
@@ -108,8 +116,10 @@ export interface ListFilters {
   q?: string;
 }
 
+/** The modes a page shows one at a time, live first (docs/console.md "Test and live"). */
+export const modes = ['live', 'test'] as const satisfies readonly Mode[];
+
 export const filterChoices = {
-  mode: ['test', 'live'],
   status: ['pending', 'success', 'failed', 'manualintervention'],
   // An enrollment's transaction shows `vault` as its method (docs/api.md#vault-enrollment).
   method: [...paymentMethods, 'vault'],
@@ -127,8 +137,11 @@ function select(view: ConsoleView, name: string, label: string, options: readonl
   )}</select></div>`;
 }
 
-const statusText = (t: Translate, row: { status: string; failure_code: string | null }) =>
-  html`<span class="status-${row.status}">${term(t, 'status', row.status)}${row.failure_code ? ` / ${term(t, 'failureCode', row.failure_code)}` : ''}</span>`;
+/** The transaction's own status, and beside it what happened to it since (outcomes.ts): captured, refunded, disputed. */
+const statusText = (t: Translate, row: ListedTransaction) =>
+  html`<span class="status-${row.status}">${term(t, 'status', row.status)}${row.failure_code ? ` / ${term(t, 'failureCode', row.failure_code)}` : ''}</span>${outcomesOf(
+    row,
+  ).map((outcome) => html` <span class="outcome outcome-${outcome}">${term(t, 'outcome', outcome)}</span>`)}`;
 
 /** Raw values (JSON as the API answers it) behind a toggle that needs no script. */
 const raw = (t: Translate, value: unknown) => html`<details class="raw"><summary>${t('raw')}</summary><pre>${JSON.stringify(value, null, 2)}</pre></details>`;
@@ -145,7 +158,8 @@ export function paymentsPage(
     view,
     t('paymentsTitle'),
     html`<main id="content" class="wide">
-<h1>${t('paymentsTitle')}</h1>
+<h1>${t('paymentsTitle')} ${modeLabel(t, filters.mode)}</h1>
+${modeSwitch(view, '/dashboard/payments', { ...filters, after: undefined }, filters.mode)}
 ${notices(state)}
 <section class="card" aria-labelledby="filters-title">
 <h2 id="filters-title">${t('filters')}</h2>
@@ -162,26 +176,26 @@ ${
       )
     : ''
 }
-${select(view, 'mode', t('mode'), filterChoices.mode, filters.mode)}
+<input type="hidden" name="mode" value="${filters.mode ?? ''}">
 ${select(view, 'status', t('status'), terms(t, 'status', filterChoices.status), filters.status)}
 ${select(view, 'method', t('method'), filterChoices.method, filters.method)}
 ${select(view, 'type', t('type'), terms(t, 'type', filterChoices.type), filters.type)}
 <div class="field"><label for="f-from">${t('createdFrom')}</label><input type="date" id="f-from" name="from" value="${filters.from ?? ''}"></div>
 <div class="field"><label for="f-to">${t('createdTo')}</label><input type="date" id="f-to" name="to" value="${filters.to ?? ''}"></div>
-<div class="field"><button type="submit">${t('apply')}</button> <a href="/dashboard/payments">${t('reset')}</a></div>
+<div class="field"><button type="submit">${t('apply')}</button> <a href="/dashboard/payments?${firstPageQuery({ mode: filters.mode })}">${t('reset')}</a></div>
 </form>
 </section>
 <p><a href="/dashboard/payments.csv?${firstPageQuery(filters)}" download>${t('exportCsv')}</a></p>
 ${
   state.rows.length === 0
-    ? html`<p>${t('noPayments')}</p>`
+    ? html`<p>${t('noPayments')}${otherMode(filters.mode) ? html` <a href="/dashboard/payments?${firstPageQuery({ ...filters, mode: otherMode(filters.mode) })}">${t(otherMode(filters.mode) === 'test' ? 'lookInTest' : 'lookInLive')}</a>` : ''}</p>`
     : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('listCaption')}"><table class="list">
 <caption>${t('listCaption')}</caption>
-<thead><tr><th scope="col" class="amount">${t('amount')}</th><th scope="col">${t('status')}</th><th scope="col">${t('reference')}</th><th scope="col" class="more">${t('created')}</th>${platform ? html`<th scope="col" class="more">${t('merchant')}</th>` : ''}<th scope="col" class="more">${t('type')}</th><th scope="col" class="more">${t('method')}</th><th scope="col" class="more">${t('mode')}</th><th scope="col" class="more">${t('orderReference')}</th></tr></thead>
+<thead><tr><th scope="col" class="amount">${t('amount')}</th><th scope="col" class="status">${t('status')}</th><th scope="col" class="reference">${t('reference')}</th><th scope="col" class="more created">${t('created')}</th>${platform ? html`<th scope="col" class="more">${t('merchant')}</th>` : ''}<th scope="col" class="more type">${t('type')}</th><th scope="col" class="more method">${t('method')}</th><th scope="col" class="more">${t('orderReference')}</th></tr></thead>
 <tbody>
 ${state.rows.map(
   (row) =>
-    html`<tr><td class="amount">${amountText(row, t('htmlLang'))}</td><td>${statusText(t, row)}</td><td><a href="/dashboard/payments/${row.reference}">${row.reference}</a></td><td class="more">${time(row.created)}</td>${platform ? html`<td class="more wrap">${merchantNames.get(row.merchant_id) ?? row.merchant_id}</td>` : ''}<td class="more">${term(t, 'type', row.type)}</td><td class="more">${row.method}${row.brand ? ` (${row.brand})` : ''}</td><td class="more">${row.mode}</td><td class="more wrap">${row.merchant_order_reference ?? ''}</td></tr>`,
+    html`<tr>${cut(money(t, row), 'amount')}<td class="status">${statusText(t, row)}</td><td><a href="/dashboard/payments/${row.reference}" title="${row.reference}">${row.reference}</a></td>${cut(time(row.created), 'more')}${platform ? cut(merchantNames.get(row.merchant_id) ?? row.merchant_id, 'more') : ''}${cut(term(t, 'type', row.type), 'more')}${cut(`${row.method}${row.brand ? ` (${row.brand})` : ''}`, 'more')}${cut(row.merchant_order_reference ?? '', 'more')}</tr>`,
 )}
 </tbody></table></div>`
 }
@@ -193,7 +207,29 @@ ${state.nextQuery ? html`<a href="/dashboard/payments?${state.nextQuery}" rel="n
   );
 }
 
+/**
+ * A cell of the list that its column may cut to fit a 1280 px screen (docs/console.md "Payments"):
+ * the whole value stays its text, for screen readers and copying, and its title, shown on hover.
+ */
+const cut = (value: string, className: string) => html`<td class="${className}" title="${value}">${value}</td>`;
+
 const firstPageQuery = (filters: ListFilters) => new URLSearchParams(Object.entries(filters).filter((entry): entry is [string, string] => !!entry[1])).toString();
+
+const modeLabels = { live: 'liveData', test: 'testData' } as const satisfies Record<Mode, MessageKey>;
+const otherMode = (mode: string | undefined): Mode | undefined => (mode === 'live' ? 'test' : mode === 'test' ? 'live' : undefined);
+
+/** What a page shows is always labelled with its mode: test data never passes for live (docs/console.md "Test and live"). */
+export const modeLabel = (t: Translate, mode: string | undefined): SafeHtml | string =>
+  mode === 'live' || mode === 'test' ? html`<span class="mode-label mode-${mode}">${t(modeLabels[mode])}</span>` : '';
+
+/** The Test/Live switch: the same page with the same filters in the other mode, one click away; the mode shown marked current. */
+export function modeSwitch(view: ConsoleView, path: string, query: Record<string, string | undefined>, mode: string | undefined): SafeHtml {
+  const { t } = view;
+  return html`<nav class="modes" aria-label="${t('modeSwitch')}"><ul>${modes.map(
+    (each) =>
+      html`<li><a href="${path}?${firstPageQuery({ ...query, mode: each })}"${each === mode ? trusted(' aria-current="page"') : ''}>${t(modeLabels[each])}</a></li>`,
+  )}</ul></nav>`;
+}
 
 export interface PaymentPageState {
   row: ListedTransaction;
@@ -292,7 +328,7 @@ export function paymentPage(view: ConsoleView, state: PaymentPageState): SafeHtm
 ${notices(state)}
 <section class="card" aria-labelledby="summary-title">
 <h2 id="summary-title" class="visually-hidden">${t('amount')}</h2>
-<p><strong>${amountText(row, t('htmlLang'))}</strong> · ${statusText(t, row)} · ${term(t, 'type', row.type)} · ${row.method} · ${row.mode} · ${state.merchantName} (${row.merchant_id})</p>
+<p><strong>${money(t, row)}</strong> · ${statusText(t, row)} · ${term(t, 'type', row.type)} · ${row.method} · ${modeLabel(t, row.mode)} · ${state.merchantName} (${row.merchant_id})</p>
 </section>
 ${disputeOf(t, row, state.payment)}
 ${reversalHeldOf(t, state.payment)}
@@ -365,16 +401,22 @@ ${state.events.map(
 )}
 </tbody></table></div>
 </section>
-<section class="card" aria-labelledby="related-title">
-<h2 id="related-title">${t('related')}</h2>
+${relatedSection(
+  view,
+  'related',
+  state.related.filter((r) => r.type !== 'chargeback'),
+  (r) => term(t, 'type', r.type),
+)}
 ${
-  state.related.length === 0
-    ? html`<p>${t('noRelated')}</p>`
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('related')}"><table><thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th><th scope="col">${t('type')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th></tr></thead><tbody>
-${state.related.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${term(t, 'type', r.type)}</td><td>${statusText(t, r)}</td><td>${amountText(r, t('htmlLang'))}</td></tr>`)}
-</tbody></table></div>`
+  disputable.includes(row.type) || state.related.some((r) => r.type === 'chargeback')
+    ? relatedSection(
+        view,
+        'disputes',
+        state.related.filter((r) => r.type === 'chargeback'),
+        (r) => term(t, 'stage', (JSON.parse(r.details) as { stage: string }).stage),
+      )
+    : ''
 }
-</section>
 <section class="card" aria-labelledby="webhooks-title">
 <h2 id="webhooks-title">${t('webhooks')}</h2>
 ${state.deliveries.length === 0 ? html`<p>${t('noWebhooks')}</p>` : state.deliveries.map((d) => deliveryView(view, d))}
@@ -385,6 +427,27 @@ ${auditTable(view, state.audit)}
 </section>
 </main>`,
   );
+}
+
+/** The transactions a payment can be disputed as (a refund, an enrollment or a dispute cannot). */
+const disputable: readonly string[] = ['sale', 'authorise'];
+
+/**
+ * A section of the transactions made from this one: its refunds and captures, or its disputes, each
+ * kind on its own (docs/console.md "Payments"); `kind` says what each is (a type, a dispute's stage).
+ */
+function relatedSection(view: ConsoleView, title: 'related' | 'disputes', rows: ListedTransaction[], kind: (row: ListedTransaction) => string): SafeHtml {
+  const { t } = view;
+  return html`<section class="card" aria-labelledby="${title}-title">
+<h2 id="${title}-title">${t(title)}</h2>
+${
+  rows.length === 0
+    ? html`<p>${t('noRelated')}</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t(title)}"><table><thead><tr><th scope="col">${t('reference')}</th><th scope="col">${t('created')}</th><th scope="col">${t(title === 'disputes' ? 'disputeStage' : 'type')}</th><th scope="col">${t('status')}</th><th scope="col">${t('amount')}</th></tr></thead><tbody>
+${rows.map((r) => html`<tr><td><a href="/dashboard/payments/${r.reference}">${r.reference}</a></td><td>${time(r.created)}</td><td>${kind(r)}</td><td>${statusText(t, r)}</td><td>${money(t, r)}</td></tr>`)}
+</tbody></table></div>`
+}
+</section>`;
 }
 
 export function deliveryView(view: ConsoleView, d: DeliveryView): SafeHtml {
@@ -440,8 +503,7 @@ export function confirmPage(
 ): SafeHtml {
   const { t } = view;
   const { row, action, preview, carried } = state;
-  const currency = findCurrency(preview.currency)!;
-  const amount = `${currency.code.toUpperCase()} ${formatAmount(preview.amountMinor, currency)}`;
+  const amount = money(t, { amount_minor: preview.amountMinor, currency: preview.currency });
   // A test completion was previewed with one of the tester's outcomes, so its words are known.
   const outcome =
     action === 'complete'

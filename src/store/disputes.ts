@@ -55,15 +55,15 @@ export async function disputesOfPayment(db: Db, paymentReference: string) {
     .execute();
 }
 
-/** What open disputes (in `stages`) hold, per currency: how many, and the amount at stake in its minor units. */
-export async function openDisputeTotals(db: Db, filter: { merchantId?: string; mode?: Mode; stages: readonly string[] }) {
+/** What open disputes (in `stages`) of one mode hold, per currency: how many, and the amount at stake in its minor units. */
+export async function openDisputeTotals(db: Db, filter: { merchantId?: string; mode: Mode; stages: readonly string[] }) {
   let query = db
     .selectFrom('disputes')
     .innerJoin('transactions', 'transactions.reference', 'disputes.reference')
     .select((eb) => ['transactions.currency', eb.fn.countAll<number>().as('disputes'), eb.fn.sum<number>('transactions.amount_minor').as('amount')])
-    .where('disputes.stage', 'in', [...filter.stages]);
+    .where('disputes.stage', 'in', [...filter.stages])
+    .where('transactions.mode', '=', filter.mode);
   if (filter.merchantId !== undefined) query = query.where('transactions.merchant_id', '=', filter.merchantId);
-  if (filter.mode !== undefined) query = query.where('transactions.mode', '=', filter.mode);
   const rows = await query.groupBy('transactions.currency').orderBy('transactions.currency').execute();
   // PostgreSQL answers counts and sums of bigints as strings.
   return rows.map((row) => ({ currency: row.currency, disputes: Number(row.disputes), amountMinor: Number(row.amount) }));

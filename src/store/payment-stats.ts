@@ -15,7 +15,8 @@ export const DAY_MS = 24 * 3600 * 1000;
 
 export interface PaymentStatsFilter {
   merchantId?: string;
-  mode?: Mode;
+  /** One mode: test money is never added to live (docs/console.md "Test and live"). */
+  mode: Mode;
   /** Epoch ms of the first day's start (UTC), inclusive. */
   from: number;
   /** Epoch ms, exclusive. */
@@ -70,8 +71,7 @@ export function paymentStatsQuery(db: Db, filter: PaymentStatsFilter) {
     .where('created', '>=', filter.from)
     .where('created', '<', filter.to);
   if (filter.merchantId !== undefined) query = query.where('merchant_id', '=', filter.merchantId);
-  if (filter.mode !== undefined) query = query.where('mode', '=', filter.mode);
-  return query.groupBy([day, 'method', 'currency']).orderBy(day).orderBy('method').orderBy('currency');
+  return query.where('mode', '=', filter.mode).groupBy([day, 'method', 'currency']).orderBy(day).orderBy('method').orderBy('currency');
 }
 
 /**

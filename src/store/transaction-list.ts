@@ -42,6 +42,8 @@ export const listColumns = [
   'brand',
   'parent_reference',
   'created',
+  // What happened after the status (captured, refunded, disputed) is read from it (console/outcomes.ts).
+  'details',
 ] as const satisfies readonly (keyof TransactionRow)[];
 
 export type ListedTransaction = Pick<TransactionRow, (typeof listColumns)[number]>;

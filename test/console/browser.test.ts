@@ -20,6 +20,9 @@ import { WebhookWorker } from '../../src/events/worker.ts';
 import { fastWorkerOptions } from '../events/support.ts';
 import { makeAccount, PASSWORD } from './support.ts';
 import { createOperator } from '../../src/operators/accounts.ts';
+import { insertTransaction } from '../../src/store/transactions.ts';
+import type { NewTransaction } from '../../src/store/schema.ts';
+import { pendingPaymentRow } from '../events/support.ts';
 
 describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
   const harness = suiteHarness();
@@ -72,6 +75,10 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
 
     await signIn(page, 'ops@kassa.test');
     await page.waitForURL(/\/dashboard\/payments$/);
+    // Live data first (the merchant has a live key); the test payments are one click away, labelled.
+    await page.getByRole('navigation', { name: 'Live or test data' }).getByRole('link', { name: 'Test data' }).click();
+    await page.waitForURL(/\/dashboard\/payments\?mode=test$/);
+    await page.getByRole('heading', { name: 'Payments Test data' }).waitFor();
     await assertAccessible(page, 'payments');
     await screenshot(page, 'console-payments');
 
@@ -87,7 +94,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.getByLabel('Amount to refund').fill('5');
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
     // Money moves only once confirmed: the confirmation names amount and currency.
-    await page.getByText(`Refund EUR 5.00 of payment ${reference}?`).waitFor();
+    await page.getByText(`Refund €5.00 of payment ${reference}?`).waitFor();
     assert.equal((await harness.transaction(reference)).details.refundedAmount, undefined);
     await assertAccessible(page, 'refund confirmation');
     await screenshot(page, 'console-refund-confirm');
@@ -136,7 +143,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await assertAccessible(page, 'test payment');
     await screenshot(page, 'console-test-payment');
     await completion.getByRole('button', { name: 'The money arrived' }).click();
-    await page.getByText(`Complete test payment ${reference} of EUR 29.95: The money arrived?`).waitFor();
+    await page.getByText(`Complete test payment ${reference} of €29.95: The money arrived?`).waitFor();
     assert.equal((await harness.transaction(reference)).status, 'pending', 'nothing changes before confirming');
     await assertAccessible(page, 'test payment confirmation');
     await screenshot(page, 'console-test-payment-confirm');
@@ -179,11 +186,13 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
 
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.waitForURL(/\/dashboard\/overview$/);
-    const chart = page.getByRole('img', { name: 'card: payments per day and success rate' });
+    await page.getByRole('link', { name: 'Test data' }).click();
+    await page.waitForURL(/\/dashboard\/overview\?.*mode=test/);
+    const chart = page.getByRole('img', { name: 'Payments per day by method, and the success rate' });
     await chart.waitFor();
     assert.ok((await chart.locator('rect.bar').count()) >= 1, 'a bar for today');
-    await page.getByText('card: the numbers of the chart').click();
-    assert.match((await page.getByRole('region', { name: 'card: the numbers of the chart' }).textContent()) ?? '', new RegExp(new Date().toISOString().slice(0, 10)));
+    await page.getByText('The numbers of the chart, per day').click();
+    assert.match((await page.getByRole('region', { name: 'The numbers of the chart, per day' }).textContent()) ?? '', new RegExp(new Date().toISOString().slice(0, 10)));
     await assertAccessible(page, 'overview');
     await screenshot(page, 'console-overview');
 
@@ -238,7 +247,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.getByRole('status').filter({ hasText: 'The payment methods were saved.' }).waitFor();
     assert.equal(await methodsForm.getByRole('checkbox', { name: 'walletpay' }).isChecked(), true);
 
-    await page.goto(`${harness.baseUrl}/dashboard/payments?q=order-browser-3`);
+    await page.goto(`${harness.baseUrl}/dashboard/payments?mode=test&q=order-browser-3`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download this list as CSV' }).click()]);
     assert.match(download.suggestedFilename(), /^kassa-transactions-.*\.csv$/);
     const csv = await new Promise<string>((resolve, reject) => {
@@ -277,6 +286,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
     await signIn(page, 'ops@kassa.test');
     await page.waitForURL(/\/dashboard\/payments$/);
+    await page.goto(`${harness.baseUrl}/dashboard/payments?mode=test`);
     const headers = async () =>
       page.locator('table.list thead th').evaluateAll((cells) => cells.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.textContent));
     assert.deepEqual((await headers()).slice(0, 3), ['Amount', 'Status', 'Reference']);
@@ -300,6 +310,95 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await context.close();
   });
 
+  test('the list fits 1280 px with long real values, in English and Dutch: each cut value whole on hover (title) and to assistive technology', async () => {
+    const shop = await createMerchant(harness.kassa.store, 'Stichting Vrienden van het Openluchtmuseum Arnhem – Webwinkel en Kaartverkoop');
+    const orderReference = 'WEB-NL-2026-000123456789-7f3e9a2c-4b1d-4e8a-9c3f-2a1b0c9d8e7f';
+    const row = (overrides: Partial<NewTransaction>) => ({
+      ...pendingPaymentRow(harness.kassa.store.secrets, shop.merchantId),
+      merchant_order_reference: orderReference,
+      ...overrides,
+    });
+    const paid = row({
+      status: 'success',
+      brand: 'mastercard',
+      amount_minor: 99_999_999_999,
+      details: JSON.stringify({ refundedAmount: 1, disputes: [{ status: 'success' }] }),
+    });
+    const rows = [
+      paid,
+      row({ status: 'failed', failure_code: 'unsufficient_balance', method: 'landingpage', type: 'authorise' }),
+      row({ status: 'manualintervention', method: 'banktransfer' }),
+      row({ status: 'success', type: 'chargeback', parent_reference: paid.reference, details: JSON.stringify({ stage: 'prearbitration_lost' }) }),
+    ];
+    await harness.kassa.store.transact(async (db) => {
+      for (const each of rows) await insertTransaction(db, each, 'created');
+    });
+    for (const locale of ['en-GB', 'nl-NL']) {
+      const { context, page } = await harness.context({ locale });
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
+      await page.locator('#email').fill('ops@kassa.test');
+      await page.locator('#password').fill(PASSWORD);
+      await page.locator('main form button[type=submit]').click();
+      await page.waitForURL(/\/dashboard\/payments$/);
+      await page.goto(`${harness.baseUrl}/dashboard/payments?mode=test&merchant=${shop.merchantId}`);
+      assert.equal(await page.locator('table.list tbody tr').count(), rows.length);
+      const fit = await page.evaluate(() => {
+        const wrap = document.querySelector('.table-wrap')!;
+        const cells = [...document.querySelectorAll('table.list th, table.list td')];
+        return {
+          page: document.documentElement.scrollWidth,
+          table: wrap.scrollWidth - wrap.clientWidth,
+          right: Math.max(...cells.map((cell) => cell.getBoundingClientRect().right)),
+        };
+      });
+      assert.ok(fit.page <= 1280, `${locale}: the page is ${fit.page}px wide`);
+      assert.ok(fit.table <= 0, `${locale}: the list scrolls ${fit.table}px sideways`);
+      assert.ok(fit.right <= 1280, `${locale}: the last column ends at ${fit.right}px`);
+      // A value cut to fit is whole in its title (hover) and in the page's text (screen readers, copying).
+      const order = page.locator('table.list tbody td', { hasText: orderReference }).first();
+      assert.equal(await order.getAttribute('title'), orderReference);
+      const merchant = page.locator('table.list tbody td', { hasText: 'Webwinkel en Kaartverkoop' }).first();
+      assert.equal(await merchant.getAttribute('title'), 'Stichting Vrienden van het Openluchtmuseum Arnhem – Webwinkel en Kaartverkoop');
+      await assertAccessible(page, `payments with long values (1280, ${locale})`);
+      await screenshot(page, `console-payments-1280-long-${locale}`);
+      await context.close();
+    }
+  });
+
+  test('the overview is one volume chart with a part per method, a page of reasonable height at 1280 px', async () => {
+    const shop = await createMerchant(harness.kassa.store, 'Many Methods Shop');
+    const methods = ['card', 'landingpage', 'walletpay', 'ideal', 'paypal', 'klarna', 'banktransfer'];
+    await harness.kassa.store.transact(async (db) => {
+      for (const [i, method] of methods.entries()) {
+        for (let day = 0; day < 20; day += i + 1) {
+          const row = pendingPaymentRow(harness.kassa.store.secrets, shop.merchantId);
+          const created = Date.now() - day * 24 * 3600 * 1000;
+          await insertTransaction(db, { ...row, method, created, last_update: created, status: day % 3 === 0 ? 'failed' : 'success' }, 'created');
+        }
+      }
+    });
+    const { context, page } = await harness.context();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
+    await signIn(page, 'ops@kassa.test');
+    await page.waitForURL(/\/dashboard\/payments$/);
+    await page.goto(`${harness.baseUrl}/dashboard/overview?mode=test&merchant=${shop.merchantId}`);
+    const chart = page.getByRole('img', { name: 'Payments per day by method, and the success rate' });
+    await chart.waitFor();
+    assert.equal(await page.locator('svg.chart').count(), 1, 'one chart for every method');
+    const colours = await chart.locator('rect.bar').evaluateAll((bars) => [...new Set(bars.map((bar) => bar.getAttribute('fill')))]);
+    assert.equal(colours.length, methods.length, 'a colour per method');
+    const legend = (await page.locator('ul.legend li').allTextContents()).map((text) => text.trim());
+    assert.deepEqual(legend, [...[...methods].sort(), 'Success rate']);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    // Seven charts stacked made it 3,900 px; one chart, its legend and the totals by method fit in well under two screens.
+    assert.ok(height <= 1700, `the overview is ${height}px tall`);
+    await assertAccessible(page, 'overview with many methods');
+    await screenshot(page, 'console-overview-methods');
+    await context.close();
+  });
+
   test('in Dutch, and readable at a phone’s width', async () => {
     const { context, page } = await harness.context({ locale: 'nl-NL' });
     await page.setViewportSize({ width: 390, height: 844 });
@@ -309,7 +408,8 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.getByLabel('Wachtwoord').fill(PASSWORD);
     await page.getByRole('button', { name: 'Aanmelden' }).click();
     await page.waitForURL(/\/dashboard\/payments$/);
-    await page.getByRole('heading', { name: 'Betalingen' }).waitFor();
+    await page.getByRole('link', { name: 'Testgegevens', exact: true }).click();
+    await page.getByRole('heading', { name: 'Betalingen Testgegevens' }).waitFor();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
     await assertAccessible(page, 'payments (nld, phone)');
@@ -324,7 +424,7 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
       ['Instellingen', 'Merchants', 'merchants'],
     ] as const) {
       await page.getByRole('link', { name: link }).click();
-      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      await page.getByRole('heading', { name: new RegExp(`^${heading}( |$)`) }).waitFor();
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 0, name);
       await assertAccessible(page, `${name} (nld, phone)`);
       await screenshot(page, `console-${name}-phone-nld`);

@@ -3,7 +3,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, api, cardPayment, suiteApp } from '../support/app.ts';
 import { buildServer } from '../../src/server.ts';
-import { createMerchant } from '../../src/merchants/merchants.ts';
+import { createMerchant, createTestMerchant } from '../../src/merchants/merchants.ts';
+import { completePayment, insertPendingPayment, pendingPaymentRow } from '../events/support.ts';
+import { insertTransaction } from '../../src/store/transactions.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { ConsoleClient, makeAccount } from './support.ts';
 import type { Injector } from '../support/app.ts';
@@ -92,12 +94,12 @@ for (const backend of backends) {
       const client = new ConsoleClient(kassa.app);
       await client.signIn('search@kassa.test');
       for (const q of ['order-search-1', reference, '4444']) {
-        const page = await client.get(`/dashboard/payments?q=${q}`);
+        const page = await client.get(`/dashboard/payments?mode=test&q=${q}`);
         assert.equal(page.statusCode, 200);
         assert.ok(page.body.includes(`/dashboard/payments/${reference}`), q);
         assert.ok(!page.body.includes(`/dashboard/payments/${other}`), q);
       }
-      const filtered = await client.get('/dashboard/payments?status=failed&q=order-search-1');
+      const filtered = await client.get('/dashboard/payments?mode=test&status=failed&q=order-search-1');
       assert.ok(!filtered.body.includes(reference));
       const bad = await client.get('/dashboard/payments?status=nonsense&from=yesterday');
       assert.equal(bad.statusCode, 400);
@@ -113,7 +115,7 @@ for (const backend of backends) {
       const client = new ConsoleClient(kassa.app);
       await client.signIn('paging@kassa.test');
       const seen: string[] = [];
-      let url: string | undefined = '/dashboard/payments';
+      let url: string | undefined = '/dashboard/payments?mode=test';
       while (url) {
         const page = await client.get(url);
         seen.push(...[...page.body.matchAll(/<td><a href="\/dashboard\/payments\/(tr_[^"]+)"/g)].map((m) => m[1]));
@@ -242,19 +244,91 @@ for (const backend of backends) {
       const reference = await paidCardPayment(kassa.app, shop.testApiKey, { merchantOrderReference: 'order-words' });
       const client = new ConsoleClient(kassa.app);
       await client.signIn('list-words@kassa.test');
-      const page = await client.get('/dashboard/payments?q=order-words', { 'accept-language': 'nl-NL,nl;q=0.9' });
+      const page = await client.get('/dashboard/payments?mode=test&q=order-words', { 'accept-language': 'nl-NL,nl;q=0.9' });
       const head = /<thead><tr>(.*?)<\/tr><\/thead>/.exec(page.body)![1];
       assert.deepEqual(
         [...head.matchAll(/<th scope="col"[^>]*>([^<]+)</g)].slice(0, 3).map((m) => m[1]),
         ['Bedrag', 'Status', 'Referentie'],
       );
       const row = /<tbody>\s*<tr>(.*?)<\/tr>/s.exec(page.body)![1];
-      assert.match(row, /^<td class="amount">€\s?10,00<\/td><td><span class="status-success">Geslaagd<\/span><\/td><td><a href="\/dashboard\/payments\//);
+      assert.match(
+        row,
+        /^<td class="amount" title="€\s?10,00">€\s?10,00<\/td><td class="status"><span class="status-success">Geslaagd<\/span><\/td><td><a href="\/dashboard\/payments\//,
+      );
       assert.ok(row.includes(reference), 'the reference');
-      assert.ok(row.includes('<td class="more wrap">Bakkerij Jansen</td>'), 'the merchant by name');
+      assert.ok(row.includes('<td class="more" title="Bakkerij Jansen">Bakkerij Jansen</td>'), 'the merchant by name');
       assert.ok(!row.includes(shop.merchantId), 'not by id');
-      assert.ok(row.includes('<td class="more">Verkoop</td>'), 'the type in Dutch');
+      assert.ok(row.includes('<td class="more" title="Verkoop">Verkoop</td>'), 'the type in Dutch');
       assert.match(page.body, /<option value="manualintervention">In controle<\/option>/);
+    });
+
+    test('what happened after the status is shown beside it, in the list and on the page: captured, partly refunded, refunded, disputed, charged back', async () => {
+      const shop = await createMerchant(kassa.store, 'Outcome Shop');
+      await makeAccount(kassa.store, 'outcomes@kassa.test', shop.merchantId);
+      const merchantApi = api(kassa.app, shop.testApiKey);
+      const ok = async (path: string, body: Record<string, unknown>) => assert.equal((await merchantApi.post(path, body)).statusCode, 200, path);
+      const captured = await paidCardPayment(kassa.app, shop.testApiKey, { transactionType: 'authorise' });
+      await ok('/capture', { reference: captured });
+      const partlyRefunded = await paidCardPayment(kassa.app, shop.testApiKey);
+      await ok('/refund', { reference: partlyRefunded, amount: '2.50' });
+      const refunded = await paidCardPayment(kassa.app, shop.testApiKey);
+      await ok('/refund', { reference: refunded });
+      const disputed = await paidCardPayment(kassa.app, shop.testApiKey);
+      await ok('/test/dispute', { reference: disputed, stage: 'notification' });
+      const chargedBack = await paidCardPayment(kassa.app, shop.testApiKey);
+      await ok('/test/dispute', { reference: chargedBack, stage: 'chargeback', amount: '4.00' });
+      const plain = await paidCardPayment(kassa.app, shop.testApiKey);
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('outcomes@kassa.test');
+      const list = (await client.get('/dashboard/payments?mode=test&type=sale')).body + (await client.get('/dashboard/payments?mode=test&type=authorise')).body;
+      const listed = (reference: string) => {
+        const row = new RegExp(`<tr>((?:(?!</tr>).)*/dashboard/payments/${reference}"(?:(?!</tr>).)*)</tr>`, 's').exec(list)![1];
+        return [...row.matchAll(/<span class="(status|outcome)[^"]*">([^<]+)<\/span>/g)].map((m) => m[2]);
+      };
+      const onPage = async (reference: string, language = 'en') => {
+        const page = (await client.get(`/dashboard/payments/${reference}`, { 'accept-language': language })).body;
+        const summary = page.slice(page.indexOf('id="summary-title"'), page.indexOf('</section>', page.indexOf('id="summary-title"')));
+        return [...summary.matchAll(/<span class="(status|outcome)[^"]*">([^<]+)<\/span>/g)].map((m) => m[2]);
+      };
+      const expected: [string, string[]][] = [
+        [captured, ['Successful', 'Captured']],
+        [partlyRefunded, ['Successful', 'Partly refunded']],
+        [refunded, ['Successful', 'Refunded']],
+        [disputed, ['Successful', 'Disputed']],
+        [chargedBack, ['Successful', 'Charged back']],
+        [plain, ['Successful']],
+      ];
+      for (const [reference, words] of expected) {
+        assert.deepEqual(listed(reference), words, `listed ${reference}`);
+        assert.deepEqual(await onPage(reference), words, `page of ${reference}`);
+      }
+      assert.deepEqual(await onPage(partlyRefunded, 'nl'), ['Geslaagd', 'Deels terugbetaald']);
+      assert.deepEqual(await onPage(chargedBack, 'nl'), ['Geslaagd', 'Teruggeboekt']);
+    });
+
+    test("capability addresses are shown only to who needs them: payUrl to the payment's own merchant while pending, cancelUrl to no one", async () => {
+      const shop = await createMerchant(kassa.store, 'Capability Shop');
+      await makeAccount(kassa.store, 'capability-shop@kassa.test', shop.merchantId);
+      await makeAccount(kassa.store, 'capability-platform@kassa.test');
+      const created = (await api(kassa.app, shop.testApiKey).post('/payment', cardPayment())).json() as { reference: string; payUrl: string; cancelUrl: string };
+      assert.ok(created.payUrl && created.cancelUrl, 'the API answers both');
+      const token = created.payUrl.split('/').pop()!;
+      const merchantClient = new ConsoleClient(kassa.app);
+      await merchantClient.signIn('capability-shop@kassa.test');
+      const platformClient = new ConsoleClient(kassa.app);
+      await platformClient.signIn('capability-platform@kassa.test');
+
+      const platformPage = (await platformClient.get(`/dashboard/payments/${created.reference}`)).body;
+      assert.ok(!platformPage.includes(token), 'a platform operator sees no capability address, nor its token');
+      assert.ok(!platformPage.includes('payUrl') && !platformPage.includes('cancelUrl'));
+      const merchantPage = (await merchantClient.get(`/dashboard/payments/${created.reference}`)).body;
+      assert.ok(merchantPage.includes(`<dt>payUrl</dt><dd>${created.payUrl}</dd>`), "the merchant's own account: payUrl, to send the customer back");
+      assert.ok(!merchantPage.includes('cancelUrl') && !merchantPage.includes(created.cancelUrl), 'cancelUrl to no one: the Cancel button cancels, audited');
+
+      const csrf = await merchantClient.csrf();
+      assert.equal((await merchantClient.post(`/dashboard/payments/${created.reference}/cancel`, { csrf })).statusCode, 303);
+      const ended = (await merchantClient.get(`/dashboard/payments/${created.reference}`)).body;
+      assert.ok(!ended.includes(token), 'an ended payment: no payUrl either');
     });
 
     test('the payment page shows times as UTC dates, raw JSON only behind a toggle, and the timeline in Dutch', async () => {
@@ -312,6 +386,29 @@ for (const backend of backends) {
       assert.deepEqual(await offered(pending), ['complete'], 'cancelled: only its late payment, played as the test helper (docs/console.md "Actions")');
     });
 
+    test('one money format on every page: the confirmation shows an amount as the list and the transaction page do, in the page language', async () => {
+      await makeAccount(kassa.store, 'money-format@kassa.test');
+      const euros = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '21.50', merchantOrderReference: 'order-money-format' });
+      const yen = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '500', currency: 'JPY' });
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('money-format@kassa.test');
+      const csrf = await client.csrf();
+      for (const [reference, language, shown] of [
+        [euros, 'en', '€21.50'],
+        [euros, 'nl', '€\u00a021,50'],
+        [yen, 'en', '¥500'],
+      ] as const) {
+        const headers = { 'accept-language': language };
+        const page = (await client.get(`/dashboard/payments/${reference}`, headers)).body;
+        assert.ok(page.includes(`<p><strong>${shown}</strong>`), `the transaction page: ${shown}`);
+        const list = (await client.get(`/dashboard/payments?mode=test&q=${reference}`, headers)).body;
+        assert.ok(list.includes(`<td class="amount" title="${shown}">${shown}</td>`), `the list: ${shown}`);
+        const confirm = (await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '' }, headers)).body;
+        assert.ok(/<p><strong>[^<]*<\/strong><\/p>/.exec(confirm)![0].includes(shown), `the confirmation: ${shown}`);
+        assert.ok(!confirm.includes('EUR') && !confirm.includes('JPY'), 'no currency code in its place');
+      }
+    });
+
     test('an action that moves money asks to confirm amount and currency; only the confirmed POST runs it', async () => {
       const account = await makeAccount(kassa.store, 'confirm@kassa.test');
       const reference = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '25.00' });
@@ -320,7 +417,7 @@ for (const backend of backends) {
       const csrf = await client.csrf();
       const partial = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '10' });
       assert.equal(partial.statusCode, 200);
-      assert.ok(partial.body.includes(`Refund EUR 10.00 of payment ${reference}?`), 'the confirmation names amount and currency');
+      assert.ok(partial.body.includes(`Refund €10.00 of payment ${reference}?`), 'the confirmation names amount and currency');
       assert.equal((await kassa.client.get(`/transaction?reference=${reference}`)).json().details.refundedAmount, undefined, 'nothing refunded before confirming');
       const form = /<form method="post" action="([^"]+)">(.*?)<\/form>/s.exec(partial.body.slice(partial.body.indexOf('class="card confirm"')))!;
       const fields = Object.fromEntries([...form[2].matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]));
@@ -329,7 +426,7 @@ for (const backend of backends) {
       assert.equal((await kassa.client.get(`/transaction?reference=${reference}`)).json().details.refundedAmount, 10);
       // An empty amount is confirmed as all that is not refunded yet, and the confirmed POST carries that amount.
       const all = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '' });
-      assert.ok(all.body.includes(`Refund EUR 15.00 of payment ${reference}?`), 'an empty amount is all not refunded yet');
+      assert.ok(all.body.includes(`Refund €15.00 of payment ${reference}?`), 'an empty amount is all not refunded yet');
       assert.match(all.body, /<input type="hidden" name="amount" value="15.00">/);
       // Refused before confirming, with the operation's own words.
       const tooMuch = await client.post(`/dashboard/payments/${reference}/refund`, { csrf, amount: '20.00' });
@@ -337,12 +434,12 @@ for (const backend of backends) {
       assert.match(tooMuch.body, /Not done: .*\/amount/);
       const authorisation = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { transactionType: 'authorise', amount: '7.50' });
       const capture = await client.post(`/dashboard/payments/${authorisation}/capture`, { csrf });
-      assert.ok(capture.body.includes(`Capture EUR 7.50 of authorisation ${authorisation}?`), 'capture confirmed');
+      assert.ok(capture.body.includes(`Capture €7.50 of authorisation ${authorisation}?`), 'capture confirmed');
       const reversal = await client.post(`/dashboard/payments/${authorisation}/reversal`, { csrf });
-      assert.ok(reversal.body.includes(`Reverse authorisation ${authorisation} and release EUR 7.50?`), 'reversal confirmed');
+      assert.ok(reversal.body.includes(`Reverse authorisation ${authorisation} and release €7.50?`), 'reversal confirmed');
       const held = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { amount: '10.31' });
       const resolve = await client.post(`/dashboard/payments/${held}/resolve`, { csrf, outcome: 'success', failureCode: '', reason: 'acquirer says paid' });
-      assert.ok(resolve.body.includes(`Resolve payment ${held} of EUR 10.31 as Successful?`), 'resolve confirmed');
+      assert.ok(resolve.body.includes(`Resolve payment ${held} of €10.31 as Successful?`), 'resolve confirmed');
       assert.equal((await kassa.client.get(`/transaction?reference=${held}`)).json().status, 'manualintervention', 'not resolved before confirming');
       const audited = await kassa.store.read.selectFrom('audit_log').select(['operator_id', 'detail']).where('reference', '=', reference).orderBy('id').execute();
       assert.deepEqual(
@@ -599,14 +696,20 @@ for (const backend of backends) {
       await client.signIn('overview@kassa.test');
       const csrf = await client.csrf();
       assert.equal((await client.post(`/dashboard/payments/${cancelled}/cancel`, { csrf })).statusCode, 303);
-      const page = await client.get(`/dashboard/overview?merchant=${kassa.merchant.merchantId}`);
+      const page = await client.get(`/dashboard/overview?mode=test&merchant=${kassa.merchant.merchantId}`);
       assert.equal(page.statusCode, 200);
       const today = new Date().toISOString().slice(0, 10);
       // 4 payments of this merchant only (the merchant filter cannot widen the account): 2 successful, 1 failed, 1 open.
-      assert.match(page.body, /<tr><th scope="row">card<\/th><td>4<\/td><td>2<\/td><td>1<\/td><td>66\.7%<\/td><td class="amount">€\s?20\.00<\/td><\/tr>/);
-      assert.match(page.body, new RegExp(`<tr><th scope="row">${today}</th><td>4</td><td>2</td><td>1</td><td>66.7%</td><td class="amount">€\\s?20\\.00</td></tr>`));
-      assert.match(page.body, /<svg class="chart"[^>]*role="img" aria-labelledby="chart-card-title chart-card-desc"/);
-      assert.match(page.body, /<desc id="chart-card-desc">30 days from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
+      assert.match(
+        page.body,
+        /<tr><th scope="row"><svg class="key"[^>]*><rect[^>]*><\/rect><\/svg> card<\/th><td>4<\/td><td>2<\/td><td>1<\/td><td>66\.7%<\/td><td class="amount">€\s?20\.00<\/td><\/tr>/,
+      );
+      assert.match(
+        page.body,
+        new RegExp(`<tr><th scope="row">${today}</th><td>4</td><td>4</td><td>2</td><td>1</td><td>66.7%</td><td class="amount">€\\s?20\\.00</td></tr>`),
+      );
+      assert.match(page.body, /<svg class="chart"[^>]*role="img" aria-labelledby="chart-title chart-desc"/);
+      assert.match(page.body, /<desc id="chart-desc">30 days from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
       const empty = await client.get('/dashboard/overview?from=2001-01-01&to=2001-01-31');
       assert.match(empty.body, /No payments in this period\./);
       const bad = await client.get('/dashboard/overview?from=2026-02-30&to=2025-01-01');
@@ -625,18 +728,126 @@ for (const backend of backends) {
       await api(kassa.app, shop.testApiKey).post('/payment', cardPayment({ amount: '99.00' }));
       const client = new ConsoleClient(kassa.app);
       await client.signIn('money@kassa.test');
-      const page = await client.get('/dashboard/overview');
+      const page = await client.get('/dashboard/overview?mode=test');
       const today = new Date().toISOString().slice(0, 10);
       // Held for review and pending payments are counted but took no money.
-      assert.match(page.body, /<tr><th scope="row">card<\/th><td>5<\/td><td>3<\/td><td>0<\/td><td>100%<\/td><td class="amount">€\s?20\.00<br>\$3\.00<\/td><\/tr>/);
       assert.match(
         page.body,
-        new RegExp(`<tr><th scope="row">${today}</th><td>5</td><td>3</td><td>0</td><td>100%</td><td class="amount">€\\s?20\\.00<br>\\$3\\.00</td></tr>`),
+        /<tr><th scope="row"><svg class="key"[^>]*><rect[^>]*><\/rect><\/svg> card<\/th><td>5<\/td><td>3<\/td><td>0<\/td><td>100%<\/td><td class="amount">€\s?20\.00<br>\$3\.00<\/td><\/tr>/,
       );
-      const dutch = await client.get('/dashboard/overview', { 'accept-language': 'nl' });
+      assert.match(
+        page.body,
+        new RegExp(`<tr><th scope="row">${today}</th><td>5</td><td>5</td><td>3</td><td>0</td><td>100%</td><td class="amount">€\\s?20\\.00<br>\\$3\\.00</td></tr>`),
+      );
+      const dutch = await client.get('/dashboard/overview?mode=test', { 'accept-language': 'nl' });
       assert.match(dutch.body, /<th scope="col">Betaald bedrag<\/th>/);
       const empty = await client.get('/dashboard/overview?mode=live');
       assert.match(empty.body, /No payments in this period\./);
+    });
+
+    test('the overview is one volume chart, each bar made of a part per method, with the numbers per day and method as a table', async () => {
+      const shop = await createMerchant(kassa.store, 'Chart Shop');
+      await makeAccount(kassa.store, 'chart@kassa.test', shop.merchantId);
+      const methods = ['card', 'ideal', 'paypal', 'banktransfer'] as const;
+      await kassa.store.transact(async (db) => {
+        for (const [i, method] of methods.entries()) {
+          for (let n = 0; n <= i; n++) await insertTransaction(db, { ...pendingPaymentRow(kassa.store.secrets, shop.merchantId), method }, 'created');
+        }
+      });
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('chart@kassa.test');
+      const page = (await client.get('/dashboard/overview?mode=test')).body;
+      assert.equal(page.match(/<svg class="chart"/g)?.length, 1, 'one chart, not one per method');
+      const chart = page.slice(page.indexOf('<svg class="chart"'), page.indexOf('</svg>', page.indexOf('<svg class="chart"')));
+      const fills = [...chart.matchAll(/<rect class="bar" fill="(#[0-9a-f]{6})"/g)].map((m) => m[1]);
+      assert.equal(fills.length, methods.length, "today's bar: a part per method");
+      assert.equal(new Set(fills).size, methods.length, 'each method its own colour');
+      assert.match(
+        chart,
+        /<desc id="chart-desc">30 days from [\d-]+ to [\d-]+\. Bars: payments per day, at most 10, each made of a part per method \(banktransfer, card, ideal, paypal\)/,
+      );
+      const legend = /<ul class="legend">(.*?)<\/ul>/s.exec(page)![1];
+      assert.deepEqual(
+        [...legend.matchAll(/<\/svg> (\w+)<\/li>/g)].map((m) => m[1]),
+        ['banktransfer', 'card', 'ideal', 'paypal'],
+      );
+      const today = new Date().toISOString().slice(0, 10);
+      // Day, payments, then each method's: banktransfer 4, card 1, ideal 2, paypal 3.
+      assert.match(page, new RegExp(`<tr><th scope="row">${today}</th><td>10</td><td>4</td><td>1</td><td>2</td><td>3</td><td>0</td><td>0</td><td>–</td>`));
+    });
+
+    test('test and live money are never shown together: the list, the overview and the export show one mode, live by default where a live key exists', async () => {
+      const shop = await createMerchant(kassa.store, 'Two Modes Shop');
+      await makeAccount(kassa.store, 'modes@kassa.test', shop.merchantId);
+      const testPaid = await paidCardPayment(kassa.app, shop.testApiKey, { amount: '10.00' });
+      const livePaid = await insertPendingPayment(kassa.store, shop.merchantId, { mode: 'live' });
+      await completePayment(kassa.store, livePaid);
+      const client = new ConsoleClient(kassa.app);
+      await client.signIn('modes@kassa.test');
+      const label = (body: string) => /<h1>[^<]*<span class="mode-label mode-(\w+)">([^<]+)<\/span><\/h1>/.exec(body)?.slice(1);
+      const current = (body: string) => /<a href="([^"]+)" aria-current="page">([^<]+)<\/a>/.exec(body)?.slice(1);
+
+      const list = await client.get('/dashboard/payments');
+      assert.ok(list.body.includes(livePaid) && !list.body.includes(testPaid), 'live by default: the merchant has a live key');
+      assert.deepEqual(label(list.body), ['live', 'Live data']);
+      assert.deepEqual(current(list.body), ['/dashboard/payments?mode=live', 'Live data']);
+      assert.ok(list.body.includes('<a href="/dashboard/payments?mode=test">Test data</a>'), 'test data one click away');
+      const testList = await client.get('/dashboard/payments?mode=test');
+      assert.ok(testList.body.includes(testPaid) && !testList.body.includes(livePaid));
+      assert.deepEqual(label(testList.body), ['test', 'Test data']);
+      assert.deepEqual(label((await client.get('/dashboard/payments?mode=test', { 'accept-language': 'nl' })).body), ['test', 'Testgegevens']);
+      assert.equal((await client.get('/dashboard/payments?mode=any')).statusCode, 400, 'no list of both modes');
+      const noMatch = await client.get(`/dashboard/payments?q=${testPaid}`);
+      assert.ok(
+        noMatch.body.includes(`<a href="/dashboard/payments?mode=test&amp;q=${testPaid}">Look in the test data</a>`),
+        'a search finding nothing live offers the test data',
+      );
+
+      // Each mode's amount paid is its own: 10.00 each, never 20.00 for both.
+      const paidByMethod = (body: string) =>
+        /<tr><th scope="row"><svg class="key"[^>]*><rect[^>]*><\/rect><\/svg> card<\/th><td>(\d+)<\/td>.*?<td class="amount">([^<]+)<\/td><\/tr>/.exec(body)?.slice(1);
+      const overview = await client.get('/dashboard/overview');
+      assert.deepEqual(label(overview.body), ['live', 'Live data']);
+      assert.deepEqual(paidByMethod(overview.body), ['1', '€10.00']);
+      assert.doesNotMatch(overview.body, /<option value="">Any<\/option>/, 'no mode "any" for totals');
+      const testOverview = await client.get('/dashboard/overview?mode=test');
+      assert.deepEqual(label(testOverview.body), ['test', 'Test data']);
+      assert.deepEqual(paidByMethod(testOverview.body), ['1', '€10.00']);
+      assert.equal((await client.get('/dashboard/overview?mode=any')).statusCode, 400);
+
+      const exported = await client.get('/dashboard/payments.csv');
+      assert.match(String(exported.headers['content-disposition']), /filename="kassa-transactions-live-/);
+      assert.deepEqual(
+        csvRows(exported.body)
+          .slice(1)
+          .map((row) => [row[0], row[3]]),
+        [[livePaid, 'live']],
+      );
+      const exportedTest = await client.get('/dashboard/payments.csv?mode=test');
+      assert.match(String(exportedTest.headers['content-disposition']), /filename="kassa-transactions-test-/);
+      assert.deepEqual(
+        csvRows(exportedTest.body)
+          .slice(1)
+          .map((row) => [row[0], row[3]]),
+        [[testPaid, 'test']],
+      );
+
+      // A merchant with no live key sees its test data first; so does a platform operator choosing that merchant.
+      const testOnly = await createTestMerchant(kassa.store, { name: 'Test Only Shop', methods: ['card'] });
+      const testOnlyPaid = await paidCardPayment(kassa.app, testOnly.testApiKey);
+      await makeAccount(kassa.store, 'test-only@kassa.test', testOnly.merchantId);
+      const testOnlyClient = new ConsoleClient(kassa.app);
+      await testOnlyClient.signIn('test-only@kassa.test');
+      const testOnlyList = await testOnlyClient.get('/dashboard/payments');
+      assert.deepEqual(label(testOnlyList.body), ['test', 'Test data']);
+      assert.ok(testOnlyList.body.includes(testOnlyPaid));
+      assert.deepEqual(label((await testOnlyClient.get('/dashboard/overview')).body), ['test', 'Test data']);
+      await makeAccount(kassa.store, 'modes-platform@kassa.test');
+      const platform = new ConsoleClient(kassa.app);
+      await platform.signIn('modes-platform@kassa.test');
+      assert.deepEqual(label((await platform.get('/dashboard/payments')).body), ['live', 'Live data'], 'some merchant has a live key');
+      assert.deepEqual(label((await platform.get(`/dashboard/payments?merchant=${testOnly.merchantId}`)).body), ['test', 'Test data']);
+      assert.deepEqual(label((await platform.get(`/dashboard/overview?merchant=${testOnly.merchantId}`)).body), ['test', 'Test data']);
     });
 
     test('the CSV export streams the filtered list with decimal amounts, formula cells defused, scoped and audited', async () => {
@@ -650,10 +861,10 @@ for (const backend of backends) {
       const foreign = await paidCardPayment(kassa.app, kassa.merchant.testApiKey, { merchantOrderReference: 'order-export-foreign' });
       const client = new ConsoleClient(kassa.app);
       await client.signIn('export@kassa.test');
-      const all = await client.get(`/dashboard/payments.csv?merchant=${kassa.merchant.merchantId}`);
+      const all = await client.get(`/dashboard/payments.csv?mode=test&merchant=${kassa.merchant.merchantId}`);
       assert.equal(all.statusCode, 200);
       assert.match(String(all.headers['content-type']), /^text\/csv; charset=utf-8/);
-      assert.match(String(all.headers['content-disposition']), /^attachment; filename="kassa-transactions-[0-9-]+\.csv"$/);
+      assert.match(String(all.headers['content-disposition']), /^attachment; filename="kassa-transactions-test-[0-9-]+\.csv"$/);
       const rows = csvRows(all.body);
       assert.deepEqual(rows[0], [
         'reference',
@@ -680,7 +891,7 @@ for (const backend of backends) {
       for (const line of all.body.trimEnd().split('\r\n')) assert.match(line, new RegExp(`^${quotedCell}(?:,${quotedCell})*$`), 'every cell quoted, empty ones too');
       assert.equal(byReference.get(separated)![11], ";=cmd|' /C calc'!A0;");
       assert.ok(all.body.includes(`,";=cmd|' /C calc'!A0;",`));
-      const filtered = csvRows((await client.get('/dashboard/payments.csv?status=pending')).body);
+      const filtered = csvRows((await client.get('/dashboard/payments.csv?mode=test&status=pending')).body);
       assert.deepEqual(
         filtered.slice(1).map((row) => row[0]),
         [separated, open],
@@ -693,7 +904,7 @@ for (const backend of backends) {
         .orderBy('id', 'desc')
         .executeTakeFirstOrThrow();
       assert.equal(entry.operator_email, 'export@kassa.test');
-      assert.deepEqual(JSON.parse(entry.detail), { status: 'pending' });
+      assert.deepEqual(JSON.parse(entry.detail), { mode: 'test', status: 'pending' });
       assert.equal((await client.get('/dashboard/payments.csv?status=nonsense')).statusCode, 400);
     });
 

@@ -63,7 +63,7 @@ for (const backend of backends) {
       assert.deepEqual(await offered(payment), ['refund', 'dispute']);
       assert.deepEqual(stageOptions((await client.get(`/dashboard/payments/${payment}`)).body), ['notification', 'chargeback']);
 
-      const fields = await confirmed(payment, { stage: 'chargeback', amount: '15' }, `Test dispute on ${payment} of EUR 15.00: Charged back?`);
+      const fields = await confirmed(payment, { stage: 'chargeback', amount: '15' }, `Test dispute on ${payment} of €15.00: Charged back?`);
       assert.deepEqual(fields, { csrf, stage: 'chargeback', amount: '15.00', confirmed: 'yes' });
       const [listed] = (await read(payment)).details.disputes as { reference: string; stage: string }[];
       assert.equal(listed.stage, 'chargeback');
@@ -78,7 +78,7 @@ for (const backend of backends) {
       const dutch = (await client.get(`/dashboard/payments/${dispute}`, { 'accept-language': 'nl' })).body;
       assert.match(dutch, /Teruggeboekt \(chargeback\)/);
 
-      await confirmed(dispute, { stage: 'reversed' }, `Test dispute on ${dispute} of EUR 15.00: Chargeback reversed (money back to the merchant)?`);
+      await confirmed(dispute, { stage: 'reversed' }, `Test dispute on ${dispute} of €15.00: Chargeback reversed (money back to the merchant)?`);
       const reversed = await read(dispute);
       assert.deepEqual([reversed.status, reversed.details.stage], ['failed', 'reversed']);
       assert.deepEqual((await deliveriesFor(kassa.store, dispute)).map((d) => d.event).sort(), ['chargeback/chargeback', 'chargeback/reversed']);
@@ -92,31 +92,62 @@ for (const backend of backends) {
       );
     });
 
+    test("a payment's disputes are listed as disputes, in a section of their own with their stage, apart from its refunds and captures", async () => {
+      const payment = await paid('30.00');
+      assert.equal((await merchantApi().post('/refund', { reference: payment, amount: '5.00' })).statusCode, 200);
+      await confirmed(payment, { stage: 'chargeback', amount: '10' }, `Test dispute on ${payment}`);
+      const dispute = ((await read(payment)).details.disputes as { reference: string }[])[0].reference;
+      const refund = (
+        await kassa.store.read
+          .selectFrom('transactions')
+          .select('reference')
+          .where('parent_reference', '=', payment)
+          .where('type', '=', 'credit')
+          .executeTakeFirstOrThrow()
+      ).reference;
+      const page = (await client.get(`/dashboard/payments/${payment}`)).body;
+      const section = (id: string) => {
+        const start = page.indexOf(`<h2 id="${id}">`);
+        assert.ok(start >= 0, id);
+        return page.slice(start, page.indexOf('</section>', start));
+      };
+      const rows = (html: string) =>
+        [...html.matchAll(/<tr><td><a href="\/dashboard\/payments\/(tr_\w+)">.*?<\/td><td>[^<]*<\/td><td>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+      assert.match(section('related-title'), /<h2 id="related-title">Refunds and captures<\/h2>/);
+      assert.deepEqual(rows(section('related-title')), [[refund, 'Refund']], 'the refund, not the dispute');
+      assert.match(section('disputes-title'), /<h2 id="disputes-title">Disputes<\/h2>/);
+      assert.deepEqual(rows(section('disputes-title')), [[dispute, 'Charged back']], 'the dispute with its stage');
+      const dutch = (await client.get(`/dashboard/payments/${payment}`, { 'accept-language': 'nl' })).body;
+      assert.match(dutch, /<h2 id="disputes-title">Geschillen<\/h2>/);
+      const unrelated = (await client.get(`/dashboard/payments/${await paid()}`)).body;
+      assert.match(unrelated, /<h2 id="disputes-title">Disputes<\/h2>\n<p>None\.<\/p>/, 'a payment without disputes says so');
+    });
+
     test('the transactions list filters disputes; the overview counts the open ones and their amount at stake', async () => {
-      const overviewBefore = (await client.get('/dashboard/overview')).body;
+      const overviewBefore = (await client.get('/dashboard/overview?mode=test')).body;
       assert.match(overviewBefore, /<h2 id="disputes-title">Open disputes<\/h2>/);
       const first = await paid('20.00');
       const second = await paid('30.00');
-      await confirmed(first, { stage: 'notification' }, `Test dispute on ${first} of EUR 20.00: Notified (no money taken yet)?`);
-      await confirmed(second, { stage: 'chargeback', amount: '5' }, `Test dispute on ${second} of EUR 5.00: Charged back?`);
+      await confirmed(first, { stage: 'notification' }, `Test dispute on ${first} of €20.00: Notified (no money taken yet)?`);
+      await confirmed(second, { stage: 'chargeback', amount: '5' }, `Test dispute on ${second} of €5.00: Charged back?`);
       const disputes = [first, second].map(async (reference) => ((await read(reference)).details.disputes as { reference: string }[])[0].reference);
       const [firstDispute, secondDispute] = await Promise.all(disputes);
 
-      const list = (await client.get('/dashboard/payments?type=chargeback')).body;
-      const listed = [...list.matchAll(/<a href="\/dashboard\/payments\/(tr_\w+)">/g)].map((m) => m[1]);
+      const list = (await client.get('/dashboard/payments?mode=test&type=chargeback')).body;
+      const listed = [...list.matchAll(/<a href="\/dashboard\/payments\/(tr_\w+)" title=/g)].map((m) => m[1]);
       assert.ok(listed.includes(firstDispute) && listed.includes(secondDispute), 'both disputes listed');
       assert.ok(!listed.includes(first), 'the payments are not');
       assert.match(list, /<option value="chargeback" selected>Dispute \(chargeback\)<\/option>/);
 
-      const overview = (await client.get('/dashboard/overview')).body;
+      const overview = (await client.get('/dashboard/overview?mode=test')).body;
       const card = overview.slice(overview.indexOf('id="disputes-title"'), overview.indexOf('</section>', overview.indexOf('id="disputes-title"')));
       const count = Number(/<dt>Open disputes<\/dt><dd>(\d+)<\/dd>/.exec(card)?.[1]);
       assert.ok(count >= 2, card);
-      assert.match(card, /<a href="\/dashboard\/payments\?type=chargeback">List the disputes<\/a>/);
+      assert.match(card, /<a href="\/dashboard\/payments\?type=chargeback&amp;mode=test">List the disputes<\/a>/);
 
       // Won: no longer open, and no longer at stake.
-      await confirmed(secondDispute, { stage: 'reversed' }, `Test dispute on ${secondDispute} of EUR 5.00`);
-      const after = (await client.get('/dashboard/overview')).body;
+      await confirmed(secondDispute, { stage: 'reversed' }, `Test dispute on ${secondDispute} of €5.00`);
+      const after = (await client.get('/dashboard/overview?mode=test')).body;
       assert.equal(Number(/<dt>Open disputes<\/dt><dd>(\d+)<\/dd>/.exec(after)?.[1]), count - 1);
     });
 
@@ -131,7 +162,7 @@ for (const backend of backends) {
       const payment = await paid();
       await confirmed(payment, { stage: 'chargeback' }, `Test dispute on ${payment}`);
       const dispute = ((await read(payment)).details.disputes as { reference: string }[])[0].reference;
-      await confirmed(dispute, { stage: 'accepted' }, `Test dispute on ${dispute} of EUR 40.00: Accepted?`);
+      await confirmed(dispute, { stage: 'accepted' }, `Test dispute on ${dispute} of €40.00: Accepted?`);
       assert.deepEqual(await offered(dispute), [], 'an accepted dispute moves no more, and is no payment to refund or cancel');
     });
 
@@ -140,7 +171,7 @@ for (const backend of backends) {
       await confirmed(payment, { stage: 'chargeback' }, `Test dispute on ${payment}`);
       const dispute = ((await read(payment)).details.disputes as { reference: string }[])[0].reference;
       assert.deepEqual(await offered(dispute), ['dispute', 'accept']);
-      await confirmed(dispute, {}, `Accept dispute ${dispute} of EUR 12.00, letting the chargeback stand?`, 'accept');
+      await confirmed(dispute, {}, `Accept dispute ${dispute} of €12.00, letting the chargeback stand?`, 'accept');
       const done = await read(dispute);
       assert.deepEqual([done.status, done.details.stage], ['success', 'accepted']);
       assert.deepEqual((await deliveriesFor(kassa.store, dispute)).map((d) => d.event).sort(), ['chargeback/accepted', 'chargeback/chargeback']);

@@ -1,5 +1,5 @@
 /**
- * Every status, transaction type, dispute stage, failure code, event cause and retry advice Kassa can produce has a text in
+ * Every status, outcome after it, transaction type, dispute stage, failure code, event cause and retry advice Kassa can produce has a text in
  * every language of the console (src/console/i18n.ts): the causes are read from the code that
  * writes them, so a new one without a text fails here.
  */
@@ -13,6 +13,7 @@ import { flows } from '../../src/payments/flows.ts';
 import { filterChoices } from '../../src/console/views.ts';
 import { retryAdvices } from '../../src/acquirer/connector.ts';
 import { disputeStages } from '../../src/ground/dispute-stages.ts';
+import { outcomes } from '../../src/console/outcomes.ts';
 
 const sourceFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -46,6 +47,7 @@ const transactionTypes = new Set([...Object.values(flows).flatMap((flow) => flow
 
 const produced: Record<TermKind, string[]> = {
   status: [...statuses],
+  outcome: [...outcomes],
   type: [...transactionTypes],
   stage: [...disputeStages],
   failureCode: [...failureCodes],

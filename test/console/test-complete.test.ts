@@ -75,7 +75,7 @@ for (const backend of backends) {
 
       const asked = await client.post(`/dashboard/payments/${reference}/complete`, { csrf, outcome: 'paid' });
       assert.equal(asked.statusCode, 200);
-      assert.ok(asked.body.includes(`Complete test payment ${reference} of EUR 29.95: The money arrived?`), 'the confirmation names amount and outcome');
+      assert.ok(asked.body.includes(`Complete test payment ${reference} of €29.95: The money arrived?`), 'the confirmation names amount and outcome');
       assert.equal((await read(reference)).status, 'pending', 'nothing changes before confirming');
       const { url, fields } = confirmationForm(asked.body);
       assert.deepEqual(fields, { csrf, outcome: 'paid', confirmed: 'yes' });
@@ -103,7 +103,7 @@ for (const backend of backends) {
       test(`${label} fails a pending test payment with failureCode ${failureCode} and queues its webhook`, async () => {
         const reference = await bankTransfer();
         const asked = await client.post(`/dashboard/payments/${reference}/complete`, { csrf, outcome });
-        assert.ok(asked.body.includes(`Complete test payment ${reference} of EUR 29.95: ${label}?`));
+        assert.ok(asked.body.includes(`Complete test payment ${reference} of €29.95: ${label}?`));
         const { url, fields } = confirmationForm(asked.body);
         assert.equal((await client.post(url, fields)).statusCode, 303);
         const payment = await read(reference);
