@@ -56,7 +56,7 @@ test('VAULT_KEY, VAULT_KEY_ID and VAULT_OLD_KEYS are read and checked', () => {
     ['prod-1'],
   );
   assert.throws(() => loadConfig({ VAULT_KEY: randomBytes(16).toString('base64') }), /32 bytes/);
-  assert.throws(() => loadConfig({ VAULT_KEY: k, VAULT_KEY_ID: 'bad id' }), /key id/);
+  assert.throws(() => loadConfig({ VAULT_KEY: k, VAULT_KEY_ID: 'bad id' }), /VAULT_KEY_ID must be 1 to 64 letters, digits, .+ got "bad id"/);
   assert.throws(() => loadConfig({ VAULT_OLD_KEYS: 'no-colon' }), /id:base64/);
 });
 
