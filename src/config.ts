@@ -88,6 +88,8 @@ export interface Config {
    * unknown (ACQUIRER_RECOVERY_AFTER): a technical cancel, or the payment left for an operator.
    */
   acquirerRecoveryAfterMs: number;
+  /** How long the request log keeps an entry (REQUEST_LOG_RETENTION, docs/api.md "Request log"). */
+  requestLogRetentionMs: number;
   /** How often the acquirer recovery job looks for such authorisations (ACQUIRER_RECOVERY_INTERVAL). */
   acquirerRecoveryIntervalMs: number;
   /** 32-byte key sealing card data across a 3-D Secure step (CARD_SEAL_KEY, hex or base64); random per start when unset (main.ts shares it with the HTTP processes). */
@@ -316,6 +318,11 @@ export const settings = {
     description:
       "How long after it was sent an authorisation whose outcome is unknown (no answer in time, or Kassa killed before recording the answer) waits for the acquirer's notification. Then the background job asks the acquirer to cancel it by Kassa's reference (Adyen `/technicalCancel`) and the payment becomes `failed`/`processing_error`; with an acquirer that cannot (the test simulator) the payment is left `manualintervention` for an operator ([docs/acquirers.md](docs/acquirers.md#unknown-outcomes)). Also the lease of a capture, reversal or refund asked of the acquirer: past it, one its request never finished is asked again with the same key ([docs/acquirers.md](docs/acquirers.md#claims-and-leases))",
   }),
+  requestLogRetention: duration('P14D', {
+    name: 'REQUEST_LOG_RETENTION',
+    description:
+      "How long the request log keeps a merchant API request made with an API key (time, mode, key prefix, method, route pattern, status, duration, request id, an error's title; never a body, query string or key); the hourly housekeeping then deletes it ([docs/api.md](docs/api.md#request-log))",
+  }),
   acquirerRecoveryInterval: duration('PT30S', {
     name: 'ACQUIRER_RECOVERY_INTERVAL',
     description:
@@ -364,7 +371,21 @@ export const settings = {
 export const allSettings: readonly Setting<unknown>[] = [...Object.values(settings), ...webhookVariables, ...walletVariables];
 
 /** Prefixes of Kassa's own variables: an unknown one with such a prefix is warned about. */
-const FAMILIES = ['KASSA_', 'WEBHOOK_', 'WALLET_', 'VAULT_', 'SQLITE_', 'REFUND_', 'PAYMENT_', 'METRICS_', 'ACQUIRER_', 'HTTP_PROCESS', 'DEMO_', 'CARD_SEAL'];
+const FAMILIES = [
+  'KASSA_',
+  'WEBHOOK_',
+  'WALLET_',
+  'VAULT_',
+  'SQLITE_',
+  'REFUND_',
+  'PAYMENT_',
+  'METRICS_',
+  'ACQUIRER_',
+  'HTTP_PROCESS',
+  'DEMO_',
+  'CARD_SEAL',
+  'REQUEST_LOG',
+];
 
 export function loadConfig(env: Env = process.env): Config {
   const read = <T>(definition: Setting<T>) => value(env, definition);
@@ -401,6 +422,7 @@ export function loadConfig(env: Env = process.env): Config {
     acquirerTimeoutMs: read(settings.acquirerTimeout),
     acquirerRecoveryAfterMs: read(settings.acquirerRecoveryAfter),
     acquirerRecoveryIntervalMs: read(settings.acquirerRecoveryInterval),
+    requestLogRetentionMs: read(settings.requestLogRetention),
     cardSealKey: read(settings.cardSealKey) ?? randomBytes(32),
     vaultKey: vaultKeyBase64 ? vaultKey('VAULT_KEY', read(settings.vaultKeyId), vaultKeyBase64) : undefined,
     vaultOldKeys: read(settings.vaultOldKeys),

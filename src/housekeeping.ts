@@ -2,7 +2,8 @@
  * Hourly housekeeping (run with the background workers): idempotency records go after
  * their 24 hours (docs/decisions.md#idempotency), finished webhook deliveries — delivered or given up —
  * with their attempts after WEBHOOK_RETENTION, expired console sessions, and the counts of console
- * sign-in attempts whose window has ended (operators/sessions.ts). Each purge deletes in batches of one
+ * sign-in attempts whose window has ended (operators/sessions.ts), and the request log's entries after
+ * REQUEST_LOG_RETENTION (docs/api.md "Request log"). Each purge deletes in batches of one
  * unit of work, oldest first, so the writer is never held long however much is due.
  */
 import type { Config } from './config.ts';
@@ -12,6 +13,7 @@ import { deleteExpiredRecords } from './store/idempotency-records.ts';
 import { deleteFinishedDeliveries } from './store/webhooks.ts';
 import { deleteEndedSignInWindows, deleteExpiredSessions } from './store/operators.ts';
 import { FAILURE_WINDOW_MS } from './operators/sessions.ts';
+import { deleteOldRequestLog } from './store/request-log.ts';
 
 export const HOUSEKEEPING_INTERVAL_MS = 3600_000;
 const BATCH = 1000;
@@ -31,5 +33,6 @@ export async function runHousekeeping(config: Config, store: Store, now = Date.n
     webhookDeliveries: await purgeInBatches(store, (db, limit) => deleteFinishedDeliveries(db, now - config.webhooks.retentionMs, limit)),
     consoleSessions: await purgeInBatches(store, (db, limit) => deleteExpiredSessions(db, now, limit)),
     signInWindows: await purgeInBatches(store, (db, limit) => deleteEndedSignInWindows(db, store.dialect, now - FAILURE_WINDOW_MS, limit)),
+    requestLog: await purgeInBatches(store, (db, limit) => deleteOldRequestLog(db, now - config.requestLogRetentionMs, limit)),
   };
 }

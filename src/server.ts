@@ -11,6 +11,7 @@ import { requestIdOf } from './api/request-id.ts';
 import { OneLinePerRequest, requestLogger } from './api/request-logger.ts';
 import { cancelApi, paymentsApi } from './api/payments.ts';
 import { Authenticator } from './api/auth.ts';
+import { installRequestLog } from './api/request-log.ts';
 import { walletApi } from './api/wallet.ts';
 import { acquirerNotifications } from './api/acquirer-notifications.ts';
 import { FailedAuthentications, openRedis, registerRateLimit } from './api/rate-limit.ts';
@@ -80,6 +81,8 @@ export async function buildServer(config: Config, store: Store, options: ServerO
   const deps = { config, store, auth };
   await app.register(
     async (api) => {
+      // Requests made with an API key, written in batches off the request's path (api/request-log.ts).
+      installRequestLog(api, store);
       // Every route in this scope needs an API key; request.caller is its merchant and mode.
       await api.register(async (authenticated) => {
         authenticated.decorateRequest('caller', null as never);
@@ -87,12 +90,14 @@ export async function buildServer(config: Config, store: Store, options: ServerO
         authenticated.addHook('onRequest', (request, _reply, done) => {
           const recognised = auth.recognised(request);
           if (recognised) {
-            request.caller = recognised;
+            request.apiKey = recognised;
+            request.caller = recognised.caller;
             done();
             return;
           }
-          auth.authenticate(request, true).then((caller) => {
-            request.caller = caller!;
+          auth.authenticate(request, true).then((key) => {
+            request.apiKey = key!;
+            request.caller = key!.caller;
             done();
           }, done);
         });

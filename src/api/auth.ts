@@ -44,21 +44,21 @@ export class Authenticator {
     private readonly failures: FailedAuthentications,
   ) {}
 
-  /** The caller of the request's Authorization header when its key was verified lately (within API_KEY_CACHE_MS); otherwise undefined. */
-  recognised(request: FastifyRequest, now = Date.now()): Caller | undefined {
+  /** The request's Authorization header's key (its caller and prefix) when it was verified lately (within API_KEY_CACHE_MS); otherwise undefined. */
+  recognised(request: FastifyRequest, now = Date.now()): VerifiedKey | undefined {
     const header = request.headers.authorization;
     const verified = header === undefined ? undefined : this.verified.get(header);
-    return verified && verified.until > now ? verified.caller : undefined;
+    return verified && verified.until > now ? verified : undefined;
   }
 
   /**
-   * The caller of the request's key. A key verified lately passes at once; any other takes one of
+   * The request's key (its caller and prefix). A key verified lately passes at once; any other takes one of
    * its client address's attempts first (rate-limit.ts). A valid key is served whatever its address
    * sent before (one shop's wrong key must not lock out the other shops of its host); a wrong one
    * past the address's allowance gets `Retry-After` with its 401, and a key already known to be wrong
    * is never looked up again.
    */
-  async authenticate(request: FastifyRequest, required: boolean): Promise<Caller | undefined> {
+  async authenticate(request: FastifyRequest, required: boolean): Promise<VerifiedKey | undefined> {
     const recognised = this.recognised(request);
     if (recognised) return recognised;
     const key = presentedKey(request);
@@ -86,11 +86,11 @@ export class Authenticator {
     throw invalidKey(retryAfter === undefined ? undefined : { 'Retry-After': String(retryAfter) });
   }
 
-  private remember(request: FastifyRequest, verified: VerifiedKey): Caller {
+  private remember(request: FastifyRequest, verified: VerifiedKey): VerifiedKey {
     const header = request.headers.authorization!;
     this.verified.delete(header);
     if (this.verified.size >= MAX_HEADERS) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(header, verified);
-    return verified.caller;
+    return verified;
   }
 }

@@ -14,8 +14,15 @@ import type { Socket } from 'node:net';
 import { Problem, type FieldError } from '../ground/problem.ts';
 import { databaseUnavailable } from '../store/unavailable.ts';
 
+/** The titles of the problems answered, by reply, for the request log (request-log.ts): only errors are set, so a success costs nothing. */
+const problemTitles = new WeakMap<FastifyReply, string>();
+
+/** The title of the problem this reply answered, or undefined when it answered none. */
+export const answeredProblemTitle = (reply: FastifyReply): string | undefined => problemTitles.get(reply);
+
 /** A problem answered to a request: its `type` under this Kassa's PUBLIC_URL, its body also naming the request id (request-id.ts). */
 function sendProblem(reply: FastifyReply, problem: Problem, publicUrl: string) {
+  problemTitles.set(reply, problem.title);
   return reply
     .code(problem.status)
     .headers(problem.headers)

@@ -90,7 +90,8 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
 export async function cancelApi(app: FastifyInstance, { config, store, auth }: Deps) {
   const ports = paymentPorts(config, store);
   app.post<{ Params: { token: string } }>('/cancel/:token', async (request) => {
-    const caller = await auth.authenticate(request, false);
+    request.apiKey = (await auth.authenticate(request, false)) ?? null;
+    const caller = request.apiKey?.caller;
     const row = await run(cancel, { pageToken: request.params.token }, { ports, caller, now: Date.now(), log: request.log });
     return serializePayment(row, ports.links);
   });

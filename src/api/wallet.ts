@@ -24,7 +24,8 @@ export async function walletApi(app: FastifyInstance, { config, store, auth }: D
   // A stopping server finishes the wallet payments it accepted before the store closes.
   app.addHook('onClose', settleLaterRuns);
   app.post<{ Params: { token: string } }>('/card-data/:token', async (request) => {
-    const caller = await auth.authenticate(request, false);
+    request.apiKey = (await auth.authenticate(request, false)) ?? null;
+    const caller = request.apiKey?.caller;
     const row = await findByPageToken(store.read, request.params.token);
     if (!row || !addressesOf(row).cardDataUrl || (caller && (caller.merchantId !== row.merchant_id || caller.mode !== row.mode))) {
       throw Problem.notFound('No payment has this card data address.');

@@ -20,6 +20,7 @@ import type { Mode } from '../store/schema.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 import { registerAcquirerCommands } from './acquirer-commands.ts';
 import { registerOperatorCommands } from './operator-commands.ts';
+import { registerRequestCommands } from './request-commands.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { findCurrency, parseAmount } from '../ground/amount.ts';
@@ -161,6 +162,7 @@ key
 registerWebhookCommands(program);
 registerAcquirerCommands(program, parseMode);
 registerOperatorCommands(program);
+registerRequestCommands(program, parseMode);
 
 program
   .command('payment')

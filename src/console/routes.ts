@@ -1,6 +1,6 @@
 /**
  * The console at PUBLIC_URL/dashboard (docs/console.md): sign-in, the payments list and search,
- * one transaction with its actions, the audit log; settings.ts, overview.ts and export.ts add
+ * one transaction with its actions, the audit log; settings.ts, overview.ts, export.ts and request-log.ts add
  * their pages to the signed-in scope. Server-rendered HTML with the customer pages'
  * strict CSP and no scripts. A session is a random id in an HttpOnly, SameSite=Strict cookie
  * (Secure when PUBLIC_URL is https) kept in the database (operators/sessions.ts); every POST
@@ -40,6 +40,7 @@ import { exportRoutes } from './export.ts';
 import { pageQuery, parseFilters } from './filters.ts';
 import type { Query } from './context.ts';
 import { overviewRoutes } from './overview.ts';
+import { requestLogRoutes } from './request-log.ts';
 import { shownPayment } from './capabilities.ts';
 import { auditPage, confirmPage, messagePage, paymentPage, paymentsPage, setPasswordPage, signInPage, type ConsoleView } from './views.ts';
 
@@ -259,6 +260,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
     settingsRoutes(signedIn, context);
     overviewRoutes(signedIn, context);
     exportRoutes(signedIn, context);
+    requestLogRoutes(signedIn, context);
 
     signedIn.get<{ Querystring: Query }>('/dashboard/audit', async (request, reply) => {
       const view = viewOf(request, request.consoleSession);

@@ -50,7 +50,7 @@ ${
   session
     ? html`<header class="bar">
 <span class="brand">${t('console')}</span>
-<nav aria-label="${t('navigation')}"><ul><li><a href="/dashboard/overview">${t('navOverview')}</a></li><li><a href="/dashboard/payments">${t('navPayments')}</a></li><li><a href="/dashboard/merchants">${t('navSettings')}</a></li><li><a href="/dashboard/audit">${t('navAudit')}</a></li></ul></nav>
+<nav aria-label="${t('navigation')}"><ul><li><a href="/dashboard/overview">${t('navOverview')}</a></li><li><a href="/dashboard/payments">${t('navPayments')}</a></li><li><a href="/dashboard/requests">${t('navRequests')}</a></li><li><a href="/dashboard/merchants">${t('navSettings')}</a></li><li><a href="/dashboard/audit">${t('navAudit')}</a></li></ul></nav>
 <span class="who">${t('signedInAs', { email: session.operator.email })}${session.operator.merchantId ? ` (${session.operator.merchantId})` : ` (${t('allMerchants')})`}</span>
 <form method="post" action="/dashboard/sign-out">${csrfField(view)}<button type="submit" class="quiet">${t('signOut')}</button></form>
 </header>`
@@ -128,7 +128,13 @@ export const filterChoices = {
 
 const terms = (t: Translate, kind: 'status' | 'type', values: readonly string[]) => values.map((value) => ({ value, label: term(t, kind, value) }));
 
-function select(view: ConsoleView, name: string, label: string, options: readonly (string | { value: string; label: string })[], chosen: string | undefined): SafeHtml {
+export function select(
+  view: ConsoleView,
+  name: string,
+  label: string,
+  options: readonly (string | { value: string; label: string })[],
+  chosen: string | undefined,
+): SafeHtml {
   return html`<div class="field"><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">${view.t('any')}</option>${options.map(
     (o) => {
       const { value, label: text } = typeof o === 'string' ? { value: o, label: o } : o;

@@ -201,6 +201,8 @@ export async function paymentMerchant(db: Db, merchantId: string): Promise<Payme
 /** A key found valid: its caller, taken as it is until `until` (epoch ms). */
 export interface VerifiedKey {
   caller: Caller;
+  /** The key's first characters (api_keys.key_prefix), for the request log; never the key. */
+  keyPrefix: string;
   until: number;
 }
 
@@ -246,7 +248,7 @@ export class KeyResolver {
       return undefined;
     }
     const caller: Caller = { merchantId: row.merchant_id, merchantName: row.name, mode: row.mode, settings: JSON.parse(row.settings) };
-    const verified = { caller, until: now + this.cacheMs };
+    const verified = { caller, keyPrefix: row.key_prefix, until: now + this.cacheMs };
     if (this.cache.size > MAX_REMEMBERED) this.cache.clear();
     this.cache.set(hash, verified);
     return verified;

@@ -29,7 +29,7 @@ export async function findApiKey(db: Db, keyHash: string) {
   return db
     .selectFrom('api_keys')
     .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
-    .select(['api_keys.key_hash', 'api_keys.merchant_id', 'api_keys.mode', 'merchants.settings', 'merchants.name'])
+    .select(['api_keys.key_hash', 'api_keys.merchant_id', 'api_keys.mode', 'api_keys.key_prefix', 'merchants.settings', 'merchants.name'])
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();

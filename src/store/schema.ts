@@ -347,6 +347,25 @@ export interface Database {
   readiness_probe: ReadinessProbeTable;
   acquirer_claims: AcquirerClaimTable;
   disputes: DisputeTable;
+  request_log: RequestLogTable;
+}
+
+/** One merchant API request made with an API key (030_request_log, docs/api.md "Request log"): never its body, query string or key. */
+export interface RequestLogTable {
+  id: Generated<number>;
+  at: number;
+  merchant_id: string;
+  mode: Mode;
+  /** The first characters of the API key (api_keys.key_prefix), never the key. */
+  key_prefix: string;
+  method: string;
+  /** The matched route's pattern (`/api/v1/cancel/:token`), never the address as sent. */
+  route: string;
+  status: number;
+  duration_ms: number;
+  request_id: string;
+  /** The problem's title of an answer that is an error (RFC 9457), else null. */
+  problem_title: string | null;
 }
 
 /** A dispute at its acquirer (026_disputes, docs/disputes.md): its chargeback transaction's reference and its stage. */
