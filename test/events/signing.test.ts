@@ -71,6 +71,9 @@ test('settings come from WEBHOOK_* variables and are checked', () => {
   assert.equal(settings.timeoutMs, 2000);
   assert.deepEqual(settings.retryScheduleMs, [1000, 120_000]);
   assert.throws(() => loadWebhookSettings({ WEBHOOK_LEASE_MS: '10000' }), /must be longer than WEBHOOK_TIMEOUT_MS/);
-  assert.throws(() => loadWebhookSettings({ WEBHOOK_RETRY_SCHEDULE: 'PT1M,soon' }), /WEBHOOK_RETRY_SCHEDULE must be a list of positive ISO 8601 durations such as PT1M,PT5M, got "soon"/);
+  assert.throws(
+    () => loadWebhookSettings({ WEBHOOK_RETRY_SCHEDULE: 'PT1M,soon' }),
+    /WEBHOOK_RETRY_SCHEDULE must be a list of positive ISO 8601 durations such as PT1M,PT5M, got "soon"/,
+  );
   assert.throws(() => loadWebhookSettings({ WEBHOOK_CONCURRENCY: '0' }), /positive whole number/);
 });
