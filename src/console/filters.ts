@@ -29,6 +29,11 @@ export async function defaultMode(db: Db, merchantId: string | undefined): Promi
   return (await merchantOverviews(db, merchantId)).some((merchant) => merchant.keyPrefixes.live !== undefined) ? 'live' : 'test';
 }
 
+/** The merchants a platform operator (an operator of no one merchant) may choose among on a page: none for a merchant's own operator. */
+export async function merchantChoices(db: Db, operatorMerchant: string | null): Promise<{ id: string; name: string }[] | undefined> {
+  return operatorMerchant === null ? (await merchantOverviews(db)).map((m) => ({ id: m.id, name: m.name })) : undefined;
+}
+
 /** The list's query string for the page after `cursor`. */
 export const pageQuery = (shown: ListFilters, cursor: Cursor) =>
   new URLSearchParams([...Object.entries(shown).filter((entry): entry is [string, string] => !!entry[1]), ['after', `${cursor.created}.${cursor.reference}`]]).toString();

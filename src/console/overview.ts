@@ -9,10 +9,9 @@ import type { Mode } from '../store/schema.ts';
 import { DAY_MS, paymentStats } from '../store/payment-stats.ts';
 import { openDisputeTotals } from '../store/disputes.ts';
 import { openStages } from '../ground/dispute-stages.ts';
-import { merchantOverviews } from '../merchants/merchants.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import type { ConsoleContext, Query } from './context.ts';
-import { defaultMode, utcDayStart } from './filters.ts';
+import { defaultMode, merchantChoices, utcDayStart } from './filters.ts';
 import { modes } from './views.ts';
 import { overviewPage, type OverviewFilters } from './overview-views.ts';
 
@@ -57,7 +56,7 @@ export function overviewRoutes(app: FastifyInstance, { store, viewOf, send }: Co
     const session = request.consoleSession;
     const view = viewOf(request, session);
     const { merchantId } = session.operator;
-    const merchants = merchantId === null ? (await merchantOverviews(store.read)).map((m) => ({ id: m.id, name: m.name })) : undefined;
+    const merchants = await merchantChoices(store.read, merchantId);
     const period = parsePeriod(request.query, merchantId, Date.now());
     if ('invalid' in period) {
       const problem = view.t('invalidPeriod', { fields: [...new Set(period.invalid)].join(', ') });

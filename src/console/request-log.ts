@@ -8,12 +8,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Mode } from '../store/schema.ts';
 import { listRequestLog, type RequestLogFilter, type RequestLogRow } from '../store/request-log.ts';
-import { merchantOverviews } from '../merchants/merchants.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import { html, type SafeHtml } from '../lib/html.ts';
 import type { ConsoleContext, Query } from './context.ts';
-import { defaultMode } from './filters.ts';
-import { layout, modeLabel, modeSwitch, modes, select, time, type ConsoleView } from './views.ts';
+import { defaultMode, merchantChoices } from './filters.ts';
+import { layout, merchantSelect, modeLabel, modeSwitch, modes, select, time, type ConsoleView } from './views.ts';
 
 const PAGE_SIZE = 50;
 const statusClasses = ['2xx', '4xx', '5xx'] as const;
@@ -85,17 +84,7 @@ ${modeSwitch(view, '/dashboard/requests', { ...filters }, filters.mode)}
 <p>${t('requestsHint')}</p>
 ${state.problem ? html`<div class="problem" role="alert"><p>${state.problem}</p></div>` : ''}
 <form method="get" action="/dashboard/requests" class="filters" role="search">
-${
-  platform
-    ? select(
-        view,
-        'merchant',
-        t('merchant'),
-        state.merchants!.map((m) => ({ value: m.id, label: `${m.name} (${m.id})` })),
-        filters.merchant,
-      )
-    : ''
-}
+${platform ? merchantSelect(view, state.merchants!, filters.merchant) : ''}
 ${select(view, 'status', t('statusClass'), statusClasses, filters.status)}
 <div class="field"><label for="f-route">${t('route')}</label><input id="f-route" name="route" value="${filters.route ?? ''}" placeholder="/api/v1/payment"></div>
 <div class="field"><label for="f-requestId">${t('requestId')}</label><input id="f-requestId" name="requestId" value="${filters.requestId ?? ''}"></div>
@@ -113,7 +102,7 @@ export function requestLogRoutes(app: FastifyInstance, { store, viewOf, send }: 
     const session = request.consoleSession;
     const view = viewOf(request, session);
     const { merchantId } = session.operator;
-    const merchants = merchantId === null ? (await merchantOverviews(store.read)).map((m) => ({ id: m.id, name: m.name })) : undefined;
+    const merchants = await merchantChoices(store.read, merchantId);
     const { shown, beforeId, invalid } = parseRequestFilters(request.query, merchantId);
     if (invalid.length > 0) {
       const problem = view.t('invalidFilters', { fields: invalid.join(', ') });

@@ -20,7 +20,7 @@ import { findPaymentPage } from '../store/payment-pages.ts';
 import { findDelivery } from '../store/webhooks.ts';
 import { childrenOf, listTransactions } from '../store/transaction-list.ts';
 import { deliveriesOf, redeliver, TEST_WEBHOOK_PREFIX } from '../events/admin.ts';
-import { merchantOverviews, paymentMerchant } from '../merchants/merchants.ts';
+import { paymentMerchant } from '../merchants/merchants.ts';
 import { Problem } from '../ground/problem.ts';
 import { databaseUnavailable } from '../store/unavailable.ts';
 import { failureCodes } from '../ground/states.ts';
@@ -37,7 +37,7 @@ import { actionNames, actions, offeredActions, paidByTransfer, testDisputeStages
 import type { Preview } from '../payments/operations/preview.ts';
 import { settingsRoutes } from './settings.ts';
 import { exportRoutes } from './export.ts';
-import { pageQuery, parseFilters } from './filters.ts';
+import { merchantChoices, pageQuery, parseFilters } from './filters.ts';
 import type { Query } from './context.ts';
 import { overviewRoutes } from './overview.ts';
 import { requestLogRoutes } from './request-log.ts';
@@ -201,7 +201,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
       const session = request.consoleSession;
       const view = viewOf(request, session);
       const { merchantId } = session.operator;
-      const merchants = merchantId === null ? await merchantChoices() : undefined;
+      const merchants = await merchantChoices(store.read, merchantId);
       const parsed = await parseFilters(store.read, request.query, merchantId);
       if ('invalid' in parsed) {
         const problem = view.t('invalidFilters', { fields: parsed.invalid.join(', ') });
@@ -273,8 +273,6 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
       return send(reply, view, auditPage(view, entries, olderQuery));
     });
   });
-
-  const merchantChoices = async () => (await merchantOverviews(store.read)).map((m) => ({ id: m.id, name: m.name }));
 
   /** The transaction if this account may see it; otherwise not found, as for one that does not exist. */
   async function visibleTransaction(session: Session, reference: string): Promise<TransactionRow> {

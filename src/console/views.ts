@@ -128,6 +128,16 @@ export const filterChoices = {
 
 const terms = (t: Translate, kind: 'status' | 'type', values: readonly string[]) => values.map((value) => ({ value, label: term(t, kind, value) }));
 
+/** A platform operator's choice of one merchant, or any. */
+export const merchantSelect = (view: ConsoleView, merchants: readonly { id: string; name: string }[], chosen: string | undefined): SafeHtml =>
+  select(
+    view,
+    'merchant',
+    view.t('merchant'),
+    merchants.map((m) => ({ value: m.id, label: `${m.name} (${m.id})` })),
+    chosen,
+  );
+
 export function select(
   view: ConsoleView,
   name: string,
@@ -171,17 +181,7 @@ ${notices(state)}
 <h2 id="filters-title">${t('filters')}</h2>
 <form method="get" action="/dashboard/payments" class="filters" role="search">
 <div class="field wide"><label for="f-q">${t('search')}</label><span class="hint" id="f-q-hint">${t('searchHint')}</span><input type="search" id="f-q" name="q" value="${filters.q ?? ''}" aria-describedby="f-q-hint"></div>
-${
-  platform
-    ? select(
-        view,
-        'merchant',
-        t('merchant'),
-        state.merchants!.map((m) => ({ value: m.id, label: `${m.name} (${m.id})` })),
-        filters.merchant,
-      )
-    : ''
-}
+${platform ? merchantSelect(view, state.merchants!, filters.merchant) : ''}
 <input type="hidden" name="mode" value="${filters.mode ?? ''}">
 ${select(view, 'status', t('status'), terms(t, 'status', filterChoices.status), filters.status)}
 ${select(view, 'method', t('method'), filterChoices.method, filters.method)}

@@ -116,7 +116,7 @@ export async function endClaim(tx: Db, dialect: Dialect, claim: AcquirerClaimRow
   // Money paid late: `received` waits for the acquirer's CANCEL_OR_REFUND (settle-by-acquirer.ts).
   if (claim.action === 'cancelOrRefund') {
     if (result.outcome !== 'received')
-      await endLatePayment(tx, claim.reference, result.outcome === 'done' ? 'returned' : 'not_returned', { at, detail: refusalOf(result) });
+      await endLatePayment(tx, claim.reference, result.outcome === 'done' ? 'returned' : 'not_returned', { at, detail: refusalReasonOf(result) });
     return true;
   }
   // The reversal taken is the one whose refusal may still come: the refusal names it (docs/acquirers.md "Notifications").
@@ -135,7 +135,8 @@ export async function endClaim(tx: Db, dialect: Dialect, claim: AcquirerClaimRow
   return true;
 }
 
-const refusalOf = (result: Answered) => (result.outcome === 'refused' ? result.reason.slice(0, 500) : undefined);
+/** The acquirer's reason for refusing, as a timeline entry keeps it. */
+const refusalReasonOf = (result: Answered) => (result.outcome === 'refused' ? result.reason.slice(0, 500) : undefined);
 
 /** Acting failed before an answer (the acquirer refused, or could not be asked): the claim ends as refused. */
 export const releaseClaim = (tx: Db, dialect: Dialect, claim: AcquirerClaimRow, at: number) =>

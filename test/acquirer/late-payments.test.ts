@@ -14,7 +14,7 @@ import { deliveriesFor, waitFor } from '../events/support.ts';
 import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
-import { signedNotification } from './signed-notification.ts';
+import { adyenWordsOf, signedNotification } from './signed-notification.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
@@ -23,8 +23,6 @@ import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { recoverAcquirerClaims } from '../../src/payments/acquirer-recovery.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { notificationReaderOf } from '../../src/acquirer/select.ts';
-import { findAcquirerConnection } from '../../src/store/acquirer-connections.ts';
 import { settleByAcquirer } from '../../src/payments/operations/settle-by-acquirer.ts';
 import type { Context } from '../../src/payments/operations/operation.ts';
 import { run } from '../../src/payments/operations/run.ts';
@@ -178,10 +176,7 @@ for (const backend of backends) {
         success: 'true',
       };
       const payload = { live: 'true', notificationItems: [signedNotification(item, HMAC_KEY)] };
-      const { words } = await notificationReaderOf('adyen')!({ raw: Buffer.from(JSON.stringify(payload)), json: payload, headers: {} }, async (_account, mode) => {
-        const connection = await findAcquirerConnection(t.store.read, t.store.secrets, { merchantId: t.merchant.merchantId, mode });
-        return connection ? [connection] : [];
-      });
+      const words = await adyenWordsOf(t.store, payload);
       const ctx: Context<undefined> = { ports: paymentPorts(t.config, t.store), caller: undefined, now: Date.now(), log: { error: () => {} } };
       const word = words[0]!;
       // Read and decided while pending...

@@ -18,12 +18,11 @@ import { card, openPage, postForm } from '../pages/flow.ts';
 import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { adyenContractMissing } from './adyen-contract.ts';
 import { needs } from '../support/dependencies.ts';
-import { signedNotification } from './signed-notification.ts';
+import { adyenWordsOf, signedNotification } from './signed-notification.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { findPaymentPage, recordAuthorisationInFlight } from '../../src/store/payment-pages.ts';
-import { findAcquirerConnectionsByAccount } from '../../src/store/acquirer-connections.ts';
 import type { Db, Store } from '../../src/store/store.ts';
 import { paymentPorts, type Ports } from '../../src/payments/ports.ts';
 import { recoverUnknownAuthorisations } from '../../src/payments/acquirer-recovery.ts';
@@ -33,7 +32,7 @@ import { resolve } from '../../src/payments/operations/resolve.ts';
 import { cancelUnknownAuthorisation } from '../../src/payments/operations/cancel-unknown-authorisation.ts';
 import { settleByAcquirer } from '../../src/payments/operations/settle-by-acquirer.ts';
 import type { Log } from '../../src/payments/operations/operation.ts';
-import { notificationReaderOf, type Acquirers } from '../../src/acquirer/select.ts';
+import type { Acquirers } from '../../src/acquirer/select.ts';
 import type { AcquirerConnector, TechnicalCancelRequest } from '../../src/acquirer/connector.ts';
 import { sql } from 'kysely';
 
@@ -147,9 +146,7 @@ for (const backend of backends) {
      */
     async function heldNotification(reference: string, holds: { before?: Hold; atEnd?: Hold }) {
       const payload = await authorisationPayload(reference);
-      const { words } = await notificationReaderOf('adyen')!({ raw: Buffer.from(JSON.stringify(payload)), json: payload, headers: {} }, (account, mode) =>
-        findAcquirerConnectionsByAccount(t.store.read, t.store.secrets, 'adyen', account, mode),
-      );
+      const words = await adyenWordsOf(t.store, payload);
       const ports = paymentPorts(t.config, t.store);
       const store = heldStore(ports.store, { before: () => holds.before, atEnd: holds.atEnd });
       return run(settleByAcquirer, words[0], { ports: { ...ports, store }, caller: undefined, now: Date.now(), log });
