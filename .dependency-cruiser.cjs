@@ -10,7 +10,8 @@
 //                                                  merchants and operators → events)
 //   payments                                       everything above this line
 //   api pages console cli contract, and the files   anything; api/, pages/ and console/ reach payments/ only through
-//   in src/                                        payments/operations/, payments/read.ts and payments/serialize.ts;
+//   in src/                                        payments/operations/ (run by payments/runner/), payments/read.ts
+//                                                  and payments/serialize.ts;
 //                                                  contract/ derives the OpenAPI document from the request tables
 //
 // src/config.ts sits at the top but is imported from many folders: it is allowed from any folder
@@ -96,9 +97,13 @@ module.exports = {
       name: 'payments-through-operations',
       severity: 'error',
       comment:
-        'src/api/, src/pages/ and src/console/ reach src/payments/ only through payments/operations/, the readers payments/read.ts and payments/serialize.ts, the flows table (payments/flows.ts), and the ports they hand to operations (payments/ports.ts); the types of what operations take and answer may be imported from anywhere in payments/.',
+        'src/api/, src/pages/ and src/console/ reach src/payments/ only through payments/operations/ and the runner that runs them (payments/runner/), the readers payments/read.ts and payments/serialize.ts, the flows table (payments/flows.ts), and the ports they hand to operations (payments/ports.ts); the types of what operations take and answer may be imported from anywhere in payments/.',
       from: { path: '^src/(api|pages|console)/' },
-      to: { path: '^src/payments/', pathNot: '^src/payments/(operations/|read[.]ts$|serialize[.]ts$|flows[.]ts$|ports[.]ts$)', dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^src/payments/',
+        pathNot: '^src/payments/(operations/|runner/|read[.]ts$|serialize[.]ts$|flows[.]ts$|ports[.]ts$)',
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'api-pages-private',

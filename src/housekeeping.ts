@@ -8,7 +8,7 @@
  */
 import type { Config } from './config.ts';
 import type { Db, Store } from './store/store.ts';
-import { RETENTION_MS } from './payments/operations/idempotency.ts';
+import { RETENTION_MS } from './payments/runner/idempotency.ts';
 import { deleteExpiredRecords } from './store/idempotency-records.ts';
 import { deleteFinishedDeliveries } from './store/webhooks.ts';
 import { deleteEndedSignInWindows, deleteExpiredSessions } from './store/operators.ts';

@@ -5,12 +5,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Store } from './store/store.ts';
-import { startExpirySweeper } from './payments/expiry.ts';
+import { startExpirySweeper } from './payments/jobs/expiry.ts';
 import { WebhookWorker } from './events/worker.ts';
 import { HOUSEKEEPING_INTERVAL_MS, runHousekeeping } from './housekeeping.ts';
-import { startWalletRecovery } from './payments/wallet-recovery.ts';
+import { startWalletRecovery } from './payments/jobs/wallet-recovery.ts';
 import { paymentPorts } from './payments/ports.ts';
-import { startAcquirerRecovery } from './payments/acquirer-recovery.ts';
+import { startAcquirerRecovery } from './payments/jobs/acquirer-recovery.ts';
 import { databaseUnavailable } from './store/unavailable.ts';
 
 export function startWorkers(config: Config, store: Store, log: FastifyBaseLogger): () => Promise<void> {

@@ -9,7 +9,7 @@
  * hold and what the answers mean is here, pure; adyen.ts sends them.
  */
 import type { RedirectMethod } from '../ground/payment-method.ts';
-import type { AuthorisationTerms, AuthoriseResult, FollowUpRequest, FollowUpResult, InvoiceLine, PaymentInstrument, TransferInstructions } from './connector.ts';
+import type { AuthorisationTerms, AuthoriseResult, ModificationRequest, ModificationResult, InvoiceLine, PaymentInstrument, TransferInstructions } from './connector.ts';
 import { authoriseResultOf, type AdyenPaymentResult } from './adyen-outcomes.ts';
 import { toAdyenMinor } from './adyen-amounts.ts';
 
@@ -140,14 +140,14 @@ export function checkoutResultOf(result: CheckoutPaymentResult): AuthoriseResult
 export const completionDetailNames = ['redirectResult', 'payload', 'MD', 'PaRes', 'resultCode', 'paymentStatus', 'orderID', 'payerID', 'paymentID'] as const;
 
 /** `/payments/{pspReference}/captures|refunds|cancels`: the modification, its amount where it has one. Undefined for an amount Adyen's units cannot carry. */
-export function checkoutModification(merchantAccount: string, request: FollowUpRequest, withAmount: boolean): Record<string, unknown> | undefined {
+export function checkoutModification(merchantAccount: string, request: ModificationRequest, withAmount: boolean): Record<string, unknown> | undefined {
   if (!withAmount) return { merchantAccount, reference: request.reference };
   const value = toAdyenMinor(request.amountMinor, request.currency);
   return value === undefined ? undefined : { merchantAccount, reference: request.reference, amount: { value, currency: request.currency.toUpperCase() } };
 }
 
 /** A modification Checkout took (201, `status: received`) is done later, by notification; anything else it refused. */
-export function checkoutModificationResult(status: number, body: Record<string, unknown>): FollowUpResult {
+export function checkoutModificationResult(status: number, body: Record<string, unknown>): ModificationResult {
   const { status: state, pspReference, message, errorCode } = body as { status?: string; pspReference?: string; message?: string; errorCode?: string };
   if ((status === 200 || status === 201) && state === 'received' && typeof pspReference === 'string') return { outcome: 'received', acquirerReference: pspReference };
   return { outcome: 'refused', reason: `Adyen answered ${status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}` };

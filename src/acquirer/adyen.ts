@@ -15,8 +15,8 @@ import type {
   AuthoriseResult,
   CardData,
   StoredCardUse,
-  FollowUpRequest,
-  FollowUpResult,
+  ModificationRequest,
+  ModificationResult,
   Served,
 } from './connector.ts';
 import type { AcquirerAuthentication, AuthenticatingRequest, AuthenticationContinuation, PaymentAmount } from './connector.ts';
@@ -137,20 +137,20 @@ export class AdyenConnector implements AcquirerConnector {
     return { result, about };
   }
 
-  capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+  capture(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult> {
     return this.modify({ classic: '/capture', checkout: 'captures' }, request, idempotencyKey, true);
   }
 
-  reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+  reversal(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult> {
     return this.modify({ classic: '/cancel', checkout: 'cancels' }, request, idempotencyKey, false);
   }
 
-  refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+  refund(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult> {
     return this.modify({ classic: '/refund', checkout: 'refunds' }, request, idempotencyKey, true);
   }
 
   /** Classic `/cancelOrRefund`, Checkout's `/reversals`: Adyen cancels or refunds as the payment stands, and says which by `CANCEL_OR_REFUND`. */
-  cancelOrRefund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+  cancelOrRefund(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult> {
     return this.modify({ classic: '/cancelOrRefund', checkout: 'reversals' }, request, idempotencyKey, false);
   }
 
@@ -159,7 +159,12 @@ export class AdyenConnector implements AcquirerConnector {
    * says later, by notification, whether it was done. Through the Checkout API when it is
    * connected (it modifies payments made through either API), else the Classic one.
    */
-  private async modify(paths: { classic: string; checkout: string }, request: FollowUpRequest, idempotencyKey: string, withAmount: boolean): Promise<FollowUpResult> {
+  private async modify(
+    paths: { classic: string; checkout: string },
+    request: ModificationRequest,
+    idempotencyKey: string,
+    withAmount: boolean,
+  ): Promise<ModificationResult> {
     const { checkoutEndpoint, merchantAccount } = this.settings;
     if (checkoutEndpoint) {
       const body = checkoutModification(merchantAccount, request, withAmount);
@@ -186,14 +191,14 @@ export class AdyenConnector implements AcquirerConnector {
    * for one whose answer never came; Adyen takes it (`[technical-cancel-received]`) and cancels or
    * refunds whatever the authorisation did.
    */
-  async technicalCancel(request: TechnicalCancelRequest, idempotencyKey: string): Promise<FollowUpResult> {
+  async technicalCancel(request: TechnicalCancelRequest, idempotencyKey: string): Promise<ModificationResult> {
     const body = { merchantAccount: this.settings.merchantAccount, originalMerchantReference: request.reference, reference: request.reference };
     return this.modificationResult(await this.post(`${this.settings.endpoint}/technicalCancel`, body, idempotencyKey));
   }
 
   // ---- end of unknown outcomes ----
 
-  private modificationResult(answer: Answer): FollowUpResult {
+  private modificationResult(answer: Answer): ModificationResult {
     if (answer.status === 'unknown') return { outcome: 'unknown', reason: answer.reason };
     const { response, pspReference, message, errorCode } = answer.body as { response?: string; pspReference?: string; message?: string; errorCode?: string };
     if (answer.status === 200 && typeof response === 'string' && response.endsWith('-received]') && typeof pspReference === 'string') {

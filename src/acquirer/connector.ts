@@ -76,7 +76,7 @@ export interface ShopperAddress {
 }
 
 /**
- * What the merchant told of the shopper and the order (payments/shopper.ts), for the acquirer's
+ * What the merchant told of the shopper and the order (payments/card/shopper.ts), for the acquirer's
  * risk checks and the issuer: each part only when the merchant gave it and it is valid, never
  * made up. An address lacks a part the acquirer needs → the address is left out whole.
  */
@@ -227,14 +227,15 @@ export interface RedirectOutcome {
   about?: SaidAbout;
 }
 
-export interface FollowUpRequest {
+/** A change asked of the acquirer to a payment it took (a capture, a refund, a reversal, a cancel-or-refund): which one, and how much. */
+export interface ModificationRequest {
   reference: string;
   acquirerReference: string;
   amountMinor: number;
   currency: string;
 }
 
-export type FollowUpResult =
+export type ModificationResult =
   | { outcome: 'done'; acquirerReference: string }
   /** Taken, to be done: the acquirer says later, by notification, whether it was (Adyen's `[…-received]`). */
   | { outcome: 'received'; acquirerReference: string }
@@ -317,8 +318,8 @@ export interface AcquirerConnector {
   /** Present when the acquirer authenticates the cardholder itself (docs/acquirers.md "3-D Secure through Adyen"). */
   readonly authentication?: AcquirerAuthentication;
   authorise(request: AuthoriseRequest, idempotencyKey: string): Promise<AuthoriseResult>;
-  capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
-  refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
+  capture(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult>;
+  refund(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult>;
   /**
    * Asks the outcome of a method paid elsewhere once the customer is back (Adyen's
    * `/payments/details`). Optional: without it the outcome comes by notification, or from the
@@ -326,19 +327,19 @@ export interface AcquirerConnector {
    */
   completeRedirect?(request: RedirectReturn, idempotencyKey: string): Promise<RedirectOutcome>;
   /** Releases an authorisation that was not captured. */
-  reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
+  reversal(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult>;
   /**
    * Gives back whatever an authorisation did, named by the acquirer's reference: the hold released
    * if it was not captured, the money refunded if it was (Adyen's cancel-or-refund). For money a
    * shopper paid after Kassa ended the payment (docs/acquirers.md "Money paid after Kassa gave up").
    */
-  cancelOrRefund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult>;
+  cancelOrRefund(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult>;
   /**
    * Cancels whatever an authorisation with no known outcome did, named by Kassa's own reference
    * (the acquirer's is unknown): nothing if it was never made, the hold released or the money
    * given back if it was. Optional: a connector without it leaves such payments to an operator.
    */
-  technicalCancel?(request: TechnicalCancelRequest, idempotencyKey: string): Promise<FollowUpResult>;
+  technicalCancel?(request: TechnicalCancelRequest, idempotencyKey: string): Promise<ModificationResult>;
 }
 
 export interface TechnicalCancelRequest {

@@ -57,7 +57,7 @@ export interface DisputeFacts {
  * - `authorisationExpired`: an authorisation's held amount was released without a capture;
  * - `cancelled`: the outcome of a cancel by Kassa's own reference (the technical cancel of an unknown authorisation);
  * - `offerClosed`: a payment the customer never finished at the method was closed by the acquirer;
- * - `dispute`: a chargeback's stage, or an entry of its timeline (payments/disputes.ts, docs/disputes.md);
+ * - `dispute`: a chargeback's stage, or an entry of its timeline (payments/follow-ups/disputes.ts, docs/disputes.md);
  * - `notice`: something that changes nothing for the payment (a report, a review, a payout), kept on its timeline;
  * - `unknown`: an event the connector does not know; it changes nothing and is logged.
  */

@@ -5,7 +5,7 @@
  */
 import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { findCurrency } from '../ground/amount.ts';
-import type { AcquirerConnector, AuthoriseRequest, AuthoriseResult, FollowUpRequest, FollowUpResult, Served } from './connector.ts';
+import type { AcquirerConnector, AuthoriseRequest, AuthoriseResult, ModificationRequest, ModificationResult, Served } from './connector.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { refundRefusals, scenarioFor } from '../ground/test-scenarios.ts';
 
@@ -51,16 +51,16 @@ export class SimulatedAcquirer implements AcquirerConnector {
     return acquirerReference;
   }
 
-  async capture(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+  async capture(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult> {
     return this.once(`capture:${idempotencyKey}`, () => this.follow(request, 'authorised', 'captured'));
   }
 
-  async reversal(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+  async reversal(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult> {
     return this.once(`reversal:${idempotencyKey}`, () => this.follow(request, 'authorised', 'reversed'));
   }
 
   /** Whatever the authorisation did is undone at once: the test helper's late payment given back (docs/payment-methods.md "Test mode"). */
-  async cancelOrRefund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+  async cancelOrRefund(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult> {
     return this.once(`cancelOrRefund:${idempotencyKey}`, () => {
       const authorisation = this.authorisations.get(request.acquirerReference);
       if (authorisation) authorisation.state = 'reversed';
@@ -68,7 +68,7 @@ export class SimulatedAcquirer implements AcquirerConnector {
     });
   }
 
-  async refund(request: FollowUpRequest, idempotencyKey: string): Promise<FollowUpResult> {
+  async refund(request: ModificationRequest, idempotencyKey: string): Promise<ModificationResult> {
     return this.once(`refund:${idempotencyKey}`, () => {
       const currency = findCurrency(request.currency);
       if (!currency) return { outcome: 'refused', reason: 'unknown currency' };
@@ -79,7 +79,7 @@ export class SimulatedAcquirer implements AcquirerConnector {
     });
   }
 
-  private follow(request: FollowUpRequest, from: 'authorised', to: 'captured' | 'reversed'): FollowUpResult {
+  private follow(request: ModificationRequest, from: 'authorised', to: 'captured' | 'reversed'): ModificationResult {
     const authorisation = this.authorisations.get(request.acquirerReference);
     // A simulator restarted since the authorisation has forgotten it: accept, as the authorisation was real.
     if (authorisation) {

@@ -14,7 +14,7 @@ import { Problem } from '../ground/problem.ts';
 import { findAcquirerConnectionsByAccount } from '../store/acquirer-connections.ts';
 import { notificationReaderOf } from '../acquirer/select.ts';
 import { paymentPorts } from '../payments/ports.ts';
-import { run } from '../payments/operations/run.ts';
+import { run } from '../payments/runner/run.ts';
 import { settleByAcquirer } from '../payments/operations/settle-by-acquirer.ts';
 import { installBodyWithBytesParsers, type BodyWithBytes } from './json-body.ts';
 import type { Deps } from './payments.ts';

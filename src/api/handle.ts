@@ -9,8 +9,8 @@ import { problemBody } from './errors.ts';
 import { idempotentReplays } from '../lib/metrics.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import type { Ports } from '../payments/ports.ts';
-import type { AnyOperation } from '../payments/operations/operation.ts';
-import { runForMerchant, type Outcome } from '../payments/operations/run.ts';
+import type { AnyOperation } from '../payments/runner/operation.ts';
+import { runForMerchant, type Outcome } from '../payments/runner/run.ts';
 
 export function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {

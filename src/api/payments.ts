@@ -20,7 +20,7 @@ import { raiseTestDispute } from '../payments/operations/raise-test-dispute.ts';
 import { acceptDispute } from '../payments/operations/accept-dispute.ts';
 import { defendDispute } from '../payments/operations/defend-dispute.ts';
 import { cancel } from '../payments/operations/cancel.ts';
-import { run } from '../payments/operations/run.ts';
+import { run } from '../payments/runner/run.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import type { Authenticator } from './auth.ts';
 import { handle } from './handle.ts';

@@ -14,7 +14,7 @@ import { serializePayment } from '../payments/serialize.ts';
 import { addressesOf } from '../payments/flows.ts';
 import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts';
 import { payWallet } from '../payments/operations/pay-wallet.ts';
-import { run, runLater, settleLaterRuns } from '../payments/operations/run.ts';
+import { run, runLater, settleLaterRuns } from '../payments/runner/run.ts';
 import { parseWalletToken } from '../wallet/index.ts';
 import { objectBody } from './handle.ts';
 import type { Deps } from './payments.ts';

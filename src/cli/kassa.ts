@@ -29,7 +29,7 @@ import { failureCodes, type FailureCode } from '../ground/states.ts';
 import { Problem } from '../ground/problem.ts';
 import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
-import { run } from '../payments/operations/run.ts';
+import { run } from '../payments/runner/run.ts';
 import { resolve } from '../payments/operations/resolve.ts';
 
 const parseMode = (value: string): Mode => {

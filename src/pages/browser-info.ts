@@ -5,7 +5,7 @@
  * the request. Without scripts only the request's part is known. Pure.
  */
 import { screenColorDepths, type BrowserInfo } from '../ground/browser-info.ts';
-import type { BrowserFacts } from '../payments/card-payment.ts';
+import { type BrowserFacts } from '../payments/card/steps.ts';
 
 export interface BrowserForm {
   js?: string;

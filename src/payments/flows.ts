@@ -312,7 +312,7 @@ export function flowOf(name: string): FlowSpec {
   return flows[name as Flow];
 }
 
-/** A follow-up of a payment (a refund, a capture: payments/follow-up.ts) is made by the merchant, not paid by a customer: it has no customer addresses, whatever its payment's flow. */
+/** A follow-up of a payment (a refund, a capture: payments/follow-ups/follow-up.ts) is made by the merchant, not paid by a customer: it has no customer addresses, whatever its payment's flow. */
 const followUpAddresses: FlowSpec['answer'] = { payUrl: false, cancelUrl: false, cardDataUrl: false };
 
 /** The customer addresses a transaction's payment object carries and its capability token opens (docs/api.md#the-payment-object, docs/api.md#post-a-wallet-token, docs/api.md#cancel). */

@@ -17,7 +17,7 @@ import { SimulatedDirectoryServer } from '../threeds/ds-simulator.ts';
 import { ThreeDSServer } from '../threeds/server.ts';
 import { AcquirerThreeDS } from '../threeds/by-acquirer.ts';
 import type { DirectoryServer } from '../threeds/directory.ts';
-import { CardSealer } from './card-seal.ts';
+import { CardSealer } from './card/card-seal.ts';
 import { flowOf } from './flows.ts';
 import type { PaymentLinks } from './serialize.ts';
 import type { PaymentRequest } from './request.ts';

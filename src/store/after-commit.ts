@@ -1,7 +1,7 @@
 /**
  * Effects that must happen only once a unit of work has committed (a metric counting a payment
  * created or a status changed): a unit can roll back after its writes, as a duplicate
- * Idempotency-Reference's does on purpose (operations/idempotency.ts). `afterCommit` keeps the
+ * Idempotency-Reference's does on purpose (payments/runner/idempotency.ts). `afterCommit` keeps the
  * effect with the unit running on `db`; `store.transact` (store.ts) runs them once it commits and
  * drops them when it fails. Units on one connection run one after another (SQLite's group commit
  * runs its batch in turn, each PostgreSQL unit has its own), so the connection names the unit.

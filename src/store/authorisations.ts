@@ -1,7 +1,7 @@
 /**
  * Queries for what a payment's `details` record after its final state: an authorisation's
  * completion (capture, reversal; the status stays `success`), money paid after the payment ended
- * (`failed`, payments/late-payment.ts).
+ * (`failed`, payments/follow-ups/late-payment.ts).
  */
 import type { Db } from './store.ts';
 

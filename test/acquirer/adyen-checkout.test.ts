@@ -22,7 +22,7 @@ import { findPaymentPage } from '../../src/store/payment-pages.ts';
 import { deliveriesFor, waitFor } from '../events/support.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
-import { expireDuePayments } from '../../src/payments/expiry.ts';
+import { expireDuePayments } from '../../src/payments/jobs/expiry.ts';
 
 const skip = needs(adyenContractMissing);
 const HMAC_KEY = randomBytes(32).toString('hex');

@@ -17,7 +17,7 @@ import { connectToFake, startFakeAdyen, ADYEN_CONTRACT, type FakeAdyen } from '.
 import { AdyenConnector, shopperFields } from '../../src/acquirer/adyen.ts';
 import { authoriseResultOf, refusedRequestResult, retryAdvice } from '../../src/acquirer/adyen-outcomes.ts';
 import { adyenCurrencies, adyenExponent, fromAdyenMinor, toAdyenMinor } from '../../src/acquirer/adyen-amounts.ts';
-import { shopperOf } from '../../src/payments/shopper.ts';
+import { shopperOf } from '../../src/payments/card/shopper.ts';
 import { card, openPage, postForm } from '../pages/flow.ts';
 import { ConsoleClient, makeAccount } from '../console/support.ts';
 import { notificationSignature, parseNotification, signedString, signedWith } from '../../src/acquirer/adyen-notifications.ts';

@@ -23,7 +23,7 @@ import { signedNotification } from './signed-notification.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { canAdvance, disputeStages, stageHolds, stageStatus } from '../../src/ground/dispute-stages.ts';
-import { claimsAgain, disputeRefusal, nextStage } from '../../src/payments/disputes.ts';
+import { claimsAgain, disputeRefusal, nextStage } from '../../src/payments/follow-ups/disputes.ts';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { DISPUTES_CONTRACT, startFakeAdyenDisputes, type FakeAdyenDisputes } from './adyen-disputes-fake.ts';
 import fs from 'node:fs';

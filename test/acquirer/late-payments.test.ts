@@ -19,13 +19,13 @@ import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { findAcquirerClaim } from '../../src/store/acquirer-claims.ts';
-import { expireDuePayments } from '../../src/payments/expiry.ts';
+import { expireDuePayments } from '../../src/payments/jobs/expiry.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
-import { recoverAcquirerClaims } from '../../src/payments/acquirer-recovery.ts';
+import { recoverAcquirerClaims } from '../../src/payments/jobs/acquirer-recovery.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { settleByAcquirer } from '../../src/payments/operations/settle-by-acquirer.ts';
-import type { Context } from '../../src/payments/operations/operation.ts';
-import { run } from '../../src/payments/operations/run.ts';
+import type { Context } from '../../src/payments/runner/operation.ts';
+import { run } from '../../src/payments/runner/run.ts';
 
 const skip = needs(adyenContractMissing);
 const HMAC_KEY = randomBytes(32).toString('hex');

@@ -13,7 +13,7 @@ import { backends, cardPayment, rawDatabase, suiteApp } from '../support/app.ts'
 import { insertTransaction } from '../../src/store/transactions.ts';
 import { pendingPaymentRow } from '../events/support.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
-import { recoverAcquirerClaims } from '../../src/payments/acquirer-recovery.ts';
+import { recoverAcquirerClaims } from '../../src/payments/jobs/acquirer-recovery.ts';
 
 for (const backend of backends) {
   describe(`018_acquirer_claims on a refund cut off before it (${backend})`, () => {

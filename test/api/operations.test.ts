@@ -11,8 +11,8 @@ import { backends, suiteApp } from '../support/app.ts';
 import { defaultSettings, type Caller } from '../../src/merchants/merchants.ts';
 import { Problem } from '../../src/ground/problem.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
-import { merchantOperation } from '../../src/payments/operations/operation.ts';
-import { runForMerchant } from '../../src/payments/operations/run.ts';
+import { merchantOperation } from '../../src/payments/runner/operation.ts';
+import { runForMerchant } from '../../src/payments/runner/run.ts';
 
 /** What the fake operation's act does with its plan. */
 type Behaviour = 'succeed' | 'refuse' | 'crash';

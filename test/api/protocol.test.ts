@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { backends, basic, cardPayment, suiteApp } from '../support/app.ts';
 import { createMerchant, rotateApiKey } from '../../src/merchants/merchants.ts';
-import { expireDuePayments } from '../../src/payments/expiry.ts';
+import { expireDuePayments } from '../../src/payments/jobs/expiry.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { eventsOf, findTransaction } from '../../src/store/transactions.ts';
 

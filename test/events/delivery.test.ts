@@ -5,7 +5,7 @@ import { api, backends, cardPayment, startTestApp, type TestApp } from '../suppo
 import { WebhookWorker } from '../../src/events/worker.ts';
 import { redeliver, setWebhookUrl, showWebhook, deliveriesOf } from '../../src/events/admin.ts';
 import { transition } from '../../src/payments/transition.ts';
-import { expireDuePayments } from '../../src/payments/expiry.ts';
+import { expireDuePayments } from '../../src/payments/jobs/expiry.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { attemptsFor, completePayment, deliveriesFor, fastWorkerOptions, insertPendingPayment, startReceiver, waitFor, type Receiver } from './support.ts';

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
-import { MAX_CARD_ATTEMPTS } from '../../src/payments/card-payment.ts';
+import { MAX_CARD_ATTEMPTS } from '../../src/payments/card/reserve.ts';
 import { paymentPorts } from '../../src/payments/ports.ts';
 import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
 import { httpInjector } from '../support/process.ts';

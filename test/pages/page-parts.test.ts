@@ -7,7 +7,7 @@ import { argumentsOf } from '../../src/lib/catalogues.ts';
 import { amountText } from '../../src/ground/amount.ts';
 import { html } from '../../src/lib/html.ts';
 import { contentSecurityPolicy, sourceOf } from '../../src/lib/page-security.ts';
-import { CardSealer } from '../../src/payments/card-seal.ts';
+import { CardSealer } from '../../src/payments/card/card-seal.ts';
 import { collectBrowserFacts, windowSizeFor } from '../../src/pages/browser-info.ts';
 
 const english = translations.eng;

@@ -53,7 +53,7 @@ const globToRegExp = (glob: string) => new RegExp(`^${glob.replace(/[.+?^${}()|[
 
 /** Folders a citation is read from the root of the repository with, as docs write them. */
 const rootFolders = ['src', 'test', 'docs', 'scripts', 'clients', 'examples', 'bench', 'bin', '.ci'];
-/** The folders of src/: docs/architecture.md cites its files from there (`payments/flows.ts`, `operations/run.ts`). */
+/** The folders of src/: docs/architecture.md cites its files from there (`payments/flows.ts`, `payments/runner/run.ts`). */
 const srcFolders = fs
   .readdirSync(path.join(root, 'src'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
@@ -192,7 +192,7 @@ test('the checks catch what they are for', () => {
   assert.equal(citationMissing('src/no-such-file.ts'), 'no such file');
   assert.equal(citationMissing('test/acquirer/adyen*.test.ts'), undefined);
   assert.equal(citationMissing('test/nothing/*.test.ts'), 'no file matches the pattern');
-  assert.equal(citationMissing('operations/run.ts'), undefined, 'a file of src/payments/operations, cited from src/');
+  assert.equal(citationMissing('payments/runner/run.ts'), undefined, 'a file of a folder of src/, cited from src/');
   assert.equal(citationMissing('payments/no-such.ts'), 'no such file in src/');
   assert.equal(citationMissing('vendor/autoload.php'), undefined, 'not a folder of this repository: no citation');
   const broken = { page: 'docs/example.md', line: 1, language: 'ts' as const, code: "const n: number = 'one';\nhelperNeverDefined();\n", excerpt: false };

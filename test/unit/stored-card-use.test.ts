@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CardData } from '../../src/acquirer/connector.ts';
 import type { TransactionRow } from '../../src/store/schema.ts';
-import { networkReferenceToKeep, storedCardUseOf } from '../../src/payments/stored-card-use.ts';
+import { networkReferenceToKeep, storedCardUseOf } from '../../src/payments/card/stored-card-use.ts';
 import { shopperReferenceOf } from '../../src/vault/vault.ts';
 
 const card: CardData = { pan: '4111111111111111', expiryMonth: 12, expiryYear: 2030, holderName: 'Ann Smith', brand: 'visa' };

@@ -7,10 +7,10 @@
  * answer: 503, nothing recorded.
  */
 import { Problem } from '../../ground/problem.ts';
-import { disputeOpenTo, disputeServiceOf, loadDispute, recordDisputeWord, unlessRefusedDispute, type OwnDispute } from '../disputes.ts';
+import { disputeOpenTo, disputeServiceOf, loadDispute, recordDisputeWord, unlessRefusedDispute, type OwnDispute } from '../follow-ups/disputes.ts';
 import { serializePayment } from '../serialize.ts';
-import { parseReference } from './fields.ts';
-import { merchantOperation } from './operation.ts';
+import { parseReference } from '../requests/fields.ts';
+import { merchantOperation } from '../runner/operation.ts';
 
 export const acceptDispute = merchantOperation({
   name: 'acceptDispute',

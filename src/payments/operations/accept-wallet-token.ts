@@ -11,8 +11,8 @@ import { findTransaction } from '../../store/transactions.ts';
 import { findWalletTokenUse } from '../../store/wallet-token-uses.ts';
 import { acceptWalletToken as verifyWalletToken } from '../../wallet/accept.ts';
 import type { WalletPaymentToken } from '../../wallet/index.ts';
-import { recordWalletTokenUse, toPay } from '../pay-by-wallet.ts';
-import { customerOperation } from './operation.ts';
+import { recordWalletTokenUse, toPay } from '../wallet/pay-by-wallet.ts';
+import { customerOperation } from '../runner/operation.ts';
 
 const notPending = (status: string) => Problem.conflict(`The payment is ${status}: it takes no wallet token any more.`);
 

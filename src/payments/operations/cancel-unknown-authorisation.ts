@@ -14,11 +14,11 @@
  *   commit   taken → `failed`/`processing_error`; refused → the operator's; no answer → due again
  */
 import type { TransactionRow } from '../../store/schema.ts';
-import type { FollowUpResult } from '../../acquirer/connector.ts';
+import type { ModificationResult } from '../../acquirer/connector.ts';
 import { findTransaction, ownerOf } from '../../store/transactions.ts';
 import { claimAuthorisationRecovery, endAuthorisationInFlight, leaveAuthorisationToOperator } from '../../store/payment-pages.ts';
 import { transition } from '../transition.ts';
-import { stop, systemOperation } from './operation.ts';
+import { stop, systemOperation } from '../runner/operation.ts';
 
 /** An authorisation in flight as the recovery job found it due. */
 export interface DueRecovery {
@@ -67,7 +67,7 @@ export const cancelUnknownAuthorisation = systemOperation({
     const acquirer = await ports.acquirers.for(ownerOf(plan.row));
     return { plan, result: await acquirer.technicalCancel!({ reference: plan.reference }, technicalCancelKey(plan.reference)) };
   },
-  commit: async (tx, { plan, result }: { plan: Plan; result: FollowUpResult }, { now }) => {
+  commit: async (tx, { plan, result }: { plan: Plan; result: ModificationResult }, { now }) => {
     const { reference } = plan;
     if (result.outcome === 'received' || result.outcome === 'done') {
       await transition(tx, { reference, from: 'manualintervention', to: 'failed', failureCode: 'processing_error', cause: 'acquirer_technical_cancel', at: now });

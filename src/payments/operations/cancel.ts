@@ -8,7 +8,7 @@ import { Problem } from '../../ground/problem.ts';
 import { findByPageToken, findTransaction } from '../../store/transactions.ts';
 import { transition } from '../transition.ts';
 import { authorisationInFlight } from '../../store/payment-pages.ts';
-import { operationFor } from './operation.ts';
+import { operationFor } from '../runner/operation.ts';
 
 /** Who cancels: the merchant (its key sent with the request) or, without one, the customer. */
 export type CancellingParty = { merchantId: string } | undefined;

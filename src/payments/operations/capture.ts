@@ -10,13 +10,13 @@
 import { Problem } from '../../ground/problem.ts';
 import { findCurrency, parseAmount } from '../../ground/amount.ts';
 import type { AcquirerClaimRow } from '../../store/schema.ts';
-import { authorised, claimAuthorisation, completable, loadAuthorisation, type Authorisation } from '../authorisation.ts';
-import { claimedStages, recordClaim } from '../claims.ts';
+import { authorised, claimAuthorisation, completable, loadAuthorisation, type Authorisation } from '../follow-ups/authorisation.ts';
+import { claimedStages, recordClaim } from '../follow-ups/claims.ts';
 import { compileTable } from '../common-fields.ts';
-import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from '../follow-up.ts';
+import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from '../follow-ups/follow-up.ts';
 import { serializePayment } from '../serialize.ts';
-import { requestRules } from './fields.ts';
-import { merchantOperation } from './operation.ts';
+import { requestRules } from '../requests/fields.ts';
+import { merchantOperation } from '../runner/operation.ts';
 import { insertTransaction } from '../../store/transactions.ts';
 import { methodOf } from '../../ground/payment-method.ts';
 import { orderLinesAddingUp } from '../request.ts';

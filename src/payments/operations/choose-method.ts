@@ -13,7 +13,7 @@ import type { MerchantSettings } from '../../merchants/merchants.ts';
 import { isOffered, methods, type MethodSpec, type OfferedMethod } from '../../ground/payment-method.ts';
 import { storedRequestOf } from '../serialize.ts';
 import { takes } from '../../acquirer/connector.ts';
-import { customerOperation } from './operation.ts';
+import { customerOperation } from '../runner/operation.ts';
 import { cardsTaken, type Ports } from '../ports.ts';
 
 /**

@@ -7,8 +7,12 @@
  */
 import type { CardData } from '../../acquirer/connector.ts';
 import { updateThreeDSSession, type ThreeDSSessionRow } from '../../store/payment-pages.ts';
-import { claimThreeDSSession, commitSettlement, continueByAcquirer, releaseLease, reverseLostAuthorisation, sealBinding, type PageStep } from '../card-payment.ts';
-import { customerOperation, stop } from './operation.ts';
+import { claimThreeDSSession, releaseLease } from '../card/reserve.ts';
+import { commitCardOutcome, reverseLostAuthorisation } from '../card/commit.ts';
+import { continueByAcquirer } from '../card/acquirer-authentication.ts';
+import { sealBinding } from '../card/card-seal.ts';
+import { type PageStep } from '../card/steps.ts';
+import { customerOperation, stop } from '../runner/operation.ts';
 
 interface MethodEnd {
   sessionId: string;
@@ -38,7 +42,7 @@ export const complete3dsMethod = customerOperation({
   release: releaseLease,
   act: (plan, ctx) =>
     continueByAcquirer({ card: plan.card!, sealedCard: plan.sealedCard, session: plan.session!, after: { step: 'method', completed: plan.completed } }, ctx),
-  commit: commitSettlement,
+  commit: commitCardOutcome,
   answer: (step) => step,
   after: reverseLostAuthorisation,
 });

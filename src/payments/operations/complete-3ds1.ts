@@ -7,17 +7,13 @@
  */
 import { updateThreeDSSession, type ThreeDSSessionRow } from '../../store/payment-pages.ts';
 import type { CardData } from '../../acquirer/connector.ts';
-import {
-  claimThreeDSSession,
-  commitSettlement,
-  concludeAuthentication,
-  continueByAcquirer,
-  releaseLease,
-  reverseLostAuthorisation,
-  sealBinding,
-  type PageStep,
-} from '../card-payment.ts';
-import { customerOperation, stop } from './operation.ts';
+import { claimThreeDSSession, releaseLease } from '../card/reserve.ts';
+import { commitCardOutcome, reverseLostAuthorisation } from '../card/commit.ts';
+import { concludeAuthentication } from '../card/authenticate.ts';
+import { continueByAcquirer } from '../card/acquirer-authentication.ts';
+import { sealBinding } from '../card/card-seal.ts';
+import { type PageStep } from '../card/steps.ts';
+import { customerOperation, stop } from '../runner/operation.ts';
 
 interface RedirectEnd {
   paRes: string;
@@ -63,7 +59,7 @@ export const complete3ds1 = customerOperation({
   commit: async (tx, { sessionId, settlement }, ctx) => {
     // Kassa's own session holds the checked PaRes (`result`); the acquirer's is still waiting for it (`challenge`).
     await updateThreeDSSession(tx, sessionId, ['result', 'challenge'], { state: 'used' });
-    return commitSettlement(tx, settlement, ctx);
+    return commitCardOutcome(tx, settlement, ctx);
   },
   answer: (step) => step,
   after: (step, { settlement }, ctx) => reverseLostAuthorisation(step, settlement, ctx),

@@ -8,17 +8,13 @@
 import { encodeCReq, type Authentication } from '../../threeds/server.ts';
 import type { CardData } from '../../acquirer/connector.ts';
 import { updateThreeDSSession, type ThreeDSSessionRow } from '../../store/payment-pages.ts';
-import {
-  claimThreeDSSession,
-  commitSettlement,
-  concludeAuthentication,
-  continueByAcquirer,
-  releaseLease,
-  reverseLostAuthorisation,
-  sealBinding,
-  type PageStep,
-} from '../card-payment.ts';
-import { customerOperation, stop } from './operation.ts';
+import { claimThreeDSSession, releaseLease } from '../card/reserve.ts';
+import { commitCardOutcome, reverseLostAuthorisation } from '../card/commit.ts';
+import { concludeAuthentication } from '../card/authenticate.ts';
+import { continueByAcquirer } from '../card/acquirer-authentication.ts';
+import { sealBinding } from '../card/card-seal.ts';
+import { type PageStep } from '../card/steps.ts';
+import { customerOperation, stop } from '../runner/operation.ts';
 
 interface ChallengeEnd {
   sessionId: string;
@@ -56,7 +52,7 @@ export const completeChallenge = customerOperation({
     if (session.acquirer_token === null) return concludeAuthentication(card, authentication, plan.sessionId, ctx);
     return continueByAcquirer({ card, sealedCard, session, authentication, after: { step: 'challenge', transStatus: authentication.transStatus } }, ctx);
   },
-  commit: commitSettlement,
+  commit: commitCardOutcome,
   answer: (step) => step,
   after: reverseLostAuthorisation,
 });

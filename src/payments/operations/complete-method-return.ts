@@ -15,9 +15,9 @@
 import { findPaymentPage } from '../../store/payment-pages.ts';
 import { findTransaction, ownerOf, recordTimelineEntry } from '../../store/transactions.ts';
 import type { RedirectOutcome } from '../../acquirer/connector.ts';
-import type { PageStep } from '../card-payment.ts';
+import { type PageStep } from '../card/steps.ts';
 import { mismatchOf } from '../acquirer-word.ts';
-import { customerOperation, stop } from './operation.ts';
+import { customerOperation, stop } from '../runner/operation.ts';
 import { methodPaidElsewhere, settleStep } from './send-to-method.ts';
 
 export const completeMethodReturn = customerOperation({

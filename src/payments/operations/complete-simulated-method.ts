@@ -10,8 +10,8 @@ import { findPaymentPage } from '../../store/payment-pages.ts';
 import { findTransaction, ownerOf } from '../../store/transactions.ts';
 import { simulatedPayer, simulatedOutcomes, type SimulatedOutcome } from '../../acquirer/simulated-methods.ts';
 import { methods } from '../../ground/payment-method.ts';
-import { recordAcquirerOutcome } from '../authorisation.ts';
-import { customerOperation } from './operation.ts';
+import { recordAcquirerOutcome } from '../follow-ups/authorisation.ts';
+import { customerOperation } from '../runner/operation.ts';
 import { methodPaidElsewhere } from './send-to-method.ts';
 
 export interface SimulatedChoice {

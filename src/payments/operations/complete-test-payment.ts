@@ -19,15 +19,15 @@ import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findOwnTransaction, findTransaction, ownerOf } from '../../store/transactions.ts';
 import type { TransactionRow } from '../../store/schema.ts';
 import type { AcquirerWord } from '../../acquirer/notifications.ts';
-import { latePaymentStatusOf, payableLate } from '../late-payment.ts';
+import { latePaymentStatusOf, payableLate } from '../follow-ups/late-payment.ts';
 import { settleByAcquirer } from './settle-by-acquirer.ts';
-import { run } from './run.ts';
-import { recordAcquirerOutcome } from '../authorisation.ts';
+import { run } from '../runner/run.ts';
+import { recordAcquirerOutcome } from '../follow-ups/authorisation.ts';
 import { serializePayment } from '../serialize.ts';
-import { settleRefund } from '../refunds.ts';
+import { settleRefund } from '../follow-ups/refunds.ts';
 import { compileTable } from '../common-fields.ts';
-import { parseFields, referenceField } from './fields.ts';
-import { merchantOperation } from './operation.ts';
+import { parseFields, referenceField } from '../requests/fields.ts';
+import { merchantOperation } from '../runner/operation.ts';
 
 const outcomes = ['success', 'failed'] as const;
 /** When a failed outcome names no failureCode: the plain "payment not authorised" of docs/api.md#states. */

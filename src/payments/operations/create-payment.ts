@@ -9,17 +9,17 @@
 import type { TransactionRow } from '../../store/schema.ts';
 import { AcquirerUnavailable } from '../../acquirer/select.ts';
 import { creationContext, planPayment, validatePaymentBody } from '../create.ts';
-import { prepareWalletPayment, TOKEN_FIELD } from '../create-wallet.ts';
+import { prepareWalletPayment, TOKEN_FIELD } from '../wallet/create-wallet.ts';
 import { storePendingTransaction } from '../pending-transaction.ts';
-import { recordWalletTokenUse } from '../pay-by-wallet.ts';
+import { recordWalletTokenUse } from '../wallet/pay-by-wallet.ts';
 import { payWallet } from './pay-wallet.ts';
 import { payOffSession } from './pay-off-session.ts';
 import { requestedFlow } from '../request.ts';
-import { runLater } from './run.ts';
+import { runLater } from '../runner/run.ts';
 import { serializePayment } from '../serialize.ts';
-import { merchantOperation } from './operation.ts';
+import { merchantOperation } from '../runner/operation.ts';
 import { flowOf } from '../flows.ts';
-import { requestRules } from './fields.ts';
+import { requestRules } from '../requests/fields.ts';
 import { refuseWhatTheAcquirerWouldRefuse } from '../ports.ts';
 
 export const createPayment = merchantOperation({

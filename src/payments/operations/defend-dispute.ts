@@ -9,10 +9,10 @@
  */
 import { Problem } from '../../ground/problem.ts';
 import { compileTable } from '../common-fields.ts';
-import { disputeOpenTo, disputeServiceOf, loadDispute, recordDefense, unlessRefusedDispute, type OwnDispute } from '../disputes.ts';
+import { disputeOpenTo, disputeServiceOf, loadDispute, recordDefense, unlessRefusedDispute, type OwnDispute } from '../follow-ups/disputes.ts';
 import { serializePayment } from '../serialize.ts';
-import { parseFields, referenceField } from './fields.ts';
-import { merchantOperation } from './operation.ts';
+import { parseFields, referenceField } from '../requests/fields.ts';
+import { merchantOperation } from '../runner/operation.ts';
 
 export const defenseTable = compileTable({
   reference: { ...referenceField, schema: { ...referenceField.schema, description: 'The dispute (its `chargeback` transaction).' } },

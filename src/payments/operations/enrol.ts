@@ -7,8 +7,8 @@ import type { TransactionRow } from '../../store/schema.ts';
 import { planEnrollment } from '../enrollment.ts';
 import { storePendingTransaction } from '../pending-transaction.ts';
 import { serializePayment } from '../serialize.ts';
-import { merchantOperation } from './operation.ts';
-import { requestRules } from './fields.ts';
+import { merchantOperation } from '../runner/operation.ts';
+import { requestRules } from '../requests/fields.ts';
 
 export const enrol = merchantOperation({
   name: 'enrol',

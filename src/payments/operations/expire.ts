@@ -6,7 +6,7 @@
  */
 import { claimDuePayments } from '../../store/transactions.ts';
 import { transition } from '../transition.ts';
-import { systemOperation } from './operation.ts';
+import { systemOperation } from '../runner/operation.ts';
 
 export const EXPIRY_BATCH = 200;
 

@@ -15,11 +15,11 @@
  *            left to an operator
  */
 import type { AcquirerClaimRow, TransactionRow } from '../../store/schema.ts';
-import type { FollowUpResult } from '../../acquirer/connector.ts';
+import type { ModificationResult } from '../../acquirer/connector.ts';
 import { findAcquirerClaim, takeDueAcquirerClaim } from '../../store/acquirer-claims.ts';
 import { findTransaction } from '../../store/transactions.ts';
-import { askAcquirer, endClaim, endSettledClaim, leaveClaimToOperator, ownsTransaction } from '../claims.ts';
-import { stop, systemOperation } from './operation.ts';
+import { askAcquirer, endClaim, endSettledClaim, leaveClaimToOperator, ownsTransaction } from '../follow-ups/claims.ts';
+import { stop, systemOperation } from '../runner/operation.ts';
 
 /** A claim as the recovery job found it due. */
 export interface DueClaim {
@@ -57,7 +57,7 @@ export const finishAcquirerClaim = systemOperation({
     const { claim, row } = taken!;
     return { claim, result: await askAcquirer(ports, claim, row) };
   },
-  commit: async (tx, { claim, result }: { claim: AcquirerClaimRow; result: FollowUpResult }, { ports, now }) => {
+  commit: async (tx, { claim, result }: { claim: AcquirerClaimRow; result: ModificationResult }, { ports, now }) => {
     if (result.outcome === 'unknown') await leaveClaimToOperator(tx, claim, now);
     else await endClaim(tx, ports.store.dialect, claim, result, now);
     return findTransaction(tx, claim.reference);

@@ -8,9 +8,9 @@
  * acquirer at once, and the create answer carries the outcome.
  *
  *   reserve  the pending payment stored, its attempt counted and its processing lease taken
- *            (card-payment.ts), in one unit of work that also holds the Idempotency-Reference
- *   act      the authorisation recorded in flight, then sent (card-payment.ts `authorise`)
- *   commit   the one state change (card-payment.ts `commitSettlement`)
+ *            (card/reserve.ts), in one unit of work that also holds the Idempotency-Reference
+ *   act      the authorisation recorded in flight, then sent (card/authorise.ts `authorise`)
+ *   commit   the one state change (card/commit.ts `commitCardOutcome`)
  *
  * So a retry with the same Idempotency-Reference never charges twice (run.ts `runHeld`), and an
  * outcome the acquirer did not give in time is `manualintervention`, settled by its notification
@@ -23,23 +23,16 @@ import type { Caller } from '../../merchants/merchants.ts';
 import { creationContext, planPayment, validatePaymentBody } from '../create.ts';
 import { storePendingTransaction } from '../pending-transaction.ts';
 import { serializePayment } from '../serialize.ts';
-import {
-  authorise,
-  commitSettlement,
-  releaseLease,
-  reserveCardAttempt,
-  reverseLostAuthorisation,
-  type CardContext,
-  type CardPlan,
-  type PageStep,
-  type Settlement,
-} from '../card-payment.ts';
-import { requestRules } from './fields.ts';
+import { authorise } from '../card/authorise.ts';
+import { commitCardOutcome, reverseLostAuthorisation } from '../card/commit.ts';
+import { releaseLease, reserveCardAttempt } from '../card/reserve.ts';
+import { type CardPaymentContext, type CardPlan, type PageStep, type CardOutcome } from '../card/steps.ts';
+import { requestRules } from '../requests/fields.ts';
 import { refuseWhatTheAcquirerWouldRefuse } from '../ports.ts';
-import { merchantOperation, Stop, type Context } from './operation.ts';
+import { merchantOperation, Stop, type Context } from '../runner/operation.ts';
 
 /** The new payment as its card stages see it: the row and its merchant (payment-context.ts). */
-function paying(row: TransactionRow, { ports, caller, now, log }: Context<Caller>): CardContext {
+function paying(row: TransactionRow, { ports, caller, now, log }: Context<Caller>): CardPaymentContext {
   return { ports, caller: { row, merchant: { id: caller.merchantId, name: caller.merchantName, settings: caller.settings } }, now, log };
 }
 
@@ -85,11 +78,11 @@ export const payOffSession = merchantOperation({
   },
   claimed: (plan) => plan.row.reference,
   release: (tx, plan, ctx) => releaseLease(tx, plan, paying(plan.row, ctx)),
-  act: async (plan, ctx): Promise<{ row: TransactionRow; settlement: Settlement }> => {
+  act: async (plan, ctx): Promise<{ row: TransactionRow; settlement: CardOutcome }> => {
     const card = (plan.card.check as { card: CardData }).card;
     return { row: plan.row, settlement: await authorise(card, undefined, `attempt-${plan.card.attempt}`, paying(plan.row, ctx)) };
   },
-  commit: async (tx, { row, settlement }, ctx) => ({ step: await commitSettlement(tx, settlement, paying(row, ctx)), row }),
+  commit: async (tx, { row, settlement }, ctx) => ({ step: await commitCardOutcome(tx, settlement, paying(row, ctx)), row }),
   answer: ({ step, row }, { ports }) => serializePayment(step.step === 'final' ? step.row : row, ports.links),
   after: ({ step, row }, { settlement }, ctx) => reverseLostAuthorisation(step, settlement, paying(row, ctx)),
 });

@@ -1,13 +1,14 @@
 /**
  * Pay with a card from the vault (docs/api.md#create-a-payment, docs/decisions.md#vault): the card
  * comes from the vault instead of the card form, then goes the card payment's way
- * (card-payment.ts). On the merchant's `confirm` path the customer types the CVC, which
+ * (payments/card/). On the merchant's `confirm` path the customer types the CVC, which
  * the vault never keeps; on `direct` there is no form and the card is authorised without it.
  */
 import { cvcError, isExpired } from '../card-input.ts';
-import { payingByCard, type BrowserFacts, type CardCheck } from '../card-payment.ts';
+import { payingByCard } from '../card/commit.ts';
+import { type BrowserFacts, type CardCheck } from '../card/steps.ts';
 import { storedRequestOf } from '../serialize.ts';
-import { customerOperation } from './operation.ts';
+import { customerOperation } from '../runner/operation.ts';
 import { ownerOf } from '../../store/transactions.ts';
 
 export const payStoredCard = customerOperation({

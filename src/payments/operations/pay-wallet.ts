@@ -11,18 +11,12 @@ import { scenarioFor } from '../../ground/test-scenarios.ts';
 import { takeProcessingLease } from '../../store/payment-pages.ts';
 import { clearWalletToken } from '../../store/wallet-token-uses.ts';
 import type { AcceptedWalletPayment } from '../../wallet/accept.ts';
-import {
-  authorisationKey,
-  authorise,
-  commitSettlement,
-  openForPaying,
-  PROCESSING_LEASE_MS,
-  releaseLease,
-  reverseLostAuthorisation,
-  type PageStep,
-} from '../card-payment.ts';
-import { walletAuthentication } from '../pay-by-wallet.ts';
-import { customerOperation, stop } from './operation.ts';
+import { authorisationKey, authorise } from '../card/authorise.ts';
+import { commitCardOutcome, reverseLostAuthorisation } from '../card/commit.ts';
+import { openForPaying, PROCESSING_LEASE_MS, releaseLease } from '../card/reserve.ts';
+import { type PageStep } from '../card/steps.ts';
+import { walletAuthentication } from '../wallet/pay-by-wallet.ts';
+import { customerOperation, stop } from '../runner/operation.ts';
 
 export const payWallet = customerOperation({
   name: 'payWallet',
@@ -50,7 +44,7 @@ export const payWallet = customerOperation({
     return authorise(card, walletAuthentication(wallet), walletKey(wallet), ctx);
   },
   commit: async (tx, settlement, ctx) => {
-    const step = await commitSettlement(tx, settlement, ctx);
+    const step = await commitCardOutcome(tx, settlement, ctx);
     if (step.step === 'final') await clearWalletToken(tx, ctx.caller.row.reference);
     return step;
   },

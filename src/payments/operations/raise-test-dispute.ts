@@ -19,12 +19,12 @@ import { findOwnTransaction } from '../../store/transactions.ts';
 import { newTransactionReference } from '../../lib/tokens.ts';
 import { SIMULATED_DISPUTES } from '../../acquirer/dispute-service.ts';
 import { amountSchema, compileTable } from '../common-fields.ts';
-import { captureStatusOf } from '../authorisation.ts';
-import { beyondRemaining, claimsAgain, loadDispute, recordDisputeWord, type DisputeWord, type OwnDispute } from '../disputes.ts';
-import { leftOf, readRemaining, saleOf, type Remaining } from '../remaining.ts';
+import { captureStatusOf } from '../follow-ups/authorisation.ts';
+import { beyondRemaining, claimsAgain, loadDispute, recordDisputeWord, type DisputeWord, type OwnDispute } from '../follow-ups/disputes.ts';
+import { leftOf, readRemaining, saleOf, type Remaining } from '../follow-ups/remaining.ts';
 import { serializePayment } from '../serialize.ts';
-import { parseFields, referenceField } from './fields.ts';
-import { merchantOperation } from './operation.ts';
+import { parseFields, referenceField } from '../requests/fields.ts';
+import { merchantOperation } from '../runner/operation.ts';
 
 /** The stages a dispute may be raised at: the issuer's notice first, or its chargeback at once. */
 export const raisedStages = ['notification', 'chargeback'] as const satisfies readonly DisputeStage[];

@@ -9,7 +9,7 @@
 import { findThreeDSSession, type ThreeDSSessionRow } from '../../store/payment-pages.ts';
 import { recordChallengeResponse, transactionOf } from '../../threeds/by-acquirer.ts';
 import { csrfValid } from '../../lib/page-security.ts';
-import { customerOperation } from './operation.ts';
+import { customerOperation } from '../runner/operation.ts';
 
 export const receiveChallengeResponse = customerOperation({
   name: 'receiveChallengeResponse',

@@ -2,18 +2,18 @@
  * Refund (`POST {base_url}/refund`, docs/decisions.md#refunds): `{reference, amount?, description?,
  * orderLines?, webhookUrl?}`; without an amount, whatever is not refunded yet. A captured
  * authorisation is refunded from its capture, whichever of the two is named. The amount is
- * reserved atomically before the acquirer is asked (payments/refunds.ts), so simultaneous
+ * reserved atomically before the acquirer is asked (payments/follow-ups/refunds.ts), so simultaneous
  * refunds never add up to more than was paid, with the refund's claim on the acquirer
  * (claims.ts): the acquirer call carries a key of the refund, so a retry never refunds twice,
  * and a refund its request never finished is asked again by the recovery job; the refund's final
  * state is announced by webhook like a payment's.
  */
-import { loadSale, parseRefundRequest, planRefund, reserveRefund, type RefundPlan } from '../refunds.ts';
-import { askAcquirer, endClaim, recordClaim, underClaim } from '../claims.ts';
+import { loadSale, parseRefundRequest, planRefund, reserveRefund, type RefundPlan } from '../follow-ups/refunds.ts';
+import { askAcquirer, endClaim, recordClaim, underClaim } from '../follow-ups/claims.ts';
 import { serializePayment } from '../serialize.ts';
-import { merchantOperation } from './operation.ts';
+import { merchantOperation } from '../runner/operation.ts';
 import { findTransaction } from '../../store/transactions.ts';
-import { requestRules } from './fields.ts';
+import { requestRules } from '../requests/fields.ts';
 
 export const refund = merchantOperation({
   name: 'refund',

@@ -12,9 +12,9 @@ import { failureCodes, type FailureCode } from '../../ground/states.ts';
 import { findTransaction } from '../../store/transactions.ts';
 import { transition } from '../transition.ts';
 import { settleAuthorisationInFlight } from '../../store/payment-pages.ts';
-import { settleFollowUp, settleReversalClaim } from '../claims.ts';
-import { reversalHeldForOperator } from '../authorisation.ts';
-import { systemOperation } from './operation.ts';
+import { settleFollowUp, settleReversalClaim } from '../follow-ups/claims.ts';
+import { reversalHeldForOperator } from '../follow-ups/authorisation.ts';
+import { systemOperation } from '../runner/operation.ts';
 
 export interface Resolution {
   reference: string;

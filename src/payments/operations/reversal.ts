@@ -6,11 +6,11 @@
  * so a retry never reverses twice.
  */
 import type { AcquirerClaimRow } from '../../store/schema.ts';
-import { authorised, claimAuthorisation, completable, loadAuthorisation, type Authorisation } from '../authorisation.ts';
-import { claimedStages, recordClaim } from '../claims.ts';
+import { authorised, claimAuthorisation, completable, loadAuthorisation, type Authorisation } from '../follow-ups/authorisation.ts';
+import { claimedStages, recordClaim } from '../follow-ups/claims.ts';
 import { serializePayment } from '../serialize.ts';
-import { parseReference } from './fields.ts';
-import { merchantOperation } from './operation.ts';
+import { parseReference } from '../requests/fields.ts';
+import { merchantOperation } from '../runner/operation.ts';
 
 interface Plan {
   authorisation: Authorisation;

@@ -10,20 +10,22 @@
 import { findTransaction, setTransactionDetails } from '../../store/transactions.ts';
 import { findCurrency } from '../../ground/amount.ts';
 import { invoiceOf } from '../request.ts';
-import { shopperOf } from '../shopper.ts';
+import { shopperOf } from '../card/shopper.ts';
 import { findPaymentPage, setPageFields } from '../../store/payment-pages.ts';
 import { ownerOf } from '../../store/transactions.ts';
 import type { Db } from '../../store/store.ts';
 import { methodOf, type RedirectMethod } from '../../ground/payment-method.ts';
 import { takes, type AuthoriseResult } from '../../acquirer/connector.ts';
-import { openForPaying, paymentAmount, type PageStep } from '../card-payment.ts';
+import { openForPaying } from '../card/reserve.ts';
+import { paymentAmount } from '../card/authorise.ts';
+import { type PageStep } from '../card/steps.ts';
 import { flowOf } from '../flows.ts';
 import { pageTokenOfPayment, payUrlOf, storedRequestOf } from '../serialize.ts';
-import { recordAcquirerOutcome } from '../authorisation.ts';
+import { recordAcquirerOutcome } from '../follow-ups/authorisation.ts';
 import { transition } from '../transition.ts';
 import type { PaymentContext } from '../payment-context.ts';
-import type { Context } from './operation.ts';
-import { customerOperation, stop } from './operation.ts';
+import type { Context } from '../runner/operation.ts';
+import { customerOperation, stop } from '../runner/operation.ts';
 
 /** The method a payment is paid by on a page elsewhere: its own, or the one its customer chose on a landing page. */
 export function methodPaidElsewhere(row: { flow: string }, page: { chosen_method: string | null } | undefined): RedirectMethod | undefined {

@@ -29,11 +29,12 @@
  * ended already is money paid late, given back by Kassa at once (late-payment.ts).
  */
 import type { TransactionRow } from '../../store/schema.ts';
-import type { Db, Dialect } from '../../store/store.ts';
-import { captureStatusOf, recordAcquirerOutcome, recordExpiredAuthorisation, recordRefusedReversal } from '../authorisation.ts';
+import type { Db } from '../../store/store.ts';
+import type { Ports } from '../ports.ts';
+import { captureStatusOf, recordAcquirerOutcome, recordExpiredAuthorisation, recordRefusedReversal } from '../follow-ups/authorisation.ts';
 import { findOwnTransaction, findTransaction, recordTimelineEntry, undoneByAcquirer } from '../../store/transactions.ts';
-import { settleFollowUp, settleReversalClaim } from '../claims.ts';
-import { redoCapture, undoFollowUp, type Undoing } from '../undone.ts';
+import { settleFollowUp, settleReversalClaim } from '../follow-ups/claims.ts';
+import { redoCapture, undoFollowUp, type Undoing } from '../follow-ups/undone.ts';
 import { transition } from '../transition.ts';
 import { enqueueWebhook } from '../../events/outbox.ts';
 import { endAuthorisationInFlight, findPaymentPage, leaveAuthorisationToOperator, settleAuthorisationInFlight, type PaymentPageRow } from '../../store/payment-pages.ts';
@@ -41,13 +42,13 @@ import { recordAcquirerNotification, recordAcquirerNotificationAgain } from '../
 import { amountNumber, findCurrency } from '../../ground/amount.ts';
 import { Problem } from '../../ground/problem.ts';
 import { methodPaidElsewhere } from './send-to-method.ts';
-import { systemOperation } from './operation.ts';
+import { systemOperation } from '../runner/operation.ts';
 import type { AcquirerWord, DisputeFacts } from '../../acquirer/notifications.ts';
-import { recordDisputeWord, type DisputeWord } from '../disputes.ts';
+import { recordDisputeWord, type DisputeWord } from '../follow-ups/disputes.ts';
 import { mismatchOf } from '../acquirer-word.ts';
-import { endLatePayment, latePaymentStatusOf, payableLate, recordLatePayment } from '../late-payment.ts';
-import { recordClaim } from '../claims.ts';
-import { runLater } from './run.ts';
+import { endLatePayment, latePaymentStatusOf, payableLate, recordLatePayment } from '../follow-ups/late-payment.ts';
+import { recordClaim } from '../follow-ups/claims.ts';
+import { runLater } from '../runner/run.ts';
 import { finishAcquirerClaim, type DueClaim } from './finish-acquirer-claim.ts';
 
 /**
@@ -57,7 +58,8 @@ import { finishAcquirerClaim, type DueClaim } from './finish-acquirer-claim.ts';
  */
 export type Applied = { item: 'first'; row: TransactionRow | undefined; attention?: string; givingBack?: DueClaim } | { item: 'sent again'; differs: boolean };
 
-type Settlement =
+/** What a word does to its transaction, decided before the unit of work; each kind applied by its entry of `effectsByKind`. */
+type WordEffect =
   | {
       /**
        * authorisation: a payment whose authorisation had no answer (manualintervention, docs/api.md#existing-clients), or
@@ -109,54 +111,18 @@ export const settleByAcquirer = systemOperation({
         : undefined;
     return { row, page };
   },
-  decide: (found, word, { now }) => ({ word, settlement: settlementOf(found, word, now) }),
-  commit: async (tx, { word, settlement }, { ports, now }): Promise<Applied> => {
+  decide: (found, word, { now }) => ({ word, effect: effectOf(found, word, now) }),
+  commit: async (tx, { word, effect }, { ports, now }): Promise<Applied> => {
     const record = { ...word.item, acquirerReference: word.acquirerReference, owner: word.owner, reference: word.reference, success: word.success, received: now };
     const recorded = await recordAcquirerNotification(tx, record);
     // A capture made after all may come under the first capture's own name: that item again, saying what Kassa no longer shows.
-    const anew = !recorded.first && settlement?.kind === 'redone' && recorded.success && (await recordAcquirerNotificationAgain(tx, record, recorded));
+    const anew = !recorded.first && effect?.kind === 'redone' && recorded.success && (await recordAcquirerNotificationAgain(tx, record, recorded));
     if (!recorded.first && !anew) return { item: 'sent again', differs: recorded.success !== word.success };
-    if (!settlement) return { item: 'first', row: undefined };
-    if (settlement.kind === 'redone') {
-      const { row } = settlement;
-      const putRight = await redoCapture(tx, row, { detail: detailOf(word), at: now });
-      const attention = putRight
-        ? undefined
-        : `the acquirer made capture ${row.reference} after all, but its authorisation ${row.parent_reference} was captured anew or reversed meanwhile: the money may be taken twice; an operator should look`;
-      return { item: 'first', row: await findTransaction(tx, row.reference), attention };
-    }
-    if (settlement.kind === 'dispute') {
-      const outcome = await recordDisputeWord(tx, settlement.row, disputeWordOf(settlement.word), { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
-      if (outcome.kind !== 'refused') return { item: 'first', row: outcome.row };
-      return { item: 'first', row: outcome.payment, attention: `a dispute of ${outcome.payment.reference} was not recorded: ${outcome.why}; an operator should look` };
-    }
-    if (settlement.kind === 'paid late') {
-      const { row } = settlement;
-      if (!(await recordLatePayment(tx, row, { at: now, detail: detailOf(word) }))) return { item: 'first', row };
-      const claim = await recordClaim(
-        tx,
-        {
-          action: 'cancelOrRefund',
-          reference: row.reference,
-          paymentReference: row.reference,
-          acquirerReference: word.acquirerReference,
-          amountMinor: row.amount_minor,
-          currency: row.currency,
-        },
-        { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
-      );
-      const attention = `${row.reference} was paid after Kassa ended it; Kassa gives the money back`;
-      return { item: 'first', row: await findTransaction(tx, row.reference), attention, givingBack: { reference: claim.reference, dueAt: claim.due_at } };
-    }
-    const attention =
-      settlement.kind === 'cancel refused'
-        ? `the acquirer could not cancel ${settlement.row.reference} (its technical cancel): what it held or took stands; an operator should look`
-        : settlement.kind === 'mismatch'
-          ? settlement.why
-          : settlement.kind === 'late payment given back' && settlement.to === 'not_returned'
-            ? `the acquirer could not give back the money paid late for ${settlement.row.reference}; an operator should look`
-            : undefined;
-    return { item: 'first', row: await settle(tx, settlement, { dialect: ports.store.dialect, now }), attention };
+    if (!effect) return { item: 'first', row: undefined };
+    const apply = effectsByKind[effect.kind] as EffectOf<typeof effect.kind>;
+    const done = (await apply(tx, effect as never, { ports, now, detail: detailOf(effect.word) })) ?? {};
+    const row = 'row' in done ? done.row : await findTransaction(tx, effect.row.reference);
+    return { item: 'first', row, attention: done.attention, givingBack: done.givingBack };
   },
   answer: (applied) => applied,
   // Money paid late is given back at once, not after the claim's lease (the recovery job's backstop).
@@ -168,8 +134,8 @@ export const settleByAcquirer = systemOperation({
 /** The events whose outcome is about the transaction's own money: applied only when the word names it as Kassa knows it. */
 const checkedEvents: ReadonlySet<AcquirerWord['event']> = new Set(['authorisation', 'capture', 'refund']);
 
-/** What the acquirer's word settles, if anything. Pure. */
-function settlementOf({ row, page }: Found, word: AcquirerWord, now: number): Settlement | undefined {
+/** What the acquirer's word does to its transaction, if anything. Pure. */
+function effectOf({ row, page }: Found, word: AcquirerWord, now: number): WordEffect | undefined {
   if (!row) return undefined;
   const to = word.success ? ('success' as const) : ('failed' as const);
   const inFlight = !!page?.authorisation_in_flight;
@@ -276,95 +242,126 @@ export function detailOf(word: AcquirerWord): string {
   return said.slice(0, 500);
 }
 
-async function settle(
+/** What applying a word left: its transaction as it is now (read again when not given), and what the route logs or runs next. */
+interface Done {
+  row?: TransactionRow;
+  attention?: string;
+  givingBack?: DueClaim;
+}
+
+type EffectOf<K extends WordEffect['kind']> = (
   tx: Db,
-  settlement: Exclude<Settlement, { kind: 'dispute' | 'paid late' | 'redone' }>,
-  { dialect, now }: { dialect: Dialect; now: number },
-): Promise<TransactionRow | undefined> {
-  const { row, word } = settlement;
-  const cause = 'acquirer_notification';
-  const detail = detailOf(word);
-  switch (settlement.kind) {
-    case 'refused reversal':
-      await recordRefusedReversal(tx, row, now);
-      break;
-    case 'unanswered reversal': {
-      const done = settlement.to === 'success';
-      // Its answer recorded meanwhile (the request's): Adyen sends the word again, which then finds what that answer left.
-      const change = {
-        done,
-        cause: done ? ('reversal' as const) : ('reversal_refused_by_acquirer' as const),
-        at: now,
-        detail,
+  effect: WordEffect & { kind: K },
+  ctx: { ports: Ports; now: number; detail: string },
+) => Promise<Done | undefined | void>;
+
+const cause = 'acquirer_notification';
+
+/** Each kind of effect, applied in the notification's unit of work: one entry per kind, so a new kind is a new entry. */
+const effectsByKind: { [K in WordEffect['kind']]: EffectOf<K> } = {
+  authorisation: async (tx, { row, to, word }, { now }) => {
+    // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
+    if (!(await settleAuthorisationInFlight(tx, row.reference))) return;
+    const failureCode = to === 'success' ? null : word.failureCode;
+    const from = row.status as 'pending' | 'manualintervention';
+    // The payment changed since it was read (it expired, or was cancelled, at that moment): the whole unit is undone, the item
+    // not kept, so Adyen's resend is judged by what the payment is now — money paid late given back, not a word dropped.
+    if (!(await recordAcquirerOutcome(tx, { reference: row.reference, from, to, failureCode, cause, at: now }, word.acquirerReference))) {
+      throw changedMeanwhile();
+    }
+  },
+  capture: (tx, effect, ctx) => settleFollowUpBy(tx, effect, ctx),
+  refund: (tx, effect, ctx) => settleFollowUpBy(tx, effect, ctx),
+  'refused reversal': async (tx, { row }, { now }) => {
+    await recordRefusedReversal(tx, row, now);
+  },
+  'unanswered reversal': async (tx, { row, to, word }, { now, detail }) => {
+    const done = to === 'success';
+    // Its answer recorded meanwhile (the request's): Adyen sends the word again, which then finds what that answer left.
+    const change = {
+      done,
+      cause: done ? ('reversal' as const) : ('reversal_refused_by_acquirer' as const),
+      at: now,
+      detail,
+      acquirerReference: word.acquirerReference,
+    };
+    if (!(await settleReversalClaim(tx, row, change))) throw changedMeanwhile();
+  },
+  undone: async (tx, { row, undoing }, { ports, now, detail }) => {
+    await undoFollowUp(tx, ports.store.dialect, row, { undoing, detail, at: now });
+  },
+  redone: async (tx, { row }, { now, detail }) => {
+    if (await redoCapture(tx, row, { detail, at: now })) return;
+    return {
+      attention: `the acquirer made capture ${row.reference} after all, but its authorisation ${row.parent_reference} was captured anew or reversed meanwhile: the money may be taken twice; an operator should look`,
+    };
+  },
+  expired: async (tx, { row }, { now, detail }) => {
+    if (!(await recordExpiredAuthorisation(tx, row, { at: now, detail })))
+      await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: 'acquirer_notice', detail, at: now });
+  },
+  cancelled: async (tx, { row }, { now }) => {
+    // As the recovery job records a technical cancel taken (cancel-unknown-authorisation.ts), whoever comes first.
+    await transition(tx, {
+      reference: row.reference,
+      from: 'manualintervention',
+      to: 'failed',
+      failureCode: 'processing_error',
+      cause: 'acquirer_technical_cancel',
+      at: now,
+    });
+    await endAuthorisationInFlight(tx, row.reference);
+  },
+  'cancel refused': async (tx, { row, waiting }, { now, detail }) => {
+    await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: 'acquirer_cancel_refused', detail, at: now });
+    // Still waiting: the operator's, and a later AUTHORISATION notification may still settle it (docs/acquirers.md "Unknown outcomes").
+    if (waiting) await leaveAuthorisationToOperator(tx, row.reference);
+    // The merchant was told `failed` when the cancel was taken; the money may be held or taken after all.
+    else await enqueueWebhook(tx, { reference: row.reference, to: row.status, failureCode: row.failure_code, at: now });
+    return { attention: `the acquirer could not cancel ${row.reference} (its technical cancel): what it held or took stands; an operator should look` };
+  },
+  'offer closed': async (tx, { row }, { now }) => {
+    await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode: 'expired', cause: 'acquirer_offer_closed', at: now });
+  },
+  'paid late': async (tx, { row, word }, { ports, now, detail }) => {
+    if (!(await recordLatePayment(tx, row, { at: now, detail }))) return { row };
+    const claim = await recordClaim(
+      tx,
+      {
+        action: 'cancelOrRefund',
+        reference: row.reference,
+        paymentReference: row.reference,
         acquirerReference: word.acquirerReference,
-      };
-      if (!(await settleReversalClaim(tx, row, change))) throw changedMeanwhile();
-      break;
-    }
-    case 'refund':
-    case 'capture': {
-      const from = row.status as 'pending' | 'manualintervention';
-      const failureCode = settlement.kind === 'refund' ? 'rejected' : 'processing_error';
-      return settleFollowUp(tx, dialect, row, { from, to: settlement.to, failureCode, cause, at: now });
-    }
-    case 'authorisation': {
-      // The recovery job's technical cancel, once sent, decides instead (docs/acquirers.md "Unknown outcomes").
-      if (!(await settleAuthorisationInFlight(tx, row.reference))) break;
-      const failureCode = settlement.to === 'success' ? null : word.failureCode;
-      const from = row.status as 'pending' | 'manualintervention';
-      // The payment changed since it was read (it expired, or was cancelled, at that moment): the whole unit is undone, the item
-      // not kept, so Adyen's resend is judged by what the payment is now — money paid late given back, not a word dropped.
-      if (!(await recordAcquirerOutcome(tx, { reference: row.reference, from, to: settlement.to, failureCode, cause, at: now }, word.acquirerReference))) {
-        throw changedMeanwhile();
-      }
-      break;
-    }
-    case 'undone':
-      await undoFollowUp(tx, dialect, row, { undoing: settlement.undoing, detail, at: now });
-      break;
-    case 'expired':
-      if (!(await recordExpiredAuthorisation(tx, row, { at: now, detail })))
-        await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: 'acquirer_notice', detail, at: now });
-      break;
-    case 'cancelled':
-      // As the recovery job records a technical cancel taken (cancel-unknown-authorisation.ts), whoever comes first.
-      await transition(tx, {
-        reference: row.reference,
-        from: 'manualintervention',
-        to: 'failed',
-        failureCode: 'processing_error',
-        cause: 'acquirer_technical_cancel',
-        at: now,
-      });
-      await endAuthorisationInFlight(tx, row.reference);
-      break;
-    case 'cancel refused':
-      await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: 'acquirer_cancel_refused', detail, at: now });
-      // Still waiting: the operator's, and a later AUTHORISATION notification may still settle it (docs/acquirers.md "Unknown outcomes").
-      if (settlement.waiting) await leaveAuthorisationToOperator(tx, row.reference);
-      // The merchant was told `failed` when the cancel was taken; the money may be held or taken after all.
-      else await enqueueWebhook(tx, { reference: row.reference, to: row.status, failureCode: row.failure_code, at: now });
-      break;
-    case 'offer closed':
-      await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode: 'expired', cause: 'acquirer_offer_closed', at: now });
-      break;
-    case 'late payment given back':
-      await endLatePayment(tx, row.reference, settlement.to, { at: now, detail });
-      break;
-    case 'mismatch':
-      await recordTimelineEntry(tx, {
-        reference: row.reference,
-        status: row.status,
-        cause: 'acquirer_word_mismatch',
-        detail: `${detail} — ${settlement.why}`.slice(0, 500),
-        at: now,
-      });
-      break;
-    case 'timeline':
-      await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: settlement.cause, detail, at: now });
-      break;
-  }
-  return findTransaction(tx, row.reference);
+        amountMinor: row.amount_minor,
+        currency: row.currency,
+      },
+      { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
+    );
+    return { attention: `${row.reference} was paid after Kassa ended it; Kassa gives the money back`, givingBack: { reference: claim.reference, dueAt: claim.due_at } };
+  },
+  'late payment given back': async (tx, { row, to }, { now, detail }) => {
+    await endLatePayment(tx, row.reference, to, { at: now, detail });
+    if (to === 'not_returned') return { attention: `the acquirer could not give back the money paid late for ${row.reference}; an operator should look` };
+  },
+  mismatch: async (tx, { row, why }, { now, detail }) => {
+    await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: 'acquirer_word_mismatch', detail: `${detail} — ${why}`.slice(0, 500), at: now });
+    return { attention: why };
+  },
+  dispute: async (tx, { row, word }, { ports, now }) => {
+    const outcome = await recordDisputeWord(tx, row, disputeWordOf(word), { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
+    if (outcome.kind !== 'refused') return { row: outcome.row };
+    return { row: outcome.payment, attention: `a dispute of ${outcome.payment.reference} was not recorded: ${outcome.why}; an operator should look` };
+  },
+  timeline: async (tx, { row, cause: timelineCause }, { now, detail }) => {
+    await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: timelineCause, detail, at: now });
+  },
+};
+
+/** A capture or refund the acquirer answered later: `success` or `failed` as a refused one. */
+async function settleFollowUpBy(tx: Db, { kind, row, to }: WordEffect & { kind: 'capture' | 'refund' }, { ports, now }: { ports: Ports; now: number }): Promise<Done> {
+  const from = row.status as 'pending' | 'manualintervention';
+  const failureCode = kind === 'refund' ? 'rejected' : 'processing_error';
+  return { row: await settleFollowUp(tx, ports.store.dialect, row, { from, to, failureCode, cause, at: now }) };
 }
 
 /** The transaction changed between the load and the unit: the acquirer sends the item again (it was not `[accepted]`), and it is decided anew. */

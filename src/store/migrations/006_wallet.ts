@@ -4,7 +4,7 @@
  * work that accepts it, so a replayed token, or a second token for a payment, is refused
  * however many processes receive them. The token itself (ciphertext: only the processing
  * key opens it) is kept until the payment is final, so a payment whose process died before
- * the acquirer answered is resumed (payments/wallet-recovery.ts); then it is cleared.
+ * the acquirer answered is resumed (payments/jobs/wallet-recovery.ts); then it is cleared.
  */
 import { Kysely, sql } from 'kysely';
 

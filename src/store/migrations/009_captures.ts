@@ -1,5 +1,5 @@
 /**
- * Captures as transactions of their own (docs/api.md#further-endpoints, payments/authorisation.ts): until now an
+ * Captures as transactions of their own (docs/api.md#further-endpoints, payments/follow-ups/authorisation.ts): until now an
  * authorisation recorded its capture in its `details` only. Each captured one gets its capture
  * transaction — `type: "sale"`, `success`, the captured amount, at the capture's time, the
  * authorisation as `parent_reference` — named in the authorisation's `details.captureReference`.

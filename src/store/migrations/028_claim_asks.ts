@@ -1,7 +1,7 @@
 /**
  * How many times the recovery job asked the acquirer about a claim (docs/acquirers.md "Claims and
  * leases"): a reversal with no answer is asked again at most `RECOVERY_ASKS` times
- * (payments/claims.ts), then left to an operator, instead of being asked for ever. A claim open
+ * (payments/follow-ups/claims.ts), then left to an operator, instead of being asked for ever. A claim open
  * when this runs starts at 0: it gets its full count of asks.
  */
 import type { Kysely } from 'kysely';

@@ -7,11 +7,11 @@
  * (docs/threeds.md), so what is here is valid. A part with a piece missing is left out whole,
  * never completed with a guess. Pure.
  */
-import type { TransactionRow } from '../store/schema.ts';
-import type { Shopper, ShopperAddress } from '../acquirer/connector.ts';
-import type { ThreeDSData } from '../threeds/fields.ts';
-import { twoLetterLanguage } from '../ground/language.ts';
-import { storedRequestOf } from './serialize.ts';
+import type { TransactionRow } from '../../store/schema.ts';
+import type { Shopper, ShopperAddress } from '../../acquirer/connector.ts';
+import type { ThreeDSData } from '../../threeds/fields.ts';
+import { twoLetterLanguage } from '../../ground/language.ts';
+import { storedRequestOf } from '../serialize.ts';
 
 type Side = 'billing' | 'shipping';
 

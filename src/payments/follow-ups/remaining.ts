@@ -7,12 +7,12 @@
  * work holding the sale's row, so two claims at once, of either kind and in any processes, take
  * turns and never both take the same money.
  */
-import type { Db, Dialect } from '../store/store.ts';
-import type { TransactionRow } from '../store/schema.ts';
-import { findTransaction, lockTransaction, refundTotals } from '../store/transactions.ts';
-import { disputesOfPayment } from '../store/disputes.ts';
-import { stageHolds, type DisputeStage } from '../ground/dispute-stages.ts';
-import { amountNumber, type Currency } from '../ground/amount.ts';
+import type { Db, Dialect } from '../../store/store.ts';
+import type { TransactionRow } from '../../store/schema.ts';
+import { findTransaction, lockTransaction, refundTotals } from '../../store/transactions.ts';
+import { disputesOfPayment } from '../../store/disputes.ts';
+import { stageHolds, type DisputeStage } from '../../ground/dispute-stages.ts';
+import { amountNumber, type Currency } from '../../ground/amount.ts';
 import { captureReferenceOf } from './authorisation.ts';
 
 /** What claims a payment's money, in its currency's minor units. */

@@ -7,11 +7,11 @@
  * Also the request fields the official client sends to make one (`RefundRequest.php`,
  * `CaptureRequest.php`). Pure: no I/O.
  */
-import type { NewTransaction, TransactionRow } from '../store/schema.ts';
-import type { SecretBox } from '../lib/secret-box.ts';
-import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
-import { amountSchema, given, type CompiledTable, type RequestRules, type Table } from './common-fields.ts';
-import { parseFields, referenceField } from './operations/fields.ts';
+import type { NewTransaction, TransactionRow } from '../../store/schema.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
+import { newTransactionReference, pageTokenHash, pageTokenOf } from '../../lib/tokens.ts';
+import { amountSchema, given, type CompiledTable, type RequestRules, type Table } from '../common-fields.ts';
+import { parseFields, referenceField } from '../requests/fields.ts';
 
 /** The fields every follow-up request has: which payment, how much of it (absent: all there is), and its order lines. */
 export const followUpFields = {

@@ -8,12 +8,12 @@
  * that stops (SIGTERM) first finishes the payments it accepted; after a crash the
  * background worker resumes them from the kept token (wallet-recovery.ts).
  */
-import type { Db } from '../store/store.ts';
-import { findWalletTokenUse, insertWalletTokenUse } from '../store/wallet-token-uses.ts';
-import { Problem } from '../ground/problem.ts';
-import type { Authentication } from '../threeds/server.ts';
-import type { AcceptedWalletPayment, PaymentToPay } from '../wallet/accept.ts';
-import type { PaymentContext } from './payment-context.ts';
+import type { Db } from '../../store/store.ts';
+import { findWalletTokenUse, insertWalletTokenUse } from '../../store/wallet-token-uses.ts';
+import { Problem } from '../../ground/problem.ts';
+import type { Authentication } from '../../threeds/server.ts';
+import type { AcceptedWalletPayment, PaymentToPay } from '../../wallet/accept.ts';
+import type { PaymentContext } from '../payment-context.ts';
 
 /**
  * Records a payment's one token, in the caller's unit of work. A token is used once and a

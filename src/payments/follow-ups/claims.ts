@@ -9,22 +9,22 @@
  * (acquirer-recovery.ts) asks again with the same key. It ends, by the one delete of its row, in
  * the unit that records the acquirer's answer, so of a request and the job exactly one records it.
  */
-import { Problem } from '../ground/problem.ts';
-import { amountNumber, findCurrency } from '../ground/amount.ts';
-import type { FailureCode } from '../ground/states.ts';
-import type { FollowUpResult } from '../acquirer/connector.ts';
-import type { Db, Dialect } from '../store/store.ts';
-import type { AcquirerClaimRow, TransactionRow } from '../store/schema.ts';
-import { endAcquirerClaim, insertAcquirerClaim } from '../store/acquirer-claims.ts';
-import { findTransaction, ownerOf } from '../store/transactions.ts';
-import { setPageFields } from '../store/payment-pages.ts';
-import { UnfinishedProblem } from './operations/idempotency.ts';
+import { Problem } from '../../ground/problem.ts';
+import { amountNumber, findCurrency } from '../../ground/amount.ts';
+import type { FailureCode } from '../../ground/states.ts';
+import type { ModificationResult } from '../../acquirer/connector.ts';
+import type { Db, Dialect } from '../../store/store.ts';
+import type { AcquirerClaimRow, TransactionRow } from '../../store/schema.ts';
+import { endAcquirerClaim, insertAcquirerClaim } from '../../store/acquirer-claims.ts';
+import { findTransaction, ownerOf } from '../../store/transactions.ts';
+import { setPageFields } from '../../store/payment-pages.ts';
+import { UnfinishedProblem } from '../runner/idempotency.ts';
 import { endAuthorisationClaim, giveCaptureBack, holdReversalForOperator, settleUnansweredReversal, type ClaimEnd } from './authorisation.ts';
 import { settleRefund } from './refunds.ts';
 import { endLatePayment } from './late-payment.ts';
-import { transition } from './transition.ts';
-import type { Ports } from './ports.ts';
-import type { Context } from './operations/operation.ts';
+import { transition } from '../transition.ts';
+import type { Ports } from '../ports.ts';
+import type { Context } from '../runner/operation.ts';
 
 export type ClaimAction = AcquirerClaimRow['action'];
 
@@ -67,19 +67,19 @@ export async function recordClaim(tx: Db, claim: NewClaim, { now, leaseMs }: { n
 }
 
 /** The claim's one ask of the payment's acquirer: the request's, and the recovery job's again, alike. */
-export async function askAcquirer(ports: Ports, claim: AcquirerClaimRow, payment: TransactionRow): Promise<FollowUpResult> {
+export async function askAcquirer(ports: Ports, claim: AcquirerClaimRow, payment: TransactionRow): Promise<ModificationResult> {
   const acquirer = await ports.acquirers.for(ownerOf(payment));
   const request = { reference: claim.reference, acquirerReference: claim.acquirer_reference, amountMinor: claim.amount_minor, currency: claim.currency };
   return acquirer[claim.action](request, claim.idempotency_key);
 }
 
-export type Answered = Exclude<FollowUpResult, { outcome: 'unknown' }>;
+export type Answered = Exclude<ModificationResult, { outcome: 'unknown' }>;
 
 /**
  * A capture or reversal asked by a request: the acquirer's refusal thrown, so that the runner
  * gives the claim back (`releaseClaim`) and the merchant gets 422.
  */
-export function unlessRefused(result: FollowUpResult, action: 'capture' | 'reversal'): Exclude<FollowUpResult, { outcome: 'refused' }> {
+export function unlessRefused(result: ModificationResult, action: 'capture' | 'reversal'): Exclude<ModificationResult, { outcome: 'refused' }> {
   if (result.outcome === 'refused') throw new Problem(422, 'Refused by the acquirer', `The acquirer refused the ${action}: ${result.reason}.`);
   return result;
 }
@@ -254,7 +254,7 @@ export const claimedStages = <Plan extends ClaimedPlan>(action: 'capture' | 'rev
     claim: claim!,
     result: unlessRefused(await askAcquirer(ports, claim!, authorisation.row), action),
   }),
-  commit: async (tx: Db, { claim, result }: { claim: AcquirerClaimRow; result: Exclude<FollowUpResult, { outcome: 'refused' }> }, { ports, now }: Context) => {
+  commit: async (tx: Db, { claim, result }: { claim: AcquirerClaimRow; result: Exclude<ModificationResult, { outcome: 'refused' }> }, { ports, now }: Context) => {
     if (result.outcome === 'unknown') throw noAnswer(action);
     await endClaim(tx, ports.store.dialect, claim, result, now);
     return (await findTransaction(tx, claim.reference))!;

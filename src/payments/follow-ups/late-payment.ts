@@ -9,12 +9,12 @@
  * once done, `not_returned` when the acquirer refused (an operator must look). Each step is an
  * event of the payment's timeline and a webhook for the merchant to read the payment again.
  */
-import type { Db } from '../store/store.ts';
-import type { TransactionRow } from '../store/schema.ts';
-import { findTransaction } from '../store/transactions.ts';
-import { recordAuthorisationChange } from '../store/authorisations.ts';
-import { amountNumber, findCurrency } from '../ground/amount.ts';
-import { enqueueWebhook } from '../events/outbox.ts';
+import type { Db } from '../../store/store.ts';
+import type { TransactionRow } from '../../store/schema.ts';
+import { findTransaction } from '../../store/transactions.ts';
+import { recordAuthorisationChange } from '../../store/authorisations.ts';
+import { amountNumber, findCurrency } from '../../ground/amount.ts';
+import { enqueueWebhook } from '../../events/outbox.ts';
 
 export type LatePaymentStatus = 'returning' | 'returned' | 'not_returned';
 

@@ -6,12 +6,12 @@
  * - hybrid flow: the merchant session is obtained from the wallet's validation URL and
  *   becomes `details.walletPayPaymentSession`.
  */
-import type { Caller } from '../merchants/merchants.ts';
-import type { WalletSettings } from '../wallet/settings.ts';
-import { acceptWalletToken, type AcceptedWalletPayment } from '../wallet/accept.ts';
-import { obtainMerchantSession } from '../wallet/merchant-session.ts';
-import type { PaymentRequest } from './request.ts';
-import { flowOf } from './flows.ts';
+import type { Caller } from '../../merchants/merchants.ts';
+import type { WalletSettings } from '../../wallet/settings.ts';
+import { acceptWalletToken, type AcceptedWalletPayment } from '../../wallet/accept.ts';
+import { obtainMerchantSession } from '../../wallet/merchant-session.ts';
+import type { PaymentRequest } from '../request.ts';
+import { flowOf } from '../flows.ts';
 
 export interface WalletStep {
   details: Record<string, unknown>;

@@ -15,8 +15,8 @@
  * (cause `dispute_not_counted`) for an operator, and refused to the test helper
  * (docs/disputes.md "What is left of a payment").
  */
-import type { Db, Dialect } from '../store/store.ts';
-import type { Mode, NewTransaction, TransactionRow } from '../store/schema.ts';
+import type { Db, Dialect } from '../../store/store.ts';
+import type { Mode, NewTransaction, TransactionRow } from '../../store/schema.ts';
 import {
   changeStatus,
   findOwnTransaction,
@@ -26,15 +26,15 @@ import {
   ownerOf,
   recordTimelineEntry,
   setTransactionDetails,
-} from '../store/transactions.ts';
-import { disputesOfPayment, findDispute, insertDispute, lockDisputeByAcquirerReference, setDisputeStage, type DisputeRow } from '../store/disputes.ts';
-import type { Acquirers } from '../acquirer/select.ts';
-import type { DisputeAnswer, DisputeService } from '../acquirer/dispute-service.ts';
-import { Problem } from '../ground/problem.ts';
-import { enqueueDisputeWebhook } from '../events/outbox.ts';
-import { amountNumber, findCurrency, type Currency } from '../ground/amount.ts';
-import { canAdvance, stageHolds, stageStatus, stageTransitions, type DisputeStage } from '../ground/dispute-stages.ts';
-import type { SecretBox } from '../lib/secret-box.ts';
+} from '../../store/transactions.ts';
+import { disputesOfPayment, findDispute, insertDispute, lockDisputeByAcquirerReference, setDisputeStage, type DisputeRow } from '../../store/disputes.ts';
+import type { Acquirers } from '../../acquirer/select.ts';
+import type { DisputeAnswer, DisputeService } from '../../acquirer/dispute-service.ts';
+import { Problem } from '../../ground/problem.ts';
+import { enqueueDisputeWebhook } from '../../events/outbox.ts';
+import { amountNumber, findCurrency, type Currency } from '../../ground/amount.ts';
+import { canAdvance, stageHolds, stageStatus, stageTransitions, type DisputeStage } from '../../ground/dispute-stages.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
 import { followUpRow } from './follow-up.ts';
 import { holdRemaining, leftOf, remainingText, saleOf, type Remaining } from './remaining.ts';
 

@@ -7,9 +7,9 @@
  * deployment needs the same one), or when unset a random key per start, which the primary
  * hands to all its HTTP processes (main.ts).
  */
-import type { CardData } from '../acquirer/connector.ts';
-import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
-import { decryptBound, encryptBound } from '../lib/aead.ts';
+import type { CardData } from '../../acquirer/connector.ts';
+import { cardBrands, type CardBrand } from '../../ground/card-brand.ts';
+import { decryptBound, encryptBound } from '../../lib/aead.ts';
 
 export class CardSealer {
   constructor(private readonly key: Buffer) {
@@ -31,3 +31,6 @@ export class CardSealer {
     }
   }
 }
+
+/** The card sealed across a 3-D Secure step is bound to the payment and the step's session. */
+export const sealBinding = (reference: string, sessionId: string) => `${reference}|${sessionId}`;

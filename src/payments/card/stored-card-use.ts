@@ -5,12 +5,12 @@
  * merchant-initiated, under a subscription's fixed schedule or unscheduled, as its
  * `sequenceInfo.type` says (docs/api.md#sequence-information). Pure.
  */
-import type { CardData, StoredCardUse } from '../acquirer/connector.ts';
-import type { SequenceInfo } from '../threeds/fields.ts';
-import type { TransactionRow } from '../store/schema.ts';
-import { shopperReferenceOf } from '../vault/vault.ts';
-import { flowOf } from './flows.ts';
-import { storedRequestOf } from './serialize.ts';
+import type { CardData, StoredCardUse } from '../../acquirer/connector.ts';
+import type { SequenceInfo } from '../../threeds/fields.ts';
+import type { TransactionRow } from '../../store/schema.ts';
+import { shopperReferenceOf } from '../../vault/vault.ts';
+import { flowOf } from '../flows.ts';
+import { storedRequestOf } from '../serialize.ts';
 
 /** Whether paying this payment stores its card (an enrollment always; a payment when asked with storeInVault, docs/api.md#the-details-object). */
 export function storesCard(row: TransactionRow): boolean {
@@ -28,7 +28,7 @@ export function storedCardUseOf(row: TransactionRow, card: CardData): StoredCard
     return { ...card.stored, initiator: 'merchant', agreement: agreementOf(storedRequestOf(row).threeDS?.sequenceInfo?.type) };
   }
   if (card.stored) return { ...card.stored, initiator: 'cardholder', agreement: 'card-on-file' };
-  // The card is stored with this payment's reference as its enrollment reference (card-payment.ts prepareForVault).
+  // The card is stored with this payment's reference as its enrollment reference (authorise.ts `prepareForVault`).
   if (storesCard(row)) return { shopperReference: shopperReferenceOf(row.merchant_id, row.reference), initiator: 'cardholder', agreement: 'card-on-file' };
   return undefined;
 }

@@ -7,17 +7,17 @@
  * from paying next to a live payer, and the acquirer call carries the same idempotency
  * key as the first try.
  */
-import { paymentMerchant } from '../merchants/merchants.ts';
-import { findTransaction } from '../store/transactions.ts';
-import { clearWalletToken, findUnfinishedWalletTokenUses } from '../store/wallet-token-uses.ts';
-import { acceptWalletToken } from '../wallet/accept.ts';
-import type { WalletPaymentToken } from '../wallet/index.ts';
-import type { Ports } from './ports.ts';
-import { toPay } from './pay-by-wallet.ts';
-import { run } from './operations/run.ts';
-import { payWallet } from './operations/pay-wallet.ts';
-import type { Log } from './operations/operation.ts';
-import { runEvery } from '../lib/periodic.ts';
+import { paymentMerchant } from '../../merchants/merchants.ts';
+import { findTransaction } from '../../store/transactions.ts';
+import { clearWalletToken, findUnfinishedWalletTokenUses } from '../../store/wallet-token-uses.ts';
+import { acceptWalletToken } from '../../wallet/accept.ts';
+import type { WalletPaymentToken } from '../../wallet/index.ts';
+import type { Ports } from '../ports.ts';
+import { toPay } from '../wallet/pay-by-wallet.ts';
+import { run } from '../runner/run.ts';
+import { payWallet } from '../operations/pay-wallet.ts';
+import type { Log } from '../runner/operation.ts';
+import { runEvery } from '../../lib/periodic.ts';
 
 /** A token younger than this is left to the process that accepted it (it pays right after the answer). */
 export const RESUME_AFTER_MS = 5_000;

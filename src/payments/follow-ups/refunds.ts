@@ -8,22 +8,30 @@
  * refund's row are one unit of work that holds the sale, the one claim on its money that its
  * disputes make too (remaining.ts).
  */
-import { Problem, type FieldError } from '../ground/problem.ts';
-import { amountNumber, findCurrency, parseAmount, type Currency } from '../ground/amount.ts';
-import { methodOf } from '../ground/payment-method.ts';
-import type { CardBrand } from '../ground/card-brand.ts';
-import type { FailureCode } from '../ground/states.ts';
-import type { Db, Dialect } from '../store/store.ts';
-import type { AcquirerClaimRow, Mode, TransactionRow } from '../store/schema.ts';
-import { findOwnTransaction, findTransaction, insertTransaction, lockTransaction, refundTotals, setTransactionDetails, undoneByAcquirer } from '../store/transactions.ts';
-import { findPaymentPage } from '../store/payment-pages.ts';
-import type { SecretBox } from '../lib/secret-box.ts';
-import type { RefundWindows } from '../config.ts';
-import { commonFields, compileTable, type RequestRules } from './common-fields.ts';
+import { Problem, type FieldError } from '../../ground/problem.ts';
+import { amountNumber, findCurrency, parseAmount, type Currency } from '../../ground/amount.ts';
+import { methodOf } from '../../ground/payment-method.ts';
+import type { CardBrand } from '../../ground/card-brand.ts';
+import type { FailureCode } from '../../ground/states.ts';
+import type { Db, Dialect } from '../../store/store.ts';
+import type { AcquirerClaimRow, Mode, TransactionRow } from '../../store/schema.ts';
+import {
+  findOwnTransaction,
+  findTransaction,
+  insertTransaction,
+  lockTransaction,
+  refundTotals,
+  setTransactionDetails,
+  undoneByAcquirer,
+} from '../../store/transactions.ts';
+import { findPaymentPage } from '../../store/payment-pages.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
+import type { RefundWindows } from '../../config.ts';
+import { commonFields, compileTable, type RequestRules } from '../common-fields.ts';
 import { captureStatusOf } from './authorisation.ts';
 import { holdRemaining, leftOf, readRemaining, remainingText, saleOf, type Remaining } from './remaining.ts';
 import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from './follow-up.ts';
-import { transition } from './transition.ts';
+import { transition } from '../transition.ts';
 
 export interface RefundRequest extends FollowUpRequest {
   description?: string;

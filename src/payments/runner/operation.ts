@@ -12,7 +12,7 @@
  *                      `stop` with the answer
  *   act     → acted    the outside world (acquirer, 3-D Secure server, wallet), no unit of
  *                      work held across a call (an authorisation's write-ahead record commits in
- *                      its own unit just before it is sent, card-payment.ts `authorise`)
+ *                      its own unit just before it is sent, card/authorise.ts `authorise`)
  *   commit  → out      one unit of work: compare-and-set, events, outbox
  *   answer  → answer   what the caller receives
  *   after              optional work once committed and answered (a wallet token paid)

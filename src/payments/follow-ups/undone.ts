@@ -10,10 +10,10 @@
  * authorisation has no parent: it is undone itself, and refunds of it are refused. A capture the
  * acquirer then made after all is redone (`redoCapture`).
  */
-import type { Db, Dialect } from '../store/store.ts';
-import type { TransactionRow } from '../store/schema.ts';
-import { recordTimelineEntry, setTransactionDetails, undoneByAcquirer } from '../store/transactions.ts';
-import { enqueueWebhook } from '../events/outbox.ts';
+import type { Db, Dialect } from '../../store/store.ts';
+import type { TransactionRow } from '../../store/schema.ts';
+import { recordTimelineEntry, setTransactionDetails, undoneByAcquirer } from '../../store/transactions.ts';
+import { enqueueWebhook } from '../../events/outbox.ts';
 import { giveCaptureBack, recaptureAuthorisation } from './authorisation.ts';
 import { recordRefundedAmount } from './refunds.ts';
 

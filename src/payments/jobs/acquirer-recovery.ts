@@ -6,14 +6,14 @@
  * answer that never came, or a process killed before it committed the answer. Safe with several
  * workers on one database: each is taken with a compare-and-set before the acquirer is called.
  */
-import type { Ports } from './ports.ts';
-import { findDueAuthorisationRecoveries } from '../store/payment-pages.ts';
-import { findDueAcquirerClaims } from '../store/acquirer-claims.ts';
-import { run } from './operations/run.ts';
-import { cancelUnknownAuthorisation } from './operations/cancel-unknown-authorisation.ts';
-import { finishAcquirerClaim } from './operations/finish-acquirer-claim.ts';
-import type { AnyOperation, Log } from './operations/operation.ts';
-import { runEvery } from '../lib/periodic.ts';
+import type { Ports } from '../ports.ts';
+import { findDueAuthorisationRecoveries } from '../../store/payment-pages.ts';
+import { findDueAcquirerClaims } from '../../store/acquirer-claims.ts';
+import { run } from '../runner/run.ts';
+import { cancelUnknownAuthorisation } from '../operations/cancel-unknown-authorisation.ts';
+import { finishAcquirerClaim } from '../operations/finish-acquirer-claim.ts';
+import type { AnyOperation, Log } from '../runner/operation.ts';
+import { runEvery } from '../../lib/periodic.ts';
 
 const BATCH = 50;
 

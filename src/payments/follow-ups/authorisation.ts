@@ -8,17 +8,17 @@
  * an event row. A capture is also a transaction of its own (follow-up.ts), named in the
  * authorisation's `details.captureReference`: what the merchant refunds, as with the real API.
  */
-import { Problem } from '../ground/problem.ts';
-import type { Db } from '../store/store.ts';
-import type { Mode, TransactionRow } from '../store/schema.ts';
-import { findOwnTransaction, findTransaction, recordTimelineEntry, type StatusChange } from '../store/transactions.ts';
-import { amountNumber, findCurrency } from '../ground/amount.ts';
-import { ensurePaymentPage, findPaymentPage, setPageFields } from '../store/payment-pages.ts';
-import { recordAuthorisationChange, type AuthorisationChangeCause } from '../store/authorisations.ts';
-import { randomBase62 } from '../lib/tokens.ts';
-import type { Status } from '../ground/states.ts';
-import { transition } from './transition.ts';
-import { enqueueWebhook } from '../events/outbox.ts';
+import { Problem } from '../../ground/problem.ts';
+import type { Db } from '../../store/store.ts';
+import type { Mode, TransactionRow } from '../../store/schema.ts';
+import { findOwnTransaction, findTransaction, recordTimelineEntry, type StatusChange } from '../../store/transactions.ts';
+import { amountNumber, findCurrency } from '../../ground/amount.ts';
+import { ensurePaymentPage, findPaymentPage, setPageFields } from '../../store/payment-pages.ts';
+import { recordAuthorisationChange, type AuthorisationChangeCause } from '../../store/authorisations.ts';
+import { randomBase62 } from '../../lib/tokens.ts';
+import type { Status } from '../../ground/states.ts';
+import { transition } from '../transition.ts';
+import { enqueueWebhook } from '../../events/outbox.ts';
 
 export type CaptureStatus = 'authorised' | 'captured' | 'reversed';
 /**
@@ -72,7 +72,7 @@ export function authorised(found: Authorisation | undefined, reference: string):
 
 /**
  * A payment's one state change to what its acquirer answered, made outside the card page (the
- * test helper, a late notification), left as card-payment.ts `finish` leaves it: an authorise
+ * test helper, a late notification), left as card/commit.ts `finish` leaves it: an authorise
  * payment that succeeds is held (`captureStatus: "authorised"`), and the acquirer's reference of
  * a success is kept for its capture, reversal and refunds; what the acquirer told of the payer
  * (`learned`: a bank account's holder and masked IBAN) is added to its details. False when the

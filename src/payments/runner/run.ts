@@ -4,7 +4,7 @@
  * merchant API the Idempotency-Reference (docs/decisions.md#decisions-where-the-api-contract-is-silent, idempotency.ts).
  */
 import { IdempotencyRecord, runIdempotent, type Outcome } from './idempotency.ts';
-import { Stop, type AnyOperation, type Context } from './operation.ts';
+import { Stop, type AnyOperation, type Context, type Operation } from './operation.ts';
 
 export type { Outcome } from './idempotency.ts';
 
@@ -108,10 +108,29 @@ async function runHeld<Caller, Body>(op: AnyOperation<Caller, Body>, body: Body,
 }
 
 /** parse → load → decide → reserve → act: everything before the committing unit of work. */
-async function prepare<Caller, Body, Answer>(op: AnyOperation<Caller, Body, Answer>, body: Body, ctx: Context<Caller>): Promise<unknown> {
+/**
+ * An operation's parse, load and decide, and nothing more: what it would do (its plan, and the
+ * state it decided on), or the Problem it would answer. Nothing is reserved, asked or written;
+ * the console's previews read an action's money from it (operations/preview.ts), so they never
+ * repeat a rule, and every run starts with it.
+ */
+export async function planOperation<Caller, Body, Input, State, Plan, Acted, Out, Answer>(
+  op: Operation<Caller, Body, Input, State, Plan, Acted, Out, Answer>,
+  body: Body,
+  ctx: Context<Caller>,
+): Promise<Planned<State, Plan>> {
   const input = op.parse(body, ctx);
   const state = await op.load(input, ctx);
-  let plan = op.decide(state, input, ctx);
+  return { state, plan: op.decide(state, input, ctx) };
+}
+
+export interface Planned<State, Plan> {
+  state: State;
+  plan: Plan;
+}
+
+async function prepare<Caller, Body, Answer>(op: AnyOperation<Caller, Body, Answer>, body: Body, ctx: Context<Caller>): Promise<unknown> {
+  let { plan } = await planOperation(op, body, ctx);
   const { reserve } = op;
   if (reserve) {
     const reserved = await ctx.ports.store.transact((tx) => reserve(tx, plan, ctx));
