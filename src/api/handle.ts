@@ -10,7 +10,7 @@ import { idempotentReplays } from '../lib/metrics.ts';
 import type { Caller } from '../merchants/merchants.ts';
 import type { Ports } from '../payments/ports.ts';
 import type { AnyOperation } from '../payments/runner/operation.ts';
-import { runForMerchant, type Outcome } from '../payments/runner/run.ts';
+import { runForMerchant, type MerchantAnswer } from '../payments/runner/run.ts';
 
 export function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -19,7 +19,7 @@ export function objectBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function sendOutcome(reply: FastifyReply, outcome: Outcome) {
+export function sendAnswer(reply: FastifyReply, outcome: MerchantAnswer) {
   if (outcome.replayed) {
     reply.header('Idempotent-Replayed', 'true');
     idempotentReplays.inc({ route: reply.request.routeOptions.url ?? 'unmatched' });
@@ -43,6 +43,6 @@ const idempotencyReferenceOf = (request: FastifyRequest) => {
 export function handle(op: AnyOperation<Caller, Record<string, unknown>>, ports: Ports) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const ctx = { ports, caller: request.caller, now: Date.now(), log: request.log };
-    return sendOutcome(reply, await runForMerchant(op, objectBody(request.body), ctx, idempotencyReferenceOf(request)));
+    return sendAnswer(reply, await runForMerchant(op, objectBody(request.body), ctx, idempotencyReferenceOf(request)));
   };
 }

@@ -13,7 +13,7 @@ import type { AcquirerAuthentication, AuthenticatingRequest, AuthenticationConti
 import { findThreeDSSession, insertThreeDSSession, updateThreeDSSession, type ThreeDSSessionRow } from '../store/payment-pages.ts';
 import { randomUUID } from 'node:crypto';
 import { identifierShaped, randomBase62 } from '../lib/tokens.ts';
-import { encodeCReq, SESSION_TTL_MS, type Authentication } from './server.ts';
+import { encodeCReq, THREEDS_SESSION_TTL_MS, type Authentication } from './server.ts';
 import type { TransStatus } from './directory.ts';
 
 export type AcquirerOutcome =
@@ -81,7 +81,7 @@ const newSessionRow = (id: string, protocol: string, at: { reference: string; br
   brand: at.brand,
   result: null,
   created: at.now,
-  expires_at: at.now + SESSION_TTL_MS,
+  expires_at: at.now + THREEDS_SESSION_TTL_MS,
 });
 
 export class AcquirerThreeDS {

@@ -20,7 +20,7 @@ import { Problem } from '../ground/problem.ts';
 import type { DirectoryServer, PaResult, RReq, TransStatus } from './directory.ts';
 
 /** EMVCo: the challenge must be finished within a bounded time; ours is generous. */
-export const SESSION_TTL_MS = 15 * 60_000;
+export const THREEDS_SESSION_TTL_MS = 15 * 60_000;
 
 /** What is kept with the transaction (`authentication` column): ECI, transStatus, authentication value. */
 export interface Authentication {
@@ -121,7 +121,7 @@ export class ThreeDSServer {
         brand: input.card.brand,
         result: null,
         created: now,
-        expires_at: now + SESSION_TTL_MS,
+        expires_at: now + THREEDS_SESSION_TTL_MS,
       }),
     );
     // A brand outside the 3DS2 schemes (bcmc) has no 3DS2 directory: 3DS2 is not applicable.

@@ -40,7 +40,7 @@ const MESSAGES: Record<WalletTokenError['failure'], string> = {
   decryption: 'the token cannot be decrypted',
 };
 
-export async function acceptWalletToken(
+export async function verifyWalletToken(
   token: WalletPaymentToken,
   payment: PaymentToPay,
   settings: WalletSettings,

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { acceptWalletToken } from '../../src/wallet/accept.ts';
+import { verifyWalletToken } from '../../src/wallet/accept.ts';
 import { checkValidationUrl, obtainMerchantSession } from '../../src/wallet/merchant-session.ts';
 import type { WalletSettings } from '../../src/wallet/settings.ts';
 import type { WalletPaymentToken } from '../../src/wallet/index.ts';
@@ -41,7 +41,7 @@ async function refusal(promise: Promise<unknown>): Promise<Problem> {
 
 describe('accepting a real wallet token (live trust path)', { skip }, () => {
   test('a real token is verified at its signing time, decrypted and matched to the payment', async () => {
-    const accepted = await acceptWalletToken(token(), payment, live, FIELD, () => signedAt + 60_000);
+    const accepted = await verifyWalletToken(token(), payment, live, FIELD, () => signedAt + 60_000);
     assert.equal(accepted.pan, '4784000000380075');
     assert.equal(accepted.brand, 'visa');
     assert.equal(accepted.amountMinor, 100);
@@ -52,22 +52,22 @@ describe('accepting a real wallet token (live trust path)', { skip }, () => {
   });
 
   test('the same token today is stale; for another amount or currency it does not match', async () => {
-    const stale = await refusal(acceptWalletToken(token(), payment, live, FIELD));
+    const stale = await refusal(verifyWalletToken(token(), payment, live, FIELD));
     assert.deepEqual(
       stale.errors?.map((e) => [e.field, e.code]),
       [[FIELD, 'token_stale']],
     );
-    const amount = await refusal(acceptWalletToken(token(), { ...payment, amountMinor: 101 }, live, FIELD, () => signedAt));
+    const amount = await refusal(verifyWalletToken(token(), { ...payment, amountMinor: 101 }, live, FIELD, () => signedAt));
     assert.deepEqual(
       amount.errors?.map((e) => e.code),
       ['amount_mismatch'],
     );
-    const currency = await refusal(acceptWalletToken(token(), { ...payment, currency: 'eur' }, live, FIELD, () => signedAt));
+    const currency = await refusal(verifyWalletToken(token(), { ...payment, currency: 'eur' }, live, FIELD, () => signedAt));
     assert.deepEqual(
       currency.errors?.map((e) => e.code),
       ['currency_mismatch'],
     );
-    const brand = await refusal(acceptWalletToken(token(), { ...payment, acceptedBrands: ['mastercard'] }, live, FIELD, () => signedAt));
+    const brand = await refusal(verifyWalletToken(token(), { ...payment, acceptedBrands: ['mastercard'] }, live, FIELD, () => signedAt));
     assert.deepEqual(
       brand.errors?.map((e) => [e.field, e.code]),
       [[FIELD, 'brand_not_accepted']],
@@ -75,12 +75,12 @@ describe('accepting a real wallet token (live trust path)', { skip }, () => {
   });
 
   test('a test-mode payment does not trust the vendor root, and live mode needs processing keys', async () => {
-    const test = await refusal(acceptWalletToken(token(), { ...payment, mode: 'test' }, live, FIELD, () => signedAt));
+    const test = await refusal(verifyWalletToken(token(), { ...payment, mode: 'test' }, live, FIELD, () => signedAt));
     assert.deepEqual(
       test.errors?.map((e) => e.code),
       ['token_certificate'],
     );
-    const unconfigured = await refusal(acceptWalletToken(token(), payment, { ...live, liveProcessingKeys: [] }, FIELD, () => signedAt));
+    const unconfigured = await refusal(verifyWalletToken(token(), payment, { ...live, liveProcessingKeys: [] }, FIELD, () => signedAt));
     assert.equal(unconfigured.status, 503);
   });
 });

@@ -10,7 +10,7 @@
 import { paymentMerchant } from '../../merchants/merchants.ts';
 import { findTransaction } from '../../store/transactions.ts';
 import { clearWalletToken, findUnfinishedWalletTokenUses } from '../../store/wallet-token-uses.ts';
-import { acceptWalletToken } from '../../wallet/accept.ts';
+import { verifyWalletToken } from '../../wallet/accept.ts';
 import type { WalletPaymentToken } from '../../wallet/index.ts';
 import type { Ports } from '../ports.ts';
 import { toPay } from '../wallet/pay-by-wallet.ts';
@@ -45,7 +45,7 @@ async function resume(ports: Ports, log: Log, reference: string, token: WalletPa
   const row = (await findTransaction(ports.store.read, reference))!;
   if (row.status !== 'pending') return ports.store.transact((tx) => clearWalletToken(tx, reference));
   const caller = { row, merchant: await paymentMerchant(ports.store.read, row.merchant_id) };
-  const accepted = await acceptWalletToken(token, toPay(caller), ports.config.wallet, '/encryptedToken', () => acceptedAt);
+  const accepted = await verifyWalletToken(token, toPay(caller), ports.config.wallet, '/encryptedToken', () => acceptedAt);
   await run(payWallet, accepted, { ports, caller, now: Date.now(), log });
 }
 

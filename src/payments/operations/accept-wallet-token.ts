@@ -9,7 +9,7 @@
 import { Problem } from '../../ground/problem.ts';
 import { findTransaction } from '../../store/transactions.ts';
 import { findWalletTokenUse } from '../../store/wallet-token-uses.ts';
-import { acceptWalletToken as verifyWalletToken } from '../../wallet/accept.ts';
+import { verifyWalletToken } from '../../wallet/accept.ts';
 import type { WalletPaymentToken } from '../../wallet/index.ts';
 import { recordWalletTokenUse, toPay } from '../wallet/pay-by-wallet.ts';
 import { customerOperation } from '../runner/operation.ts';

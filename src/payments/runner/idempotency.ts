@@ -27,7 +27,8 @@ import { bindings } from '../../store/secrets.ts';
 import { findOwnPayment } from '../../store/transactions.ts';
 import { changingColumnsOf, serializePayment, type ChangingColumns, type PaymentLinks, type SerializableRow } from '../serialize.ts';
 
-export interface Outcome {
+/** What the merchant API answers for an operation: recorded with its Idempotency-Reference, and replayed from the record. */
+export interface MerchantAnswer {
   status: number;
   body: unknown;
   /** The body already serialized (stored outcomes): sent as is instead of serializing again. */
@@ -61,8 +62,8 @@ export async function runIdempotent(
   store: Store,
   links: PaymentLinks,
   request: { scope: Scope; idempotencyReference: string | undefined; body: unknown },
-  operation: (db: Db) => Promise<Outcome>,
-): Promise<Outcome> {
+  operation: (db: Db) => Promise<MerchantAnswer>,
+): Promise<MerchantAnswer> {
   const record = IdempotencyRecord.of(request.scope, request.idempotencyReference, request.body, links);
   if (!record) return store.transact(operation);
   try {
@@ -123,7 +124,7 @@ export class IdempotencyRecord {
    * A create's answer is not copied: the record names the new transaction and keeps what of its row
    * may change later, as it is now, so a replay builds the same answer from the row (`replayStored`).
    */
-  async record(db: Db, outcome: Outcome): Promise<Outcome> {
+  async record(db: Db, outcome: MerchantAnswer): Promise<MerchantAnswer> {
     const json = JSON.stringify(outcome.body);
     const { created } = outcome;
     if (created && !this.held) {
@@ -145,7 +146,7 @@ export class IdempotencyRecord {
   }
 
   /** After the request failed: the answer recorded for the reference, or the error again (a Problem kept for later requests). */
-  async recover(store: Store, error: unknown): Promise<Outcome> {
+  async recover(store: Store, error: unknown): Promise<MerchantAnswer> {
     if (isUniqueViolation(error)) return this.replayStored(store, error);
     const problem = error instanceof Problem && !(error instanceof RecordProblem) ? error : undefined;
     const kept = problem !== undefined && isStored(problem.status);
@@ -174,7 +175,7 @@ export class IdempotencyRecord {
     throw error;
   }
 
-  private async replayStored(store: Store, otherwise: unknown): Promise<Outcome> {
+  private async replayStored(store: Store, otherwise: unknown): Promise<MerchantAnswer> {
     const existing = await findIdempotencyRecord(store.read, this.key);
     if (!existing) throw otherwise;
     if (existing.fingerprint !== this.fingerprint) throw reused();
@@ -198,7 +199,7 @@ export class IdempotencyRecord {
    * transaction the record names as it is now — final, or still pending for the recovery job or
    * the acquirer's notification — instead of 409 for ever.
    */
-  private async replayInFlight(store: Store, reference: string | null): Promise<Outcome> {
+  private async replayInFlight(store: Store, reference: string | null): Promise<MerchantAnswer> {
     const row = reference === null || (await stillAnswering(store, reference)) ? undefined : await findOwnPayment(store.read, this.key, reference);
     if (!row)
       throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });

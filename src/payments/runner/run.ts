@@ -3,10 +3,10 @@
  * of work around `commit`, the release of a reservation when acting fails, and for the
  * merchant API the Idempotency-Reference (docs/decisions.md#decisions-where-the-api-contract-is-silent, idempotency.ts).
  */
-import { IdempotencyRecord, runIdempotent, type Outcome } from './idempotency.ts';
+import { IdempotencyRecord, runIdempotent, type MerchantAnswer } from './idempotency.ts';
 import { Stop, type AnyOperation, type Context, type Operation } from './operation.ts';
 
-export type { Outcome } from './idempotency.ts';
+export type { MerchantAnswer } from './idempotency.ts';
 
 /** Runs an operation where no Idempotency-Reference applies: pages, workers, the command line. */
 export async function run<Caller, Body, Answer>(op: AnyOperation<Caller, Body, Answer>, body: Body, ctx: Context<Caller>): Promise<Answer> {
@@ -52,7 +52,7 @@ export async function runForMerchant<Caller extends Merchant, Body>(
   body: Body,
   ctx: Context<Caller>,
   idempotencyReference: string | undefined,
-): Promise<Outcome> {
+): Promise<MerchantAnswer> {
   const other = op.handsOver?.(body);
   if (other) return runForMerchant(other, body, ctx, idempotencyReference);
   const scope = { merchantId: ctx.caller.merchantId, mode: ctx.caller.mode, route: op.scope ?? op.name };
@@ -83,7 +83,7 @@ export async function runForMerchant<Caller extends Merchant, Body>(
  * transaction reserved, so a second request with the reference gets 409 (then the answer, or
  * once the claim's lease ran out the transaction as it is) and never reserves a second time.
  */
-async function runHeld<Caller, Body>(op: AnyOperation<Caller, Body>, body: Body, ctx: Context<Caller>, record: IdempotencyRecord): Promise<Outcome> {
+async function runHeld<Caller, Body>(op: AnyOperation<Caller, Body>, body: Body, ctx: Context<Caller>, record: IdempotencyRecord): Promise<MerchantAnswer> {
   const { store } = ctx.ports;
   try {
     const input = op.parse(body, ctx);

@@ -8,7 +8,7 @@
  */
 import type { Caller } from '../../merchants/merchants.ts';
 import type { WalletSettings } from '../../wallet/settings.ts';
-import { acceptWalletToken, type AcceptedWalletPayment } from '../../wallet/accept.ts';
+import { verifyWalletToken, type AcceptedWalletPayment } from '../../wallet/accept.ts';
 import { obtainMerchantSession } from '../../wallet/merchant-session.ts';
 import type { PaymentRequest } from '../request.ts';
 import { flowOf } from '../flows.ts';
@@ -25,7 +25,7 @@ export const TOKEN_FIELD = '/details/walletPayEncryptedToken';
 export async function prepareWalletPayment(request: PaymentRequest, caller: Caller, settings: WalletSettings): Promise<WalletStep> {
   const payment = { mode: caller.mode, amountMinor: request.amountMinor, currency: request.currency.code, acceptedBrands: caller.settings.cardBrands };
   if (flowOf(request.flow).creation === 'wallet-token') {
-    return { details: {}, accepted: await acceptWalletToken(request.details.walletPayEncryptedToken!, payment, settings, TOKEN_FIELD) };
+    return { details: {}, accepted: await verifyWalletToken(request.details.walletPayEncryptedToken!, payment, settings, TOKEN_FIELD) };
   }
   const session = await obtainMerchantSession(
     { mode: caller.mode, validationUrl: request.details.walletPayValidationUrl!, domainName: request.details.walletPayDomainName!, merchantName: caller.merchantName },
