@@ -115,7 +115,7 @@ export function settingsRoutes(app: FastifyInstance, { store, viewOf, send }: Co
     app.post<{ Params: { merchantId: string }; Body: Form }>(`/dashboard/merchants/:merchantId/${name}`, async (request, reply) => {
       const session = request.consoleSession;
       const merchantId = visibleMerchantId(session, request.params.merchantId);
-      if ((await merchantOverviews(store.read, merchantId)).length === 0) throw Problem.notFound('No such merchant.');
+      if ((await merchantOverviews(store.read, merchantId)).length === 0) throw new Problem('notFound', 'No such merchant.');
       const change: Change = changes[name];
       const input = change.input(request.body ?? {});
       const entry = { action: change.action, merchantId, address: request.ip };
@@ -139,7 +139,7 @@ export function settingsRoutes(app: FastifyInstance, { store, viewOf, send }: Co
     const view = viewOf(request, session);
     const merchantId = visibleMerchantId(session, request.params.merchantId);
     const [merchant] = await merchantOverviews(store.read, merchantId);
-    if (!merchant) throw Problem.notFound('No such merchant.');
+    if (!merchant) throw new Problem('notFound', 'No such merchant.');
     const [webhook, testDeliveries] = await Promise.all([showWebhook(store, merchantId), deliveriesOf(store, { merchantId, event: 'test', limit: 5 })]);
     return send(reply, view, settingsPage(view, { merchant, webhookUrl: webhook.url, testDeliveries, ...messages }), status);
   }

@@ -80,7 +80,7 @@ export type Answered = Exclude<FollowUpResult, { outcome: 'unknown' }>;
  * gives the claim back (`releaseClaim`) and the merchant gets 422.
  */
 export function unlessRefused(result: FollowUpResult, action: 'capture' | 'reversal'): Exclude<FollowUpResult, { outcome: 'refused' }> {
-  if (result.outcome === 'refused') throw new Problem(422, 'Refused by the acquirer', `The acquirer refused the ${action}: ${result.reason}.`);
+  if (result.outcome === 'refused') throw new Problem('refusedByAcquirer', `The acquirer refused the ${action}: ${result.reason}.`);
   return result;
 }
 
@@ -90,13 +90,10 @@ export function unlessRefused(result: FollowUpResult, action: 'capture' | 'rever
  * Idempotency-Reference gets 409, then the outcome (idempotency.ts).
  */
 export const noAnswer = (action: 'capture' | 'reversal') =>
-  new UnfinishedProblem(
-    503,
-    'No answer from the acquirer',
-    `The acquirer did not answer the ${action} in time; Kassa asks it again by itself. Read the payment later, or send the same request with the same Idempotency-Reference.`,
-    undefined,
-    { 'Retry-After': '5' },
-  );
+  new UnfinishedProblem('noAcquirerAnswer', {
+    detail: `The acquirer did not answer the ${action} in time; Kassa asks it again by itself. Read the payment later, or send the same request with the same Idempotency-Reference.`,
+    headers: { 'Retry-After': '5' },
+  });
 
 /** What a capture's or reversal's authorisation ends as once the acquirer did it. */
 function completed(claim: Pick<AcquirerClaimRow, 'action' | 'reference' | 'amount_minor' | 'currency'>): ClaimEnd {

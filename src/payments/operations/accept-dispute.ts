@@ -34,7 +34,7 @@ export const acceptDispute = merchantOperation({
     };
     const outcome = await recordDisputeWord(tx, payment, word, { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
     // The acquirer's word moved it meanwhile (a reversal, the end of a pre-arbitration): what it says stands.
-    if (outcome.kind !== 'advanced') throw Problem.conflict(`Dispute ${row.reference} changed meanwhile; read it.`);
+    if (outcome.kind !== 'advanced') throw new Problem('conflict', `Dispute ${row.reference} changed meanwhile; read it.`);
     return outcome.row;
   },
   answer: (row, { ports }) => serializePayment(row, ports.links),

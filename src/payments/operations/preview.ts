@@ -55,7 +55,7 @@ export async function previewCancel(body: { pageToken: string }, ctx: Context<Ca
   const input = cancel.parse(body, ctx);
   const row = cancel.decide(await cancel.load(input, ctx), input, ctx);
   if (row.status !== 'pending' || (await authorisationInFlight(ctx.ports.store.read, row.reference))) {
-    throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a pending payment can be cancelled.`);
+    throw new Problem('conflict', `Transaction ${row.reference} is ${row.status}; only a pending payment can be cancelled.`);
   }
   return moneyOf(row, row.amount_minor);
 }
