@@ -54,6 +54,7 @@ import { authorisedDetails } from './authorisation.ts';
 import { networkReferenceToKeep, storedCardUseOf, storesCard } from './stored-card-use.ts';
 import { shopperOf } from './shopper.ts';
 import { stop, type Context, type Stop } from './operations/operation.ts';
+import type { EventCause } from '../ground/event-causes.ts';
 
 export const MAX_CARD_ATTEMPTS = 5;
 /** Longest a card may take from submit to outcome; a crashed request frees the payment after it. */
@@ -355,7 +356,7 @@ function prepareForVault(card: CardData, { ports, caller, now }: CardContext): P
 export interface Finish {
   status: Status;
   failureCode?: FailureCode;
-  cause: string;
+  cause: EventCause;
   brand: CardBrand;
   /** The card number's last four digits, when a card number was entered or taken from the vault. */
   lastFour?: string;
@@ -455,7 +456,7 @@ export async function openForPaying(tx: Db, reference: string, at: number): Prom
   return current;
 }
 
-async function failNow(tx: Db, row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<PageStep> {
+async function failNow(tx: Db, row: TransactionRow, failureCode: FailureCode, cause: EventCause, at: number): Promise<PageStep> {
   await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode, cause, at });
   return { step: 'final', row: (await findTransaction(tx, row.reference))! };
 }

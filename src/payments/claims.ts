@@ -25,6 +25,7 @@ import { endLatePayment } from './late-payment.ts';
 import { transition } from './transition.ts';
 import type { Ports } from './ports.ts';
 import type { Context } from './operations/operation.ts';
+import type { EventCause } from '../ground/event-causes.ts';
 
 export type ClaimAction = AcquirerClaimRow['action'];
 
@@ -148,7 +149,7 @@ export async function settleFollowUp(
   tx: Db,
   dialect: Dialect,
   row: TransactionRow,
-  outcome: { from: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: string; at: number },
+  outcome: { from: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: EventCause; at: number },
 ): Promise<TransactionRow> {
   if (row.type === 'credit') return (await settleRefund(tx, dialect, row, outcome)).row;
   const failureCode = outcome.to === 'failed' ? (outcome.failureCode ?? 'rejected') : null;

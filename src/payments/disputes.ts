@@ -37,6 +37,7 @@ import { canAdvance, stageHolds, stageStatus, stageTransitions, type DisputeStag
 import type { SecretBox } from '../lib/secret-box.ts';
 import { followUpRow } from './follow-up.ts';
 import { holdRemaining, leftOf, remainingText, saleOf, type Remaining } from './remaining.ts';
+import type { EventCause } from '../ground/event-causes.ts';
 
 /** What an acquirer (or the test helper) says of a dispute. */
 export interface DisputeWord {
@@ -54,7 +55,7 @@ export interface DisputeWord {
   schemeCode?: string;
   defensePeriodEndsAt?: string;
   /** Why, as the timeline keeps it: `acquirer_dispute`, `test_helper`. */
-  cause: string;
+  cause: EventCause;
   /** What was said, for the timeline (settle-by-acquirer.ts `detailOf`). */
   detail: string;
 }

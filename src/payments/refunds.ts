@@ -24,6 +24,7 @@ import { captureStatusOf } from './authorisation.ts';
 import { holdRemaining, leftOf, readRemaining, remainingText, saleOf, type Remaining } from './remaining.ts';
 import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from './follow-up.ts';
 import { transition } from './transition.ts';
+import type { EventCause } from '../ground/event-causes.ts';
 
 export interface RefundRequest extends FollowUpRequest {
   description?: string;
@@ -162,7 +163,7 @@ export async function settleRefund(
   tx: Db,
   dialect: Dialect,
   refund: TransactionRow,
-  outcome: { from?: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: string; at: number },
+  outcome: { from?: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: EventCause; at: number },
 ): Promise<{ moved: boolean; row: TransactionRow }> {
   const moved = await transition(tx, {
     reference: refund.reference,

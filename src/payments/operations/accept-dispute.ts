@@ -29,7 +29,7 @@ export const acceptDispute = merchantOperation({
       stage: 'accepted' as const,
       amountMinor: row.amount_minor,
       currency: row.currency,
-      cause: 'merchant_accepted',
+      cause: 'merchant_accepted' as const,
       detail: 'accepted by the merchant',
     };
     const outcome = await recordDisputeWord(tx, payment, word, { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
