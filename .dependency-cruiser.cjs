@@ -6,8 +6,7 @@
 //   store                                          ground, lib — and the only place for kysely, pg, better-sqlite3
 //   acquirer threeds wallet vault events merchants operators
 //                                                  ground, lib, store and each other, without a cycle between
-//                                                  folders (today: threeds and vault → acquirer → events;
-//                                                  merchants and operators → events)
+//                                                  folders (today: threeds and vault → acquirer)
 //   payments                                       everything above this line
 //   api pages console cli contract, and the files   anything; api/, pages/ and console/ reach payments/ only through
 //   in src/                                        payments/operations/ (run by payments/runner/), payments/read.ts

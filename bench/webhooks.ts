@@ -82,7 +82,7 @@ async function fillOutbox(store: Awaited<ReturnType<typeof openStore>>, merchant
           const row = { ...pendingPaymentRow(store.secrets, merchantId), created: now, last_update: now };
           const { reference } = row;
           await insertTransaction(db, row, 'created');
-          await transition(db, { reference, from: 'pending', to: 'success', cause: 'bench', at: now });
+          await transition(db, { reference, from: 'pending', to: 'success', cause: 'acquirer_authorised', at: now });
         }),
       ),
     );

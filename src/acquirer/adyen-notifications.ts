@@ -219,7 +219,7 @@ const accepted = { contentType: 'text/plain', body: '[accepted]' };
 
 export const readAdyenNotification: NotificationReader = async ({ json }, connectionsOf) => {
   const notification = parseNotification(json);
-  if (!notification) throw new Problem(400, 'Not a notification', 'The body is not an Adyen notification (notificationItems).');
+  if (!notification) throw new Problem('notANotification', 'The body is not an Adyen notification (notificationItems).');
   const mode = notification.live ? 'live' : 'test';
   const words: AcquirerWord[] = [];
   let forged = 0;

@@ -8,7 +8,7 @@ import type { Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
 import { findMerchant } from '../store/merchants.ts';
 import { listAcquirerConnections, saveAcquirerConnection, type AcquirerConnection, type AcquirerEndpoints } from '../store/acquirer-connections.ts';
-import { AdminError } from '../events/admin.ts';
+import { Problem } from '../ground/problem.ts';
 import { connectors } from './select.ts';
 
 export interface ConnectionInput {
@@ -29,24 +29,25 @@ const requiredSecrets: Record<string, Record<string, (value: string) => boolean>
 };
 
 export async function setAcquirerConnection(store: Store, input: ConnectionInput, now: number): Promise<Omit<AcquirerConnection, 'secrets'>> {
-  if (!connectors[input.connector]) throw new AdminError(`--connector must be one of ${Object.keys(connectors).join(', ')}`);
-  if (!(await findMerchant(store.read, input.merchantId))) throw new AdminError(`no merchant ${input.merchantId}`);
+  if (!connectors[input.connector]) throw new Problem('invalidSetting', `--connector must be one of ${Object.keys(connectors).join(', ')}`);
+  if (!(await findMerchant(store.read, input.merchantId))) throw new Problem('invalidSetting', `no merchant ${input.merchantId}`);
   const endpoint = apiRoot(input.endpoint, '--endpoint');
   const endpoints: AcquirerEndpoints = {};
   for (const [api, root] of Object.entries(input.endpoints ?? {}) as [keyof AcquirerEndpoints, string | undefined][]) {
     if (root !== undefined) endpoints[api] = apiRoot(root, `--${api}-endpoint`);
   }
-  if (!input.account.trim()) throw new AdminError('--merchant-account must not be empty');
+  if (!input.account.trim()) throw new Problem('invalidSetting', '--merchant-account must not be empty');
   let secrets: unknown;
   try {
     secrets = JSON.parse(input.secretsJson);
   } catch {
-    throw new AdminError('standard input must be one JSON object with the credentials');
+    throw new Problem('invalidSetting', 'standard input must be one JSON object with the credentials');
   }
-  if (typeof secrets !== 'object' || secrets === null || Array.isArray(secrets)) throw new AdminError('standard input must be one JSON object with the credentials');
+  if (typeof secrets !== 'object' || secrets === null || Array.isArray(secrets))
+    throw new Problem('invalidSetting', 'standard input must be one JSON object with the credentials');
   const given = secrets as Record<string, unknown>;
   for (const [name, valid] of Object.entries(requiredSecrets[input.connector])) {
-    if (typeof given[name] !== 'string' || !valid(given[name])) throw new AdminError(`the credentials must have a valid "${name}" (docs/acquirers.md)`);
+    if (typeof given[name] !== 'string' || !valid(given[name])) throw new Problem('invalidSetting', `the credentials must have a valid "${name}" (docs/acquirers.md)`);
   }
   const connection = {
     merchantId: input.merchantId,
@@ -69,16 +70,16 @@ function apiRoot(given: string, option: string): string {
   try {
     url = new URL(given);
   } catch {
-    throw new AdminError(`${option} must be a URL`);
+    throw new Problem('invalidSetting', `${option} must be a URL`);
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))) {
-    throw new AdminError(`${option} must be an https URL`);
+    throw new Problem('invalidSetting', `${option} must be an https URL`);
   }
   return url.href.replace(/\/$/, '');
 }
 
 /** A merchant's connections, without their credentials. */
 export async function showAcquirerConnections(store: Store, merchantId: string): Promise<Omit<AcquirerConnection, 'secrets'>[]> {
-  if (!(await findMerchant(store.read, merchantId))) throw new AdminError(`no merchant ${merchantId}`);
+  if (!(await findMerchant(store.read, merchantId))) throw new Problem('invalidSetting', `no merchant ${merchantId}`);
   return (await listAcquirerConnections(store.read, store.secrets, merchantId)).map(({ secrets: _hidden, ...shown }) => shown);
 }

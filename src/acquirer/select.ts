@@ -59,8 +59,7 @@ const CONNECTION_CACHE_MS = 5_000;
 export class AcquirerUnavailable extends Problem {
   constructor() {
     super(
-      503,
-      'No acquirer configured',
+      'noAcquirer',
       'Live payments need an acquirer connection, and this merchant has none for live mode (`kassa acquirer set`, docs/acquirers.md). Test keys use the built-in simulator.',
     );
   }

@@ -26,7 +26,7 @@ export async function acquirerNotifications(app: FastifyInstance, { config, stor
     const { connector } = request.params;
     const read = notificationReaderOf(connector);
     // The same answer as for any address that is not a route (api/errors.ts).
-    if (!read) throw Problem.notFound(`There is nothing at ${request.method} ${request.url.split('?')[0]}.`);
+    if (!read) throw new Problem('notFound', `There is nothing at ${request.method} ${request.url.split('?')[0]}.`);
     const { raw, json } = request.body ?? { raw: Buffer.alloc(0), json: undefined };
     const notification = await read({ raw, json, headers: request.headers }, (account, mode) =>
       findAcquirerConnectionsByAccount(store.read, store.secrets, connector, account, mode),

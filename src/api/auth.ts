@@ -14,7 +14,7 @@ declare module 'fastify' {
 }
 
 const unauthorized = (detail: string, headers: Record<string, string> = {}) =>
-  new Problem(401, 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Basic realm="Kassa API", charset="UTF-8"', ...headers });
+  new Problem('unauthorized', { detail, headers: { 'WWW-Authenticate': 'Basic realm="Kassa API", charset="UTF-8"', ...headers } });
 const invalidKey = (headers?: Record<string, string>) => unauthorized('The API key is not valid.', headers);
 
 /** The API key in a Basic `Authorization` header, or undefined when there is no such header. */

@@ -81,8 +81,11 @@ function bearerMatches(request: FastifyRequest, expected: Buffer): boolean {
   return scheme?.toLowerCase() === 'bearer' && credentials !== undefined && timingSafeEqual(digest(credentials), expected);
 }
 
-const unauthorised = new Problem(401, 'Unauthorized', 'Send the metrics token (METRICS_TOKEN) as Authorization: Bearer <token>.', undefined, {
-  'WWW-Authenticate': 'Bearer realm="kassa-metrics"',
+const unauthorised = new Problem('unauthorized', {
+  detail: 'Send the metrics token (METRICS_TOKEN) as Authorization: Bearer <token>.',
+  headers: {
+    'WWW-Authenticate': 'Bearer realm="kassa-metrics"',
+  },
 });
 
 /**

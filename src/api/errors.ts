@@ -33,7 +33,9 @@ function sendProblem(reply: FastifyReply, problem: Problem, publicUrl: string) {
 export const problemBody = (reply: FastifyReply, body: Record<string, unknown>) => ({ ...body, requestId: reply.request.id });
 
 export function installErrorHandling(app: FastifyInstance, publicUrl: string) {
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, Problem.notFound(`There is nothing at ${request.method} ${request.url.split('?')[0]}.`), publicUrl));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new Problem('notFound', `There is nothing at ${request.method} ${request.url.split('?')[0]}.`), publicUrl),
+  );
   app.setErrorHandler((error: FastifyError | Problem, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toProblem(error, request), publicUrl));
   // Fastify's own answer to a request arriving while the server stops is not a problem: this one is (return503OnClosing is off, server.ts).
   let closing = false;
@@ -44,15 +46,15 @@ export function installErrorHandling(app: FastifyInstance, publicUrl: string) {
   app.addHook('onRequest', (_request, _reply, done) => done(closing ? stopping : undefined));
 }
 
-const stopping = new Problem(503, 'Service stopping', 'This Kassa process is stopping; send the request again.', undefined, { 'Retry-After': '1' });
+const stopping = new Problem('serviceStopping', { detail: 'This Kassa process is stopping; send the request again.', headers: { 'Retry-After': '1' } });
 
 /** Fastify's refusals by their code. */
 const frameworkProblems: Readonly<Record<string, Problem>> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: new Problem(400, 'Unsupported content type', 'Send the request body as JSON with Content-Type: application/json.'),
-  FST_ERR_CTP_BODY_TOO_LARGE: new Problem(413, 'Request body too large', 'The request body must be at most 64 KiB.'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: new Problem(400, 'Malformed request', 'The request body is not as long as its Content-Length says.'),
-  FST_ERR_BAD_URL: new Problem(400, 'Malformed request', 'The request address is not valid: a percent-encoded part of it does not decode.'),
-  FST_ERR_MAX_PARAM_LENGTH: new Problem(414, 'Address too long', 'A part of the request address is longer than any address of Kassa.'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: new Problem('unsupportedContentType', 'Send the request body as JSON with Content-Type: application/json.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: new Problem('bodyTooLarge', 'The request body must be at most 64 KiB.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: new Problem('malformedRequest', 'The request body is not as long as its Content-Length says.'),
+  FST_ERR_BAD_URL: new Problem('malformedRequest', 'The request address is not valid: a percent-encoded part of it does not decode.'),
+  FST_ERR_MAX_PARAM_LENGTH: new Problem('addressTooLong', 'A part of the request address is longer than any address of Kassa.'),
 };
 
 /** What the schema validation of a route's query (Ajv) found, in the field errors' own codes and words. */
@@ -75,18 +77,21 @@ function fieldErrorOf(v: NonNullable<FastifyError['validation']>[number]): Field
 function toProblem(error: FastifyError | Problem, request: FastifyRequest): Problem {
   if (error instanceof Problem) return error;
   if (error.validation) {
-    return Problem.validation(error.validation.map(fieldErrorOf), `The request ${error.validationContext ?? 'input'} has invalid fields; see errors.`);
+    return new Problem('validationFailed', {
+      detail: `The request ${error.validationContext ?? 'input'} has invalid fields; see errors.`,
+      errors: error.validation.map(fieldErrorOf),
+    });
   }
   const known = frameworkProblems[error.code];
   if (known) return known;
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    return new Problem(error.statusCode, 'Bad request', 'Kassa could not read this request as sent.');
+    return new Problem('badRequest', { detail: 'Kassa could not read this request as sent.', status: error.statusCode });
   }
   const unavailable = databaseUnavailable(error, request.log);
   if (unavailable) return unavailable;
   const errorId = randomUUID();
   request.log.error({ err: error, errorId }, 'unhandled error');
-  return new Problem(500, 'Internal error', `Something went wrong on our side. Quote error id ${errorId} when you contact support.`);
+  return new Problem('internalError', `Something went wrong on our side. Quote error id ${errorId} when you contact support.`);
 }
 
 /**
@@ -103,10 +108,10 @@ export function frameworkErrorHandler(headers: Record<string, string>, publicUrl
 
 /** Node's refusals of what is not HTTP at all, before any request exists: written to the socket as Node's own would be. */
 const clientProblems: Readonly<Record<string, Problem>> = {
-  HPE_HEADER_OVERFLOW: new Problem(431, 'Request headers too large', `The request line and headers must be at most ${Math.floor(maxHeaderSize / 1024)} KiB together.`),
-  ERR_HTTP_REQUEST_TIMEOUT: new Problem(408, 'Request timeout', 'The whole request did not arrive in time.'),
+  HPE_HEADER_OVERFLOW: new Problem('headersTooLarge', `The request line and headers must be at most ${Math.floor(maxHeaderSize / 1024)} KiB together.`),
+  ERR_HTTP_REQUEST_TIMEOUT: new Problem('requestTimeout', 'The whole request did not arrive in time.'),
 };
-const notHttp = new Problem(400, 'Malformed request', 'The request is not valid HTTP/1.1.');
+const notHttp = new Problem('malformedRequest', 'The request is not valid HTTP/1.1.');
 
 /** Fastify's `clientErrorHandler` (called with the app as `this`). */
 export function clientErrorHandler(headers: Record<string, string>, publicUrl: string) {

@@ -14,7 +14,7 @@ import { runForMerchant, type MerchantAnswer } from '../payments/runner/run.ts';
 
 export function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new Problem(400, 'Malformed request', 'The request body must be a JSON object.');
+    throw new Problem('malformedRequest', 'The request body must be a JSON object.');
   }
   return body as Record<string, unknown>;
 }

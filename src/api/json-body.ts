@@ -22,21 +22,17 @@ export const MAX_JSON_DEPTH = 32;
 const mayPoison = (text: string) => text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
 
 export function parseJsonBody(body: Buffer): unknown {
-  if (body.length === 0) throw new Problem(400, 'Malformed request', 'The body is empty but Content-Type says JSON: send a JSON object.');
-  if (!isUtf8(body)) throw new Problem(400, 'Malformed JSON', 'The request body is not valid UTF-8: send JSON encoded as UTF-8.');
+  if (body.length === 0) throw new Problem('malformedRequest', 'The body is empty but Content-Type says JSON: send a JSON object.');
+  if (!isUtf8(body)) throw new Problem('malformedJson', 'The request body is not valid UTF-8: send JSON encoded as UTF-8.');
   const text = body.toString('utf8');
   let value: unknown;
   try {
     value = mayPoison(text) ? secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }) : JSON.parse(text);
   } catch (error) {
-    throw new Problem(400, 'Malformed JSON', `The request body is not valid JSON: ${(error as Error).message}`);
+    throw new Problem('malformedJson', `The request body is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof value === 'object' && value !== null && nestsDeeperThan(value, MAX_JSON_DEPTH)) {
-    throw new Problem(
-      400,
-      'JSON nested too deeply',
-      `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; at most ${MAX_JSON_DEPTH} are accepted.`,
-    );
+    throw new Problem('jsonTooDeep', `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; at most ${MAX_JSON_DEPTH} are accepted.`);
   }
   return value;
 }

@@ -34,7 +34,7 @@ export interface Deps {
 
 /** The test helpers exist for test keys only: a live key sees the same answer as for any route that does not exist. */
 async function testModeOnly(request: FastifyRequest) {
-  if (request.caller.mode !== 'test') throw Problem.notFound(`There is nothing at POST ${request.url.split('?')[0]}.`);
+  if (request.caller.mode !== 'test') throw new Problem('notFound', `There is nothing at POST ${request.url.split('?')[0]}.`);
 }
 
 /** Routes of the merchant API that need its key; registered inside the authenticated scope (server.ts). */
@@ -54,11 +54,11 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
   app.get<{ Querystring: TransactionQuery }>('/transaction', { schema: { querystring: TransactionQuery } }, async (request, reply) => {
     const { reference, references } = request.query;
     if ((reference === undefined) === (references === undefined)) {
-      throw Problem.validation([{ field: '/reference', code: 'required', message: 'give either reference or references (comma-separated)' }]);
+      throw new Problem('validationFailed', { errors: [{ field: '/reference', code: 'required', message: 'give either reference or references (comma-separated)' }] });
     }
     if (reference !== undefined) {
       const json = identifierShaped(reference) ? await payments.json(request.caller, reference) : undefined;
-      if (json === undefined) throw Problem.notFound(`No transaction with reference ${reference}.`);
+      if (json === undefined) throw new Problem('notFound', `No transaction with reference ${reference}.`);
       return reply.type('application/json; charset=utf-8').send(json);
     }
     const wanted = [
@@ -70,7 +70,7 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
       ),
     ];
     if (wanted.length === 0 || wanted.length > MAX_REFERENCES) {
-      throw Problem.validation([{ field: '/references', code: 'max_items', message: `must list 1 to ${MAX_REFERENCES} references` }]);
+      throw new Problem('validationFailed', { errors: [{ field: '/references', code: 'max_items', message: `must list 1 to ${MAX_REFERENCES} references` }] });
     }
     // Unknown references are left out, in the order asked, as for a single unknown one nothing is revealed.
     return payments.list(request.caller, wanted.filter(identifierShaped));

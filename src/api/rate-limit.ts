@@ -37,15 +37,12 @@ export async function registerRateLimit(scope: FastifyInstance, config: Config, 
     skipOnError: true,
     keyGenerator: (request) => `${request.caller.merchantId}:${request.caller.mode}`,
     errorResponseBuilder: (_request, context) =>
-      new Problem(
-        429,
-        'Too many requests',
-        `This API key is limited to ${config.rateLimitPerSecond} requests per second (bursts up to ${context.max}). Retry after ${context.after}.`,
-        undefined,
-        {
+      new Problem('tooManyRequests', {
+        detail: `This API key is limited to ${config.rateLimitPerSecond} requests per second (bursts up to ${context.max}). Retry after ${context.after}.`,
+        headers: {
           'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))),
         },
-      ),
+      }),
   });
 }
 

@@ -28,14 +28,14 @@ export async function walletApi(app: FastifyInstance, { config, store, auth }: D
     const caller = request.apiKey?.caller;
     const row = await findByPageToken(store.read, request.params.token);
     if (!row || !addressesOf(row).cardDataUrl || (caller && (caller.merchantId !== row.merchant_id || caller.mode !== row.mode))) {
-      throw Problem.notFound('No payment has this card data address.');
+      throw new Problem('notFound', 'No payment has this card data address.');
     }
     const body = objectBody(request.body);
     const parsed = parseWalletToken(body.encryptedToken, '/encryptedToken');
     if (!parsed.token) {
-      throw Problem.validation(
-        parsed.errors.length > 0 ? parsed.errors : [{ field: '/encryptedToken', code: 'required', message: 'is required: the wallet token exactly as received' }],
-      );
+      throw new Problem('validationFailed', {
+        errors: parsed.errors.length > 0 ? parsed.errors : [{ field: '/encryptedToken', code: 'required', message: 'is required: the wallet token exactly as received' }],
+      });
     }
     const payment = { row, merchant: await paymentMerchant(store.read, row.merchant_id) };
     const ctx = { ports, caller: payment, now: Date.now(), log: request.log };

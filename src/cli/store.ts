@@ -7,7 +7,7 @@
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
 import { findDatabase, openStore, type Store } from '../store/store.ts';
-import { AdminError } from '../events/admin.ts';
+import { Problem } from '../ground/problem.ts';
 
 /** A line to standard output: what a command answers (its JSON with `--json`). */
 export const print = (line: string): void => void process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
@@ -38,7 +38,7 @@ export async function withStore<T>(work: (store: Store) => Promise<T>, { migrate
     if (migrate) await store.migrate();
     return await work(store);
   } catch (error) {
-    throw error instanceof AdminError ? new InvalidArgumentError(error.message) : error;
+    throw error instanceof Problem && error.code === 'invalidSetting' ? new InvalidArgumentError(error.message) : error;
   } finally {
     await store.close();
   }

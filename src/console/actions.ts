@@ -84,7 +84,7 @@ const cancelling = (row: TransactionRow, ctx: ActionContext) => ({
 
 /** As `kassa payment resolve` takes it, with the reason the audit log keeps. */
 function resolution(row: TransactionRow, input: ActionInput): Resolution {
-  if (!input.reason) throw Problem.validation([{ field: '/reason', code: 'required', message: 'give the reason' }]);
+  if (!input.reason) throw new Problem('validationFailed', { errors: [{ field: '/reason', code: 'required', message: 'give the reason' }] });
   return { reference: row.reference, outcome: input.outcome, ...(input.failureCode ? { failureCode: input.failureCode } : {}) } as Resolution;
 }
 
@@ -116,7 +116,7 @@ export function paidByTransfer(row: TransactionRow, page: { chosen_method: strin
 /** As `POST {base_url}/test/complete` takes it, for the outcome the tester picked. */
 function completion(row: TransactionRow, input: ActionInput) {
   if (!Object.hasOwn(testOutcomes, input.outcome)) {
-    throw Problem.validation([{ field: '/outcome', code: 'enum', message: `must be one of ${testOutcomeNames.join(', ')}` }]);
+    throw new Problem('validationFailed', { errors: [{ field: '/outcome', code: 'enum', message: `must be one of ${testOutcomeNames.join(', ')}` }] });
   }
   return { reference: row.reference, ...testOutcomes[input.outcome as TestOutcome] };
 }

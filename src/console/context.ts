@@ -16,6 +16,7 @@ export type Query = Record<string, string | undefined>;
 
 /** The merchant id if this account may see that merchant; otherwise not found, as for one that does not exist. */
 export function visibleMerchantId(session: Session, merchantId: string): string {
-  if (!identifierShaped(merchantId) || (session.operator.merchantId !== null && merchantId !== session.operator.merchantId)) throw Problem.notFound('No such merchant.');
+  if (!identifierShaped(merchantId) || (session.operator.merchantId !== null && merchantId !== session.operator.merchantId))
+    throw new Problem('notFound', 'No such merchant.');
   return merchantId;
 }

@@ -1,18 +1,27 @@
 /**
  * The console's words: the message catalogues in `messages/` (one JSON file per language, ICU
  * MessageFormat, src/lib/catalogues.ts, as the customer pages' pages/messages/), compiled once
- * when this module loads. English (`eng.json`) is the reference: its keys are `MessageKey`, so a
- * text the code asks for that English lacks does not compile, and every other catalogue must hold
- * the same keys with the same arguments or Kassa does not start. The words of Kassa's own states
+ * when this module loads. English (`eng.json`) is the reference: `MessageKey` is the keys every
+ * catalogue has, so a text the code asks for that one lacks does not compile, nor does an event
+ * cause without its text; and every other catalogue must hold the same keys with the same
+ * arguments as English or Kassa does not start. The words of Kassa's own states
  * and events are messages too, keyed `kind.value` (`status.pending`, `cause.created`: `term`).
  * The browser's Accept-Language picks the catalogue; one without any gets English
  * (docs/console.md "Languages").
  */
 import type englishMessages from './messages/eng.json';
+import type dutchMessages from './messages/nld.json';
 import { acceptedLanguages, languageOfTag } from '../ground/language.ts';
+import type { EventCause } from '../ground/event-causes.ts';
 import { loadCatalogues, type MessageValues } from '../lib/catalogues.ts';
 
-export type MessageKey = keyof typeof englishMessages;
+/**
+ * The keys of a catalogue that has a text for every event cause (ground/event-causes.ts): a
+ * cause added there without its `cause.<cause>` in a catalogue does not compile here.
+ */
+type KeysWithEveryCause<Messages extends Record<`cause.${EventCause}`, string>> = keyof Messages;
+/** A key of every catalogue (each language of messages/ is named here, so the compiler checks it). */
+export type MessageKey = KeysWithEveryCause<typeof englishMessages> & KeysWithEveryCause<typeof dutchMessages>;
 export type Translate = (key: MessageKey, values?: MessageValues) => string;
 
 // A catalogue's `htmlLang` is also the Intl locale of its numbers and plural rules (the console writes amounts and percentages in it).

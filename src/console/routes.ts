@@ -240,7 +240,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
     signedIn.post<{ Params: { id: string }; Body: Form }>('/dashboard/webhooks/:id/redeliver', async (request, reply) => {
       const session = request.consoleSession;
       const delivery = identifierShaped(request.params.id) ? await findDelivery(store.read, request.params.id) : undefined;
-      if (!delivery || (session.operator.merchantId !== null && delivery.merchant_id !== session.operator.merchantId)) throw Problem.notFound('No such delivery.');
+      if (!delivery || (session.operator.merchantId !== null && delivery.merchant_id !== session.operator.merchantId)) throw new Problem('notFound', 'No such delivery.');
       await redeliver(store, delivery.id);
       await audit(store, session.operator, {
         action: 'redeliver',
@@ -277,7 +277,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
   /** The transaction if this account may see it; otherwise not found, as for one that does not exist. */
   async function visibleTransaction(session: Session, reference: string): Promise<TransactionRow> {
     const row = identifierShaped(reference) ? await findTransaction(store.read, reference) : undefined;
-    if (!row || (session.operator.merchantId !== null && row.merchant_id !== session.operator.merchantId)) throw Problem.notFound('No such transaction.');
+    if (!row || (session.operator.merchantId !== null && row.merchant_id !== session.operator.merchantId)) throw new Problem('notFound', 'No such transaction.');
     return row;
   }
 

@@ -11,7 +11,7 @@ import { csrfField, deliveryView, layout, type ConsoleView } from './views.ts';
 
 export interface SettingsMessages {
   notice?: string;
-  /** A refused change: the form field at fault (as AdminError names it) and why. */
+  /** A refused change: the form field at fault (as an `invalidSetting` problem names it) and why. */
   problem?: { field?: string; reason: string };
   /** The webhook URL as typed in a refused change, shown again to be corrected. */
   typedUrl?: string;

@@ -11,9 +11,9 @@ import type { Store } from '../store/store.ts';
 import type { Mode } from '../store/schema.ts';
 import { changePaymentMethods, merchantOverviews, rotateApiKey, setCardBrands, setVaultPaymentPath } from '../merchants/merchants.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
-import { AdminError, deliveriesOf, rotateWebhookSecret, sendTestWebhook, setWebhookUrl, showWebhook } from '../events/admin.ts';
+import { deliveriesOf, rotateWebhookSecret, sendTestWebhook, setWebhookUrl, showWebhook } from '../events/admin.ts';
 import { audit } from '../operators/audit.ts';
-import { Problem } from '../ground/problem.ts';
+import { invalidSetting, Problem } from '../ground/problem.ts';
 import { field, type Form } from '../lib/page-security.ts';
 import type { MessageKey } from './i18n.ts';
 import { visibleMerchantId, type ConsoleContext } from './context.ts';
@@ -21,7 +21,7 @@ import { merchantsPage, settingsPage, type SettingsMessages } from './settings-v
 
 const modeOf = (form: Form): string => field(form, 'mode') ?? '';
 const requireMode = (mode: string): Mode => {
-  if (mode !== 'test' && mode !== 'live') throw AdminError.forField('mode', 'must be test or live');
+  if (mode !== 'test' && mode !== 'live') throw invalidSetting('mode', 'must be test or live');
   return mode;
 };
 
@@ -115,7 +115,7 @@ export function settingsRoutes(app: FastifyInstance, { store, viewOf, send }: Co
     app.post<{ Params: { merchantId: string }; Body: Form }>(`/dashboard/merchants/:merchantId/${name}`, async (request, reply) => {
       const session = request.consoleSession;
       const merchantId = visibleMerchantId(session, request.params.merchantId);
-      if ((await merchantOverviews(store.read, merchantId)).length === 0) throw Problem.notFound('No such merchant.');
+      if ((await merchantOverviews(store.read, merchantId)).length === 0) throw new Problem('notFound', 'No such merchant.');
       const change: Change = changes[name];
       const input = change.input(request.body ?? {});
       const entry = { action: change.action, merchantId, address: request.ip };
@@ -126,7 +126,7 @@ export function settingsRoutes(app: FastifyInstance, { store, viewOf, send }: Co
         if (shownOnce) return showSettings(request, reply, { notice: viewOf(request).t(`done_${name}`), shownOnce });
         return reply.redirect(`/dashboard/merchants/${merchantId}?done=${name}`, 303);
       } catch (error) {
-        if (!(error instanceof AdminError)) throw error;
+        if (!(error instanceof Problem && error.code === 'invalidSetting')) throw error;
         await audit(store, session.operator, { ...entry, detail: { ...input, refused: error.message } });
         const typed = typeof input.url === 'string' ? { typedUrl: input.url } : {};
         return showSettings(request, reply, { problem: { field: error.field, reason: error.reason ?? error.message }, ...typed }, 422);
@@ -139,7 +139,7 @@ export function settingsRoutes(app: FastifyInstance, { store, viewOf, send }: Co
     const view = viewOf(request, session);
     const merchantId = visibleMerchantId(session, request.params.merchantId);
     const [merchant] = await merchantOverviews(store.read, merchantId);
-    if (!merchant) throw Problem.notFound('No such merchant.');
+    if (!merchant) throw new Problem('notFound', 'No such merchant.');
     const [webhook, testDeliveries] = await Promise.all([showWebhook(store, merchantId), deliveriesOf(store, { merchantId, event: 'test', limit: 5 })]);
     return send(reply, view, settingsPage(view, { merchant, webhookUrl: webhook.url, testDeliveries, ...messages }), status);
   }

@@ -11,7 +11,8 @@ import { retryAdvices } from '../acquirer/connector.ts';
 import { isOffered, paymentMethods } from '../ground/payment-method.ts';
 import { failureCodes, statuses } from '../ground/states.ts';
 import { disputeStages } from '../ground/dispute-stages.ts';
-import { DOCS_PATH, problemAnchor, problemSlug, problemTypeUri } from '../ground/problem.ts';
+import { DOCS_PATH, Problem, problemAnchor, problemTypeUri } from '../ground/problem.ts';
+import { answeredProblemTypes } from '../ground/problem-types.ts';
 import { flows } from '../payments/flows.ts';
 import { refundTable } from '../payments/follow-ups/refunds.ts';
 import { paymentTable } from '../payments/request.ts';
@@ -22,7 +23,6 @@ import { defenseTable } from '../payments/operations/defend-dispute.ts';
 import { referenceTable } from '../payments/requests/fields.ts';
 import { TransactionQuery } from './queries.ts';
 import { echoedFieldSchemas, enrollmentRequestSchema, paymentRequestSchema, tableSchema } from './request-schemas.ts';
-import { problemTypes } from './problems.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -205,7 +205,7 @@ const problemSchema = (publicUrl: string): Schema => ({
       type: 'string',
       format: 'uri',
       description: 'Where this Kassa explains the problem type: `PUBLIC_URL/docs#problem-<slug>`; the slug is the same on every Kassa.',
-      enum: problemTypes.map((problem) => problemTypeUri(publicUrl, problem.title)),
+      enum: answeredProblemTypes.map((problem) => problemTypeUri(publicUrl, problem.slug)),
     },
     title: { type: 'string' },
     status: { type: 'integer', minimum: 400, maximum: 599 },
@@ -252,14 +252,12 @@ const examplePayment = (publicUrl: string, baseUrl: string) => ({
 });
 
 const exampleValidationProblem = (publicUrl: string) => ({
-  type: problemTypeUri(publicUrl, 'Validation failed'),
-  title: 'Validation failed',
-  status: 422,
-  detail: 'The request has invalid fields; see errors.',
-  errors: [
-    { field: '/amount', code: 'decimals', message: 'EUR allows 2 decimal places' },
-    { field: '/returnUrl', code: 'required', message: 'is required: the customer returns there afterwards' },
-  ],
+  ...new Problem('validationFailed', {
+    errors: [
+      { field: '/amount', code: 'decimals', message: 'EUR allows 2 decimal places' },
+      { field: '/returnUrl', code: 'required', message: 'is required: the customer returns there afterwards' },
+    ],
+  }).toBody(publicUrl),
   requestId: '7f0c3a52-4b1e-4d8a-9c61-2f5e8b0d9a47',
 });
 
@@ -539,7 +537,7 @@ function operationOf(route: Route, urls: { publicUrl: string; baseUrl: string })
 const problemStatuses = [...new Set([...everyRoute, ...routes.flatMap((route) => route.problems)])].sort((a, b) => a - b);
 
 function problemResponse(status: number, publicUrl: string): Schema {
-  const types = problemTypes.filter((problem) => problem.statuses.includes(status));
+  const types = answeredProblemTypes.filter((problem) => problem.statuses.includes(status));
   const retryAfter = status === 409 || status === 429 || status === 503;
   return {
     description: types.map((problem) => problem.title).join('; ') || 'A problem',
@@ -547,7 +545,7 @@ function problemResponse(status: number, publicUrl: string): Schema {
     content: {
       'application/problem+json': {
         schema: ref('Problem'),
-        example: status === 422 ? exampleValidationProblem(publicUrl) : { type: problemTypeUri(publicUrl, types[0]!.title), title: types[0]!.title, status },
+        example: status === 422 ? exampleValidationProblem(publicUrl) : { type: problemTypeUri(publicUrl, types[0]!.slug), title: types[0]!.title, status },
       },
     },
   };
@@ -556,9 +554,8 @@ function problemResponse(status: number, publicUrl: string): Schema {
 // ── The page's text ──────────────────────────────────────────────────────────────────────
 
 function introduction(publicUrl: string, baseUrl: string): string {
-  const sections = problemTypes.map(
-    (problem) =>
-      `## ${problem.title}\n\n<span id="${problemAnchor(problem.title)}"></span>\`${problemSlug(problem.title)}\` · ${problem.statuses.join(', ')}\n\n${problem.meaning}`,
+  const sections = answeredProblemTypes.map(
+    (problem) => `## ${problem.title}\n\n<span id="${problemAnchor(problem.slug)}"></span>\`${problem.slug}\` · ${problem.statuses.join(', ')}\n\n${problem.meaning}`,
   );
   return [
     `Kassa's merchant API. The base address is \`${baseUrl}\`; requests and answers are JSON. This document is generated from the tables that validate the requests, and every answer of Kassa's own test suite is checked against it.`,

@@ -11,24 +11,12 @@ import { checkHttpUrl } from '../lib/urls.ts';
 import { newWebhookSecret, randomBase62 } from '../lib/tokens.ts';
 import { newWebhookId } from './outbox.ts';
 import { whyRefused, widestReach } from './ssrf.ts';
+import { invalidSetting, Problem } from '../ground/problem.ts';
 
 export interface WebhookEndpoint {
   merchantId: string;
   url: string | null;
   secret: string;
-}
-
-/** A refused admin change. `field` names the option at fault (the CLI's `--<field>`, the console's form field) and `reason` says why without it. */
-export class AdminError extends Error {
-  field?: string;
-  reason?: string;
-
-  static forField(field: string, reason: string): AdminError {
-    const error = new AdminError(`--${field} ${reason}`);
-    error.field = field;
-    error.reason = reason;
-    return error;
-  }
 }
 
 /**
@@ -38,9 +26,9 @@ export class AdminError extends Error {
 export async function setWebhookUrl(store: Store, merchantId: string, url: string | null, now = Date.now()): Promise<WebhookEndpoint> {
   if (url !== null) {
     const check = checkHttpUrl(url);
-    if (!check.ok) throw AdminError.forField('url', check.message);
+    if (!check.ok) throw invalidSetting('url', check.message);
     const refused = whyRefused(new URL(url), widestReach);
-    if (refused) throw AdminError.forField('url', `is refused for webhooks in every mode: ${refused}`);
+    if (refused) throw invalidSetting('url', `is refused for webhooks in every mode: ${refused}`);
   }
   return store.transact(async (db) => {
     const { secret } = await endpointOf(store, db, merchantId);
@@ -75,7 +63,7 @@ export const TEST_WEBHOOK_PREFIX = 'whtest_';
 export async function sendTestWebhook(store: Store, merchantId: string, mode: Mode, now = Date.now()): Promise<{ id: string; reference: string }> {
   return store.transact(async (db) => {
     const { url } = await endpointOf(store, db, merchantId);
-    if (url === null) throw AdminError.forField('url', 'is not set: a test webhook goes to the merchant’s webhook URL');
+    if (url === null) throw invalidSetting('url', 'is not set: a test webhook goes to the merchant’s webhook URL');
     const delivery = { id: newWebhookId(), reference: `${TEST_WEBHOOK_PREFIX}${randomBase62(16)}` };
     await insertDelivery(db, { ...delivery, merchantId, mode, event: 'test', at: now });
     return delivery;
@@ -140,12 +128,12 @@ export async function deliveriesOf(store: Store, filter: { merchantId: string; r
 export async function redeliver(store: Store, deliveryId: string, now = Date.now()): Promise<{ id: string; reference: string }> {
   return store.transact(async (db) => {
     const delivery = await findDelivery(db, deliveryId);
-    if (!delivery) throw new AdminError(`no webhook delivery with id ${deliveryId}`);
+    if (!delivery) throw new Problem('invalidSetting', `no webhook delivery with id ${deliveryId}`);
     await requeueDelivery(db, deliveryId, now);
     return { id: delivery.id, reference: delivery.reference };
   });
 }
 
 async function requireMerchant(db: Db, merchantId: string) {
-  if (!(await findMerchant(db, merchantId))) throw new AdminError(`no merchant with id ${merchantId}`);
+  if (!(await findMerchant(db, merchantId))) throw new Problem('invalidSetting', `no merchant with id ${merchantId}`);
 }

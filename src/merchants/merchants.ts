@@ -12,7 +12,7 @@ import { bindings } from '../store/secrets.ts';
 import { newApiKey, newMerchantId, newWebhookSecret, sha256Hex } from '../lib/tokens.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { methods as methodTable, paymentMethods, type PaymentMethod } from '../ground/payment-method.ts';
-import { AdminError } from '../events/admin.ts';
+import { invalidSetting, Problem } from '../ground/problem.ts';
 
 export interface MerchantSettings {
   methods: PaymentMethod[];
@@ -89,7 +89,7 @@ async function insertNewMerchant(store: Store, { name, modes, settings = default
 export async function rotateApiKey(store: Store, merchantId: string, mode: Mode, now = Date.now()): Promise<string> {
   const key = newApiKey(mode);
   await store.transact(async (db) => {
-    if (!(await findMerchant(db, merchantId))) throw new AdminError(`no merchant with id ${merchantId}`);
+    if (!(await findMerchant(db, merchantId))) throw new Problem('invalidSetting', `no merchant with id ${merchantId}`);
     await revokeApiKeys(db, merchantId, mode, now);
     await insertApiKey(db, { keyHash: sha256Hex(key), merchantId, mode, keyPrefix: keyPrefix(key), created: now });
   });
@@ -100,15 +100,15 @@ export const vaultPaymentPaths = ['direct', 'confirm'] as const satisfies readon
 
 /** Sets the merchant's vault payment path (docs/decisions.md#vault): `direct` or `confirm` (`kassa merchant vault-path`, the console). */
 export async function setVaultPaymentPath(store: Store, merchantId: string, path: string): Promise<MerchantSettings> {
-  if (!(vaultPaymentPaths as readonly string[]).includes(path)) throw AdminError.forField('path', `must be ${vaultPaymentPaths.join(' or ')}`);
+  if (!(vaultPaymentPaths as readonly string[]).includes(path)) throw invalidSetting('path', `must be ${vaultPaymentPaths.join(' or ')}`);
   return changeSettings(store, merchantId, { vaultPaymentPath: path as MerchantSettings['vaultPaymentPath'] });
 }
 
 /** Sets the card brands the merchant accepts, at least one (`kassa merchant card-brands`, the console); kept in the order of `cardBrands`. */
 export async function setCardBrands(store: Store, merchantId: string, brands: readonly string[]): Promise<MerchantSettings> {
   const unknown = brands.filter((brand) => !(cardBrands as readonly string[]).includes(brand));
-  if (unknown.length > 0) throw AdminError.forField('brands', `must be among ${cardBrands.join(', ')}; not ${unknown.join(', ')}`);
-  if (brands.length === 0) throw AdminError.forField('brands', 'must name at least one card brand');
+  if (unknown.length > 0) throw invalidSetting('brands', `must be among ${cardBrands.join(', ')}; not ${unknown.join(', ')}`);
+  if (brands.length === 0) throw invalidSetting('brands', 'must name at least one card brand');
   return changeSettings(store, merchantId, { cardBrands: cardBrands.filter((brand) => brands.includes(brand)) });
 }
 
@@ -131,11 +131,11 @@ export async function changePaymentMethods(store: Store, merchantId: string, { e
     const unknown = names.filter((name) => !(paymentMethods as readonly string[]).includes(name));
     if (unknown.length > 0) {
       const named = unknown.length === 1 ? `an unknown payment method: ${unknown[0]}` : `unknown payment methods: ${unknown.join(', ')}`;
-      throw AdminError.forField(field, `names ${named} (known: ${paymentMethods.join(', ')})`);
+      throw invalidSetting(field, `names ${named} (known: ${paymentMethods.join(', ')})`);
     }
   }
   const both = enable.filter((name) => disable.includes(name));
-  if (both.length > 0) throw AdminError.forField('disable', `names ${both.join(', ')}, which --enable names too`);
+  if (both.length > 0) throw invalidSetting('disable', `names ${both.join(', ')}, which --enable names too`);
   return changeSettings(store, merchantId, (settings) => ({
     methods: paymentMethods.filter((method) => enable.includes(method) || (settings.methods.includes(method) && !disable.includes(method))),
   }));
@@ -144,7 +144,7 @@ export async function changePaymentMethods(store: Store, merchantId: string, { e
 /** The settings of the merchant (`kassa merchant methods` without a change). */
 export async function merchantSettings(store: Store, merchantId: string): Promise<MerchantSettings> {
   const merchant = await findMerchant(store.read, merchantId);
-  if (!merchant) throw new AdminError(`no merchant with id ${merchantId}`);
+  if (!merchant) throw new Problem('invalidSetting', `no merchant with id ${merchantId}`);
   return JSON.parse(merchant.settings) as MerchantSettings;
 }
 
@@ -154,7 +154,7 @@ type SettingsChange = Partial<MerchantSettings> | ((settings: MerchantSettings) 
 async function changeSettings(store: Store, merchantId: string, change: SettingsChange): Promise<MerchantSettings> {
   return store.transact(async (db) => {
     const merchant = await findMerchant(db, merchantId);
-    if (!merchant) throw new AdminError(`no merchant with id ${merchantId}`);
+    if (!merchant) throw new Problem('invalidSetting', `no merchant with id ${merchantId}`);
     const current = JSON.parse(merchant.settings) as MerchantSettings;
     const settings: MerchantSettings = { ...current, ...(typeof change === 'function' ? change(current) : change) };
     await updateMerchantSettings(db, merchantId, JSON.stringify(settings));

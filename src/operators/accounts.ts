@@ -8,7 +8,7 @@ import type { OperatorRow } from '../store/schema.ts';
 import { findMerchant } from '../store/merchants.ts';
 import { disableOperator, findOperatorByEmail, findOperatorBySetPasswordHash, insertOperator, listOperators, setOperatorPassword } from '../store/operators.ts';
 import { randomBase62, sha256Hex } from '../lib/tokens.ts';
-import { AdminError } from '../events/admin.ts';
+import { Problem } from '../ground/problem.ts';
 import { hashPassword, passwordProblem, withPasswordSlot, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 
 /** How long a set-password link works. */
@@ -33,7 +33,7 @@ export async function createOperator(
   now = Date.now(),
 ): Promise<CreatedOperator> {
   const email = normalizeEmail(account.email);
-  if (!emailShaped(email)) throw new AdminError('--email must be an e-mail address');
+  if (!emailShaped(email)) throw new Problem('invalidSetting', '--email must be an e-mail address');
   if (account.password !== undefined) refuseWeak(account.password);
   const token = account.password === undefined ? `sp_${randomBase62(43)}` : undefined;
   const row: OperatorRow = {
@@ -47,8 +47,9 @@ export async function createOperator(
     disabled_at: null,
   };
   await store.transact(async (db) => {
-    if (account.merchantId !== undefined && !(await findMerchant(db, account.merchantId))) throw new AdminError(`no merchant with id ${account.merchantId}`);
-    if (await findOperatorByEmail(db, email)) throw new AdminError(`an account with e-mail ${email} exists already`);
+    if (account.merchantId !== undefined && !(await findMerchant(db, account.merchantId)))
+      throw new Problem('invalidSetting', `no merchant with id ${account.merchantId}`);
+    if (await findOperatorByEmail(db, email)) throw new Problem('invalidSetting', `an account with e-mail ${email} exists already`);
     await insertOperator(db, row);
   });
   return { operatorId: row.id, email, ...(token ? { setPasswordUrl: setPasswordUrlOf(account.publicUrl, token) } : {}) };
@@ -77,7 +78,7 @@ export async function operatorsOf(store: Store): Promise<OperatorView[]> {
 /** Disables the account for good and ends its sessions at once. */
 export async function disableAccount(store: Store, email: string, now = Date.now()): Promise<void> {
   const found = await store.transact((db) => disableOperator(db, normalizeEmail(email), now));
-  if (!found) throw new AdminError(`no account with e-mail ${normalizeEmail(email)}`);
+  if (!found) throw new Problem('invalidSetting', `no account with e-mail ${normalizeEmail(email)}`);
 }
 
 /** The account a set-password link is for, while the link is unused and unexpired. */
@@ -97,6 +98,6 @@ export async function setPasswordWithLink(store: Store, operator: OperatorRow, p
 
 function refuseWeak(password: string) {
   const problem = passwordProblem(password);
-  if (problem === 'too_short') throw new AdminError(`the password must be at least ${PASSWORD_MIN_LENGTH} characters`);
-  if (problem === 'too_long') throw new AdminError(`the password must be at most ${PASSWORD_MAX_LENGTH} characters`);
+  if (problem === 'too_short') throw new Problem('invalidSetting', `the password must be at least ${PASSWORD_MIN_LENGTH} characters`);
+  if (problem === 'too_long') throw new Problem('invalidSetting', `the password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 }

@@ -35,7 +35,7 @@ export function creationContext(
 /** Validates `body` against the caller's settings and the request rules (webhookUrl reach, returnUrl schemes); throws a 422 Problem listing every failing field. */
 export function validatePaymentBody(body: Record<string, unknown>, caller: Caller, rules: RequestRules): PaymentRequest {
   const { errors, request } = parsePaymentRequest(body, { settings: caller.settings, ...rules });
-  if (!request) throw Problem.validation(errors);
+  if (!request) throw new Problem('validationFailed', { errors });
   return request;
 }
 
@@ -65,20 +65,25 @@ export function planPayment(request: PaymentRequest, ctx: CreateContext): Planne
  */
 function planVaultPayment(request: PaymentRequest, ctx: CreateContext): PlannedTransaction {
   const card = ctx.vaultCard;
-  if (!card) throw Problem.validation([{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant and mode' }]);
+  if (!card)
+    throw new Problem('validationFailed', {
+      errors: [{ field: '/details/vaultAccessToken', code: 'unknown', message: 'is not a vault access token of this merchant and mode' }],
+    });
   if (isExpired({ month: card.expiry_month, year: card.expiry_year }, new Date(ctx.now))) {
-    throw Problem.validation([
-      {
-        field: '/details/vaultAccessToken',
-        code: 'card_expired',
-        message: `is a card that expired at the end of ${String(card.expiry_month).padStart(2, '0')}/${card.expiry_year}`,
-      },
-    ]);
+    throw new Problem('validationFailed', {
+      errors: [
+        {
+          field: '/details/vaultAccessToken',
+          code: 'card_expired',
+          message: `is a card that expired at the end of ${String(card.expiry_month).padStart(2, '0')}/${card.expiry_year}`,
+        },
+      ],
+    });
   }
   if (!ctx.caller.settings.cardBrands.includes(card.brand as CardBrand)) {
-    throw Problem.validation([
-      { field: '/details/vaultAccessToken', code: 'brand_not_accepted', message: `is a ${card.brand} card, a brand this merchant no longer accepts` },
-    ]);
+    throw new Problem('validationFailed', {
+      errors: [{ field: '/details/vaultAccessToken', code: 'brand_not_accepted', message: `is a ${card.brand} card, a brand this merchant no longer accepts` }],
+    });
   }
   const { row, pageToken } = pendingTransactionRow(request, {
     owner: ctx.caller,

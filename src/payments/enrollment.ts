@@ -41,7 +41,7 @@ export function planEnrollment(
   ctx: { caller: Caller; now: number; expiryMs: number; rules: RequestRules; secrets: SecretBox },
 ): PlannedTransaction {
   const { errors, request } = parseEnrollmentRequest(body, ctx.rules);
-  if (!request) throw Problem.validation(errors);
+  if (!request) throw new Problem('validationFailed', { errors });
   return pendingTransactionRow(request, {
     owner: ctx.caller,
     method: enrollment.method,

@@ -94,10 +94,13 @@ export async function refuseWhatTheAcquirerWouldRefuse(ports: Ports, caller: { m
   const currency = request.currency.code;
   const by = `this merchant's ${caller.mode} acquirer (${acquirer.name})`;
   if (!acquirer.serves.methods.includes(method)) {
-    throw Problem.validation([{ field: '/method', code: 'not_served', message: `is not taken in ${currency.toUpperCase()} by ${by}` }]);
+    throw new Problem('validationFailed', { errors: [{ field: '/method', code: 'not_served', message: `is not taken in ${currency.toUpperCase()} by ${by}` }] });
   }
-  if (!takes(acquirer.serves, method, currency)) throw Problem.validation([{ field: '/currency', code: 'not_served', message: `is not taken by ${by}` }]);
+  if (!takes(acquirer.serves, method, currency))
+    throw new Problem('validationFailed', { errors: [{ field: '/currency', code: 'not_served', message: `is not taken by ${by}` }] });
   if (!expresses(acquirer.serves, amountMinor, currency)) {
-    throw Problem.validation([{ field: '/amount', code: 'not_served', message: `has more decimals than ${by} takes in ${currency.toUpperCase()}` }]);
+    throw new Problem('validationFailed', {
+      errors: [{ field: '/amount', code: 'not_served', message: `has more decimals than ${by} takes in ${currency.toUpperCase()}` }],
+    });
   }
 }

@@ -4,9 +4,11 @@
  * (`failed`, payments/follow-ups/late-payment.ts).
  */
 import type { Db } from './store.ts';
+import type { EventCause } from '../ground/event-causes.ts';
 
 /** Why a final payment's details changed (an authorisation's completion, money paid late), as its timeline says; null for a change the merchant does not see. */
-export type AuthorisationChangeCause =
+export type AuthorisationChangeCause = Extract<
+  EventCause,
   | 'capture'
   | 'reversal'
   | 'reversal_refused_by_acquirer'
@@ -18,7 +20,7 @@ export type AuthorisationChangeCause =
   | 'acquirer_paid_late'
   | 'late_payment_returned'
   | 'late_payment_not_returned'
-  | null;
+> | null;
 
 /**
  * Compare-and-set on `details`: applies only if the payment still has the details it was

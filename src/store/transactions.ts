@@ -5,6 +5,7 @@ import { prepare, standInRow } from './prepared.ts';
 import { identifierShaped, pageTokenHash } from '../lib/tokens.ts';
 import { statusTransitions, transactionsCreated } from '../lib/metrics.ts';
 import { afterCommit } from './after-commit.ts';
+import type { EventCause } from '../ground/event-causes.ts';
 
 const transactionColumns = [
   'reference',
@@ -40,7 +41,7 @@ const insertTransactionRow = prepare((db, row: Record<string, unknown>) => db.in
   deferrable: true,
 });
 const insertEvent = prepare(
-  (db, e: { reference: string; from: string | null; to: string; failureCode: string | null; cause: string; at: number; detail: string | null }) =>
+  (db, e: { reference: string; from: string | null; to: string; failureCode: string | null; cause: EventCause; at: number; detail: string | null }) =>
     db
       .insertInto('transaction_events')
       .values({ reference: e.reference, from_status: e.from, to_status: e.to, failure_code: e.failureCode, cause: e.cause, at: e.at, detail: e.detail }),
@@ -64,8 +65,8 @@ export interface StatusChange {
   from: string;
   to: string;
   failureCode?: string | null;
-  /** Why it changed: `customer_cancel`, `expired`, `acquirer`, `test_helper`, … kept in the event row. */
-  cause: string;
+  /** Why it changed: `customer_cancel`, `expired`, `test_helper`, … kept in the event row. */
+  cause: EventCause;
   at: number;
   /** What the acquirer said of it, kept with its event (023_event_details). */
   detail?: string | null;
@@ -73,7 +74,7 @@ export interface StatusChange {
   set?: Partial<Pick<TransactionRow, 'authentication' | 'brand' | 'details' | 'card_last_four'>>;
 }
 
-export async function insertTransaction(db: Db, row: NewTransaction, cause: string, detail: string | null = null): Promise<void> {
+export async function insertTransaction(db: Db, row: NewTransaction, cause: EventCause, detail: string | null = null): Promise<void> {
   await insertTransactionRow(db, { ...row });
   await insertEvent(db, { reference: row.reference, from: null, to: row.status, failureCode: null, cause, at: row.created, detail });
   // Counted here, where every writer passes, and only once the unit commits.
@@ -111,7 +112,7 @@ export async function changeStatus(db: Db, change: StatusChange): Promise<boolea
  * machine knows: the acquirer's word on it (a dispute stage, a report, a final outcome the acquirer
  * later undid), with what it said (`detail`). The status is the transaction's as it is.
  */
-export async function recordTimelineEntry(db: Db, entry: { reference: string; status: string; cause: string; detail: string | null; at: number }): Promise<void> {
+export async function recordTimelineEntry(db: Db, entry: { reference: string; status: string; cause: EventCause; detail: string | null; at: number }): Promise<void> {
   await db
     .insertInto('transaction_events')
     .values({

@@ -64,11 +64,9 @@ interface Log {
 export function databaseUnavailable(error: unknown, log?: Log): Problem | undefined {
   if (!unavailable(error)) return undefined;
   log?.warn({ code: (error as { code?: unknown }).code, message: (error as Error).message }, 'database unavailable');
-  return new Problem(
-    503,
-    'Database unavailable',
-    "Kassa's database did not take this request (restarting, unreachable or out of space). Send it again after Retry-After seconds, with the same Idempotency-Reference: a request that was carried out after all then replays its answer.",
-    undefined,
-    { 'Retry-After': retryAfter(error) },
-  );
+  return new Problem('databaseUnavailable', {
+    detail:
+      "Kassa's database did not take this request (restarting, unreachable or out of space). Send it again after Retry-After seconds, with the same Idempotency-Reference: a request that was carried out after all then replays its answer.",
+    headers: { 'Retry-After': retryAfter(error) },
+  });
 }

@@ -98,7 +98,7 @@ export class ThreeDSServer {
 
   private directoryFor(mode: Mode): DirectoryServer {
     const directory = this.directories(mode);
-    if (!directory) throw new Problem(503, 'No directory server configured', 'Live 3-D Secure needs a Directory Server connection; none is configured.');
+    if (!directory) throw new Problem('noDirectoryServer', 'Live 3-D Secure needs a Directory Server connection; none is configured.');
     return directory;
   }
 

@@ -85,7 +85,7 @@ export class Vault {
   /** Throws the 503 problem when no vault key is configured. */
   keys(): VaultKeyring {
     if (!this.keyring) {
-      throw new Problem(503, 'Vault unavailable', 'No vault key is configured: with DATABASE_URL, set VAULT_KEY and VAULT_KEY_ID to store and use cards.');
+      throw new Problem('vaultUnavailable', 'No vault key is configured: with DATABASE_URL, set VAULT_KEY and VAULT_KEY_ID to store and use cards.');
     }
     return this.keyring;
   }

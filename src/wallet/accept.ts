@@ -49,7 +49,7 @@ export async function verifyWalletToken(
 ): Promise<AcceptedWalletPayment> {
   const live = payment.mode === 'live';
   if (live && settings.liveProcessingKeys.length === 0) {
-    throw new Problem(503, 'Wallet not configured', 'Live wallet tokens need the payment processing keys (WALLET_PROCESSING_KEYS); this Kassa has none.');
+    throw new Problem('walletNotConfigured', 'Live wallet tokens need the payment processing keys (WALLET_PROCESSING_KEYS); this Kassa has none.');
   }
   let opened: DecryptedWalletPayment;
   try {
@@ -59,7 +59,7 @@ export async function verifyWalletToken(
     });
   } catch (error) {
     if (!(error instanceof WalletTokenError)) throw error;
-    throw Problem.validation([{ field, code: `token_${error.failure}`, message: MESSAGES[error.failure] }]);
+    throw new Problem('validationFailed', { errors: [{ field, code: `token_${error.failure}`, message: MESSAGES[error.failure] }] });
   }
   const errors = [];
   const currency = findCurrency(payment.currency)!;
@@ -79,6 +79,6 @@ export async function verifyWalletToken(
   if (!brand || !payment.acceptedBrands.includes(brand)) {
     errors.push({ field, code: 'brand_not_accepted', message: `the token's card is ${brand ? `a ${brand} card, a brand` : 'of a brand'} this merchant does not accept` });
   }
-  if (errors.length > 0) throw Problem.validation(errors);
+  if (errors.length > 0) throw new Problem('validationFailed', { errors });
   return { ...opened, brand: brand!, transactionId: token.paymentData.header.transactionId, token };
 }

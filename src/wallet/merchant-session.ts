@@ -52,12 +52,11 @@ export interface SessionRequest {
 /** The merchant session as the JSON text to pass on unchanged (`walletPayPaymentSession`, docs/api.md#the-details-object). */
 export async function obtainMerchantSession(request: SessionRequest, identity: MerchantIdentity | undefined, now = Date.now()): Promise<string> {
   const refused = checkValidationUrl(request.validationUrl);
-  if (refused) throw Problem.validation([refused]);
+  if (refused) throw new Problem('validationFailed', { errors: [refused] });
   if (request.mode === 'test') return simulatedSession(request, now);
   if (!identity) {
     throw new Problem(
-      503,
-      'Wallet not configured',
+      'walletNotConfigured',
       'Live hybrid wallet payments need the wallet merchant identity (WALLET_MERCHANT_ID, WALLET_MERCHANT_IDENTITY_CERT, WALLET_MERCHANT_IDENTITY_KEY); this Kassa has none.',
     );
   }
@@ -88,7 +87,7 @@ function requestSession(request: SessionRequest, identity: MerchantIdentity): Pr
     initiative: 'web',
     initiativeContext: request.domainName,
   });
-  const failed = (detail: string) => new Problem(502, 'Wallet merchant validation failed', detail);
+  const failed = (detail: string) => new Problem('walletMerchantValidationFailed', detail);
   return new Promise((resolve, reject) => {
     const outgoing = https.request(
       request.validationUrl,

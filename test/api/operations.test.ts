@@ -33,7 +33,7 @@ function reservingOperation() {
     },
     act: async (plan) => {
       await new Promise((resolve) => setTimeout(resolve, 30));
-      if (plan.behaviour === 'refuse') throw Problem.validation([{ field: '/behaviour', code: 'refused', message: 'is refused' }]);
+      if (plan.behaviour === 'refuse') throw new Problem('validationFailed', { errors: [{ field: '/behaviour', code: 'refused', message: 'is refused' }] });
       if (plan.behaviour === 'crash') throw new Error('the acquirer connection broke');
       return plan;
     },

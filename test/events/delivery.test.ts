@@ -114,7 +114,7 @@ for (const backend of backends) {
       const rolledBack = await insertPendingPayment(t.store, t.merchant.merchantId);
       await assert.rejects(
         t.store.transact(async (db) => {
-          await transition(db, { reference: rolledBack, from: 'pending', to: 'success', cause: 'test', at: Date.now() });
+          await transition(db, { reference: rolledBack, from: 'pending', to: 'success', cause: 'test_helper', at: Date.now() });
           throw new Error('the unit fails after the change');
         }),
         /the unit fails after the change/,

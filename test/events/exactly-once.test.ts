@@ -49,7 +49,7 @@ for (const backend of backends) {
           await Promise.all(
             references
               .slice(slice, slice + 100)
-              .map((reference, i) => stores[i % 2].transact((db) => transition(db, { reference, from: 'pending', to: 'success', cause: 'test', at: Date.now() }))),
+              .map((reference, i) => stores[i % 2].transact((db) => transition(db, { reference, from: 'pending', to: 'success', cause: 'test_helper', at: Date.now() }))),
           );
         }
         await waitFor(

@@ -160,7 +160,7 @@ export async function insertPendingPayment(store: Store, merchantId: string, opt
 
 export async function completePayment(store: Store, reference: string, to: 'success' | 'failed' = 'success'): Promise<void> {
   const changed = await store.transact((db) =>
-    transition(db, { reference, from: 'pending', to, failureCode: to === 'failed' ? 'rejected' : null, cause: 'test', at: Date.now() }),
+    transition(db, { reference, from: 'pending', to, failureCode: to === 'failed' ? 'rejected' : null, cause: 'test_helper', at: Date.now() }),
   );
   if (!changed) throw new Error(`${reference} was not pending`);
 }

@@ -7,6 +7,7 @@
 import type { TransactionRow } from '../../store/schema.ts';
 import type { Db } from '../../store/store.ts';
 import type { FailureCode } from '../../ground/states.ts';
+import type { EventCause } from '../../ground/event-causes.ts';
 import { findTransaction } from '../../store/transactions.ts';
 import {
   authorisationInFlight,
@@ -73,7 +74,7 @@ export async function openForPaying(tx: Db, reference: string, at: number): Prom
   return current;
 }
 
-async function failNow(tx: Db, row: TransactionRow, failureCode: FailureCode, cause: string, at: number): Promise<PageStep> {
+async function failNow(tx: Db, row: TransactionRow, failureCode: FailureCode, cause: EventCause, at: number): Promise<PageStep> {
   await transition(tx, { reference: row.reference, from: 'pending', to: 'failed', failureCode, cause, at });
   return { step: 'final', row: (await findTransaction(tx, row.reference))! };
 }

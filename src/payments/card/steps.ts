@@ -16,6 +16,7 @@ import type { PreparedCard } from '../../vault/vault.ts';
 import type { PaymentContext } from '../payment-context.ts';
 import type { CardError, CardField } from '../card-input.ts';
 import type { Context } from '../runner/operation.ts';
+import type { EventCause } from '../../ground/event-causes.ts';
 
 /** A card ready to process, or the errors to show on the form. */
 export type CardCheck = { ok: true; card: CardData } | { ok: false; errors: Partial<Record<CardField, CardError>> };
@@ -64,7 +65,7 @@ export type CardOutcome = { show: PageStep } | { finish: Finish };
 export interface Finish {
   status: Status;
   failureCode?: FailureCode;
-  cause: string;
+  cause: EventCause;
   brand: CardBrand;
   /** The card number's last four digits, when a card number was entered or taken from the vault. */
   lastFour?: string;

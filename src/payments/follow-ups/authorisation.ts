@@ -58,14 +58,16 @@ export async function loadAuthorisation(read: Db, caller: { merchantId: string; 
 
 /** The authorisation, or the Problem saying why it cannot be completed. Pure. */
 export function authorised(found: Authorisation | undefined, reference: string): Authorisation {
-  if (!found) throw Problem.notFound(`No transaction with reference ${reference}.`);
+  if (!found) throw new Problem('notFound', `No transaction with reference ${reference}.`);
   const { row } = found;
   // Only methods whose flows take transactionType authorise make one (payments/flows.ts).
   if (row.type !== 'authorise') {
-    throw Problem.validation([{ field: '/reference', code: 'not_authorisation', message: 'is not a card payment created with transactionType authorise' }]);
+    throw new Problem('validationFailed', {
+      errors: [{ field: '/reference', code: 'not_authorisation', message: 'is not a card payment created with transactionType authorise' }],
+    });
   }
   if (row.status !== 'success' || !captureStatusOf(row)) {
-    throw Problem.validation([{ field: '/reference', code: 'not_authorised', message: `is ${row.status}, not an authorised payment` }]);
+    throw new Problem('validationFailed', { errors: [{ field: '/reference', code: 'not_authorised', message: `is ${row.status}, not an authorised payment` }] });
   }
   return found;
 }
@@ -107,15 +109,18 @@ export async function recordAcquirerOutcome(
 export function completable(authorisation: Authorisation): Authorisation {
   const status = captureStatusOf(authorisation.row);
   if (reversalHeldForOperator(authorisation.row)) {
-    throw Problem.conflict('The acquirer never answered the reversal of this authorisation: it is held for an operator, who resolves it.');
+    throw new Problem('conflict', 'The acquirer never answered the reversal of this authorisation: it is held for an operator, who resolves it.');
   }
   if (status === 'capturing' || status === 'reversing') {
-    throw Problem.conflict(`A ${status === 'capturing' ? 'capture' : 'reversal'} of this authorisation is being made; read it again shortly.`, { 'Retry-After': '5' });
+    throw new Problem('conflict', {
+      detail: `A ${status === 'capturing' ? 'capture' : 'reversal'} of this authorisation is being made; read it again shortly.`,
+      headers: { 'Retry-After': '5' },
+    });
   }
   if (status !== 'authorised') {
-    throw Problem.validation([{ field: '/reference', code: `already_${status}`, message: `the authorisation is already ${status}` }]);
+    throw new Problem('validationFailed', { errors: [{ field: '/reference', code: `already_${status}`, message: `the authorisation is already ${status}` }] });
   }
-  if (!authorisation.acquirerReference) throw new Problem(500, 'Internal error', 'The authorisation has no acquirer reference.');
+  if (!authorisation.acquirerReference) throw new Problem('internalError', 'The authorisation has no acquirer reference.');
   return authorisation;
 }
 
@@ -133,7 +138,7 @@ export async function claimAuthorisation(tx: Db, authorisation: Authorisation, a
   if (await recordAuthorisationChange(tx, { reference: row.reference, fromDetails: row.details, toDetails, cause: null, at })) return;
   const current = (await findTransaction(tx, row.reference))!;
   completable({ ...authorisation, row: current });
-  throw Problem.conflict('The payment changed at the same time; read it again.', { 'Retry-After': '1' });
+  throw new Problem('conflict', { detail: 'The payment changed at the same time; read it again.', headers: { 'Retry-After': '1' } });
 }
 
 /** What a claimed authorisation ends as: completed, with what its details then tell, or `authorised` again (nothing was done). */
@@ -151,7 +156,7 @@ export async function endAuthorisationClaim(tx: Db, reference: string, end: Clai
   const details = { ...(JSON.parse(row.details) as Record<string, unknown>), captureStatus: to, ...extra };
   const cause = to === 'captured' ? 'capture' : to === 'reversed' ? 'reversal' : null;
   if (!(await recordAuthorisationChange(tx, { reference, fromDetails: row.details, toDetails: JSON.stringify(details), cause, at }))) {
-    throw Problem.conflict('The payment changed at the same time; read it again.', { 'Retry-After': '1' });
+    throw new Problem('conflict', { detail: 'The payment changed at the same time; read it again.', headers: { 'Retry-After': '1' } });
   }
 }
 

@@ -25,6 +25,7 @@ import { endLatePayment } from './late-payment.ts';
 import { transition } from '../transition.ts';
 import type { Ports } from '../ports.ts';
 import type { Context } from '../runner/operation.ts';
+import type { EventCause } from '../../ground/event-causes.ts';
 
 export type ClaimAction = AcquirerClaimRow['action'];
 
@@ -80,7 +81,7 @@ export type Answered = Exclude<ModificationResult, { outcome: 'unknown' }>;
  * gives the claim back (`releaseClaim`) and the merchant gets 422.
  */
 export function unlessRefused(result: ModificationResult, action: 'capture' | 'reversal'): Exclude<ModificationResult, { outcome: 'refused' }> {
-  if (result.outcome === 'refused') throw new Problem(422, 'Refused by the acquirer', `The acquirer refused the ${action}: ${result.reason}.`);
+  if (result.outcome === 'refused') throw new Problem('refusedByAcquirer', `The acquirer refused the ${action}: ${result.reason}.`);
   return result;
 }
 
@@ -90,13 +91,10 @@ export function unlessRefused(result: ModificationResult, action: 'capture' | 'r
  * Idempotency-Reference gets 409, then the outcome (idempotency.ts).
  */
 export const noAnswer = (action: 'capture' | 'reversal') =>
-  new UnfinishedProblem(
-    503,
-    'No answer from the acquirer',
-    `The acquirer did not answer the ${action} in time; Kassa asks it again by itself. Read the payment later, or send the same request with the same Idempotency-Reference.`,
-    undefined,
-    { 'Retry-After': '5' },
-  );
+  new UnfinishedProblem('noAcquirerAnswer', {
+    detail: `The acquirer did not answer the ${action} in time; Kassa asks it again by itself. Read the payment later, or send the same request with the same Idempotency-Reference.`,
+    headers: { 'Retry-After': '5' },
+  });
 
 /** What a capture's or reversal's authorisation ends as once the acquirer did it. */
 function completed(claim: Pick<AcquirerClaimRow, 'action' | 'reference' | 'amount_minor' | 'currency'>): ClaimEnd {
@@ -151,7 +149,7 @@ export async function settleFollowUp(
   tx: Db,
   dialect: Dialect,
   row: TransactionRow,
-  outcome: { from: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: string; at: number },
+  outcome: { from: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: EventCause; at: number },
 ): Promise<TransactionRow> {
   if (row.type === 'credit') return (await settleRefund(tx, dialect, row, outcome)).row;
   const failureCode = outcome.to === 'failed' ? (outcome.failureCode ?? 'rejected') : null;

@@ -37,6 +37,7 @@ import { canAdvance, stageHolds, stageStatus, stageTransitions, type DisputeStag
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { followUpRow } from './follow-up.ts';
 import { holdRemaining, leftOf, remainingText, saleOf, type Remaining } from './remaining.ts';
+import type { EventCause } from '../../ground/event-causes.ts';
 
 /** What an acquirer (or the test helper) says of a dispute. */
 export interface DisputeWord {
@@ -54,7 +55,7 @@ export interface DisputeWord {
   schemeCode?: string;
   defensePeriodEndsAt?: string;
   /** Why, as the timeline keeps it: `acquirer_dispute`, `test_helper`. */
-  cause: string;
+  cause: EventCause;
   /** What was said, for the timeline (settle-by-acquirer.ts `detailOf`). */
   detail: string;
 }
@@ -246,10 +247,10 @@ export async function loadDispute(read: Db, caller: { merchantId: string; mode: 
  * stage that is not an end).
  */
 export function disputeOpenTo(found: OwnDispute | undefined, reference: string, to: DisputeStage | 'defended'): OwnDispute {
-  if (!found) throw Problem.notFound(`No dispute with reference ${reference}.`);
+  if (!found) throw new Problem('notFound', `No dispute with reference ${reference}.`);
   const stage = found.dispute.stage as DisputeStage;
   const open = to === 'defended' ? stageTransitions[stage].length > 0 : canAdvance(stage, to);
-  if (!open) throw Problem.conflict(`Dispute ${reference} is at ${stage}; it can no longer be ${to === 'defended' ? 'defended' : to}.`);
+  if (!open) throw new Problem('conflict', `Dispute ${reference} is at ${stage}; it can no longer be ${to === 'defended' ? 'defended' : to}.`);
   return found;
 }
 
@@ -258,25 +259,21 @@ export async function disputeServiceOf(acquirers: Pick<Acquirers, 'disputes'>, f
   const service = await acquirers.disputes(ownerOf(found.row), found.dispute.connector);
   if (service) return service;
   throw new Problem(
-    503,
-    'Disputes not connected',
+    'disputesNotConnected',
     `Kassa cannot ask this dispute's acquirer (${found.dispute.connector}) to accept or defend it: the connection names no Disputes API (kassa acquirer set --disputes-endpoint). Do it at the acquirer; its notification moves the dispute here.`,
   );
 }
 
 /** The acquirer's answer as the merchant gets it: done, or its refusal (422), or no answer (503, nothing recorded: ask again). */
 export function unlessRefusedDispute(answer: DisputeAnswer, action: 'accept' | 'defend'): void {
-  if (answer.outcome === 'refused') throw new Problem(422, 'Refused by the acquirer', `The acquirer refused to ${action} the dispute: ${answer.reason}.`);
+  if (answer.outcome === 'refused') throw new Problem('refusedByAcquirer', `The acquirer refused to ${action} the dispute: ${answer.reason}.`);
   if (answer.outcome === 'unknown')
-    throw new Problem(
-      503,
-      'No answer from the acquirer',
-      `The acquirer did not answer in time (${answer.reason}); nothing was recorded. Send the request again.`,
-      undefined,
-      {
+    throw new Problem('noAcquirerAnswer', {
+      detail: `The acquirer did not answer in time (${answer.reason}); nothing was recorded. Send the request again.`,
+      headers: {
         'Retry-After': '5',
       },
-    );
+    });
 }
 
 /** A defense made at the acquirer: its reason in the dispute's `details.defenseReasonCode` and on its timeline; its stage waits for the issuer. */

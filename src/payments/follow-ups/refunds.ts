@@ -32,6 +32,7 @@ import { captureStatusOf } from './authorisation.ts';
 import { holdRemaining, leftOf, readRemaining, remainingText, saleOf, type Remaining } from './remaining.ts';
 import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from './follow-up.ts';
 import { transition } from '../transition.ts';
+import type { EventCause } from '../../ground/event-causes.ts';
 
 export interface RefundRequest extends FollowUpRequest {
   description?: string;
@@ -83,11 +84,11 @@ export interface RefundPlan {
   claim?: AcquirerClaimRow;
 }
 
-const refusal = (code: string, message: string): Problem => Problem.validation([{ field: '/reference', code, message }]);
+const refusal = (code: string, message: string): Problem => new Problem('validationFailed', { errors: [{ field: '/reference', code, message }] });
 
 /** Decides whether and how much may be refunded (pure); the Problem that says why not otherwise. */
 export function planRefund(found: Sale | undefined, request: RefundRequest, windows: RefundWindows, now: number): RefundPlan {
-  if (!found) throw Problem.notFound(`No transaction with reference ${request.reference}.`);
+  if (!found) throw new Problem('notFound', `No transaction with reference ${request.reference}.`);
   const { row } = found;
   if (row.type === 'credit') throw refusal('is_refund', 'is a refund; only a payment can be refunded');
   if (row.type === 'token') throw refusal('not_payment', 'is a vault enrollment; no money was taken');
@@ -118,7 +119,7 @@ export function planRefund(found: Sale | undefined, request: RefundRequest, wind
     else if (parsed.minor <= 0) errors.push({ field: '/amount', code: 'range', message: 'must be more than 0' });
     else if (parsed.minor > refundable)
       errors.push({ field: '/amount', code: 'range', message: `must not be more than the ${amountNumber(refundable, currency)} ${paid}` });
-    if (errors.length > 0) throw Problem.validation(errors);
+    if (errors.length > 0) throw new Problem('validationFailed', { errors });
     amountMinor = parsed.ok ? parsed.minor : undefined;
   }
   return { sale: found, currency, amountMinor, request };
@@ -141,7 +142,9 @@ export function amountToReserve(plan: Pick<RefundPlan, 'amountMinor' | 'currency
   const amountMinor = plan.amountMinor ?? left;
   if (amountMinor > left) {
     const what = disputed ? `left (${remainingText(remaining, plan.currency)})` : 'not yet refunded';
-    throw Problem.validation([{ field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(left, plan.currency)} ${what}` }]);
+    throw new Problem('validationFailed', {
+      errors: [{ field: '/amount', code: 'exceeds_refundable', message: `must not be more than the ${amountNumber(left, plan.currency)} ${what}` }],
+    });
   }
   return amountMinor;
 }
@@ -168,7 +171,7 @@ export async function settleRefund(
   tx: Db,
   dialect: Dialect,
   refund: TransactionRow,
-  outcome: { from?: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: string; at: number },
+  outcome: { from?: 'pending' | 'manualintervention'; to: 'success' | 'failed'; failureCode?: FailureCode | null; cause: EventCause; at: number },
 ): Promise<{ moved: boolean; row: TransactionRow }> {
   const moved = await transition(tx, {
     reference: refund.reference,

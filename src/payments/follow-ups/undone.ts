@@ -16,6 +16,7 @@ import { recordTimelineEntry, setTransactionDetails, undoneByAcquirer } from '..
 import { enqueueWebhook } from '../../events/outbox.ts';
 import { giveCaptureBack, recaptureAuthorisation } from './authorisation.ts';
 import { recordRefundedAmount } from './refunds.ts';
+import type { EventCause } from '../../ground/event-causes.ts';
 
 export type Undoing = 'capture_failed' | 'refund_failed' | 'refund_reversed';
 
@@ -24,7 +25,7 @@ const causes = {
   capture_failed: { cause: 'acquirer_capture_failed' },
   refund_failed: { cause: 'acquirer_refund_failed' },
   refund_reversed: { cause: 'acquirer_refund_reversed' },
-} as const satisfies Record<Undoing, { cause: string }>;
+} as const satisfies Record<Undoing, { cause: EventCause }>;
 
 /** False when the transaction was undone already (a refund that failed and then came back too): then only the timeline tells it. */
 export async function undoFollowUp(tx: Db, dialect: Dialect, row: TransactionRow, change: { undoing: Undoing; detail: string; at: number }): Promise<boolean> {

@@ -29,12 +29,12 @@ export const acceptDispute = merchantOperation({
       stage: 'accepted' as const,
       amountMinor: row.amount_minor,
       currency: row.currency,
-      cause: 'merchant_accepted',
+      cause: 'merchant_accepted' as const,
       detail: 'accepted by the merchant',
     };
     const outcome = await recordDisputeWord(tx, payment, word, { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
     // The acquirer's word moved it meanwhile (a reversal, the end of a pre-arbitration): what it says stands.
-    if (outcome.kind !== 'advanced') throw Problem.conflict(`Dispute ${row.reference} changed meanwhile; read it.`);
+    if (outcome.kind !== 'advanced') throw new Problem('conflict', `Dispute ${row.reference} changed meanwhile; read it.`);
     return outcome.row;
   },
   answer: (row, { ports }) => serializePayment(row, ports.links),

@@ -14,7 +14,7 @@ import type { WalletPaymentToken } from '../../wallet/index.ts';
 import { recordWalletTokenUse, toPay } from '../wallet/pay-by-wallet.ts';
 import { customerOperation } from '../runner/operation.ts';
 
-const notPending = (status: string) => Problem.conflict(`The payment is ${status}: it takes no wallet token any more.`);
+const notPending = (status: string) => new Problem('conflict', `The payment is ${status}: it takes no wallet token any more.`);
 
 export const acceptWalletToken = customerOperation({
   name: 'acceptWalletToken',

@@ -20,7 +20,7 @@ export const cancel = operationFor<CancellingParty>()({
   decide: (row, _pageToken, { caller }) => {
     // A refund is the merchant's own, a dispute the cardholder's bank's: no customer cancels either.
     if (!row || row.type === 'credit' || row.type === 'chargeback' || (caller && caller.merchantId !== row.merchant_id))
-      throw Problem.notFound('No payment has this cancel address.');
+      throw new Problem('notFound', 'No payment has this cancel address.');
     return row;
   },
   commit: async (tx, row, { caller, now }) => {

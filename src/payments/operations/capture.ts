@@ -35,9 +35,10 @@ interface Plan {
 /** The amount asked for, in the authorisation's currency: more than 0, at most what was authorised. */
 function capturedAmount(amount: unknown, currencyCode: string, authorisedMinor: number): number {
   const parsed = parseAmount(amount, findCurrency(currencyCode)!);
-  if (!parsed.ok) throw Problem.validation([{ field: '/amount', code: parsed.code, message: parsed.message }]);
-  if (parsed.minor <= 0) throw Problem.validation([{ field: '/amount', code: 'range', message: 'must be more than 0' }]);
-  if (parsed.minor > authorisedMinor) throw Problem.validation([{ field: '/amount', code: 'range', message: 'must not be more than the authorised amount' }]);
+  if (!parsed.ok) throw new Problem('validationFailed', { errors: [{ field: '/amount', code: parsed.code, message: parsed.message }] });
+  if (parsed.minor <= 0) throw new Problem('validationFailed', { errors: [{ field: '/amount', code: 'range', message: 'must be more than 0' }] });
+  if (parsed.minor > authorisedMinor)
+    throw new Problem('validationFailed', { errors: [{ field: '/amount', code: 'range', message: 'must not be more than the authorised amount' }] });
   return parsed.minor;
 }
 
@@ -52,7 +53,7 @@ export const capture = merchantOperation({
     // A method that invoices what was sold (Klarna) captures what shipped: lines sent must add up to the capture; a shop may send the amount alone (docs/payment-methods.md).
     if (methodOf(row.method)?.orderLinesRequired && request.orderLines !== undefined) {
       const errors = orderLinesAddingUp(request.orderLines as Record<string, unknown>[], amountMinor, findCurrency(row.currency)!);
-      if (errors.length > 0) throw Problem.validation(errors);
+      if (errors.length > 0) throw new Problem('validationFailed', { errors });
     }
     return { authorisation, amountMinor, request };
   },

@@ -38,7 +38,7 @@ export const completeSimulatedMethod = customerOperation({
     const { reference } = caller.row;
     if (plan) {
       const { method, outcome, bank } = plan;
-      const change = { reference, from: 'pending' as const, to: outcome.to, failureCode: outcome.failureCode ?? null, cause: 'simulator_page', at: now };
+      const change = { reference, from: 'pending' as const, to: outcome.to, failureCode: outcome.failureCode ?? null, cause: 'simulator_page' as const, at: now };
       await recordAcquirerOutcome(tx, change, plan.acquirerReference, outcome.to === 'success' ? simulatedPayer(methods[method].simulator, bank) : undefined);
     }
     return (await findTransaction(tx, reference))!;

@@ -51,13 +51,14 @@ export function parseCompletion(body: Record<string, unknown>): Completion {
   const outcome = values.outcome as Completion['outcome'];
   const failureCode = values.failureCode as FailureCode | undefined;
   if (failureCode !== undefined && outcome === 'success') {
-    throw Problem.validation([{ field: '/failureCode', code: 'not_allowed', message: 'is only allowed with outcome failed' }]);
+    throw new Problem('validationFailed', { errors: [{ field: '/failureCode', code: 'not_allowed', message: 'is only allowed with outcome failed' }] });
   }
   return { reference: values.reference as string, outcome, failureCode: outcome === 'failed' ? (failureCode ?? DEFAULT_FAILURE_CODE) : null };
 }
 
 const notPending = (reference: string, status: string) =>
-  Problem.conflict(
+  new Problem(
+    'conflict',
     `Transaction ${reference} is ${status}, not pending; only a pending payment can be completed${status === 'failed' ? ' (or, with outcome success, a payment Kassa ended that was not paid late yet: its late payment)' : ''}.`,
   );
 
@@ -83,11 +84,12 @@ export const completeTestPayment = merchantOperation({
     simulated: caller.mode === 'test' && (await ports.acquirers.simulated(caller)),
   }),
   decide: ({ row, simulated }, completion, { caller }) => {
-    if (!row) throw Problem.notFound(`No transaction with reference ${completion.reference}.`);
-    if (caller.mode !== 'test') throw Problem.notFound(`Transaction ${row.reference} is live; only a test-mode payment can be completed by the test helper.`);
-    if (row.type === 'chargeback') throw Problem.conflict(`Transaction ${row.reference} is a dispute; its stages are moved by POST /test/dispute.`);
+    if (!row) throw new Problem('notFound', `No transaction with reference ${completion.reference}.`);
+    if (caller.mode !== 'test') throw new Problem('notFound', `Transaction ${row.reference} is live; only a test-mode payment can be completed by the test helper.`);
+    if (row.type === 'chargeback') throw new Problem('conflict', `Transaction ${row.reference} is a dispute; its stages are moved by POST /test/dispute.`);
     if (!simulated) {
-      throw Problem.conflict(
+      throw new Problem(
+        'conflict',
         `Transaction ${row.reference} goes to the acquirer this merchant's test mode is connected to, which decides its outcome; the test helper completes only payments of the simulated acquirer.`,
       );
     }

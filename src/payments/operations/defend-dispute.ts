@@ -33,9 +33,9 @@ export const defendDispute = merchantOperation({
     if (reasons.outcome !== 'done') unlessRefusedDispute(reasons, 'defend');
     else if (!reasons.reasons.includes(defenseReasonCode)) {
       const taken = reasons.reasons.length > 0 ? reasons.reasons.join(', ') : 'none';
-      throw Problem.validation([
-        { field: '/defenseReasonCode', code: 'not_applicable', message: `is not a reason the acquirer takes for this dispute (it takes: ${taken})` },
-      ]);
+      throw new Problem('validationFailed', {
+        errors: [{ field: '/defenseReasonCode', code: 'not_applicable', message: `is not a reason the acquirer takes for this dispute (it takes: ${taken})` }],
+      });
     }
     unlessRefusedDispute(await service.defend(found.dispute.acquirer_reference, defenseReasonCode), 'defend');
     return { found, defenseReasonCode };

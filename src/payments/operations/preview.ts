@@ -50,7 +50,7 @@ export const previewReversal = previewOf(reversal, ({ plan: { authorisation } })
 /** Whether a cancel would change the payment: pending, with no authorisation in flight (the cancel operation's commit). */
 export const previewCancel = previewOf(cancel, async ({ plan: row }, ctx) => {
   if (row.status !== 'pending' || (await authorisationInFlight(ctx.ports.store.read, row.reference))) {
-    throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a pending payment can be cancelled.`);
+    throw new Problem('conflict', `Transaction ${row.reference} is ${row.status}; only a pending payment can be cancelled.`);
   }
   return moneyOf(row, row.amount_minor);
 });

@@ -82,7 +82,7 @@ export interface TestDisputePlan {
   claimedBy: '/amount' | '/stage';
 }
 
-const refusal = (field: string, code: string, message: string) => Problem.validation([{ field, code, message }]);
+const refusal = (field: string, code: string, message: string) => new Problem('validationFailed', { errors: [{ field, code, message }] });
 
 /** What a dispute that holds more than is left is refused with, at the field that asked for it. */
 const exceedsDisputable = (field: '/amount' | '/stage', why: string) => refusal(field, 'exceeds_disputable', why);
@@ -125,10 +125,11 @@ function raising(payment: TransactionRow, remaining: Remaining, request: TestDis
 
 /** The word moving a test dispute (pure): to a stage its table allows from where it stands, and, when it claims its amount again, one that is left. */
 function moving({ row: chargeback, dispute, payment }: OwnDispute, remaining: Remaining, request: TestDisputeRequest): TestDisputePlan {
-  if (dispute.connector !== SIMULATED_DISPUTES) throw Problem.conflict(`Dispute ${chargeback.reference} is its acquirer's: only its acquirer's notifications move it.`);
+  if (dispute.connector !== SIMULATED_DISPUTES)
+    throw new Problem('conflict', `Dispute ${chargeback.reference} is its acquirer's: only its acquirer's notifications move it.`);
   if (request.stage === undefined) throw refusal('/stage', 'required', 'give the stage to move the dispute to');
   const from = dispute.stage as DisputeStage;
-  if (!canAdvance(from, request.stage)) throw Problem.conflict(`Dispute ${chargeback.reference} is at ${from}; it cannot move to ${request.stage}.`);
+  if (!canAdvance(from, request.stage)) throw new Problem('conflict', `Dispute ${chargeback.reference} is at ${from}; it cannot move to ${request.stage}.`);
   const beyond = claimsAgain(from, request.stage) ? beyondRemaining(remaining, chargeback.amount_minor, findCurrency(chargeback.currency)!) : undefined;
   if (beyond !== undefined) throw exceedsDisputable('/stage', `its move to ${request.stage}: ${beyond}`);
   return {
@@ -158,8 +159,8 @@ export const raiseTestDispute = merchantOperation({
     return { row, dispute, remaining: payment && (await readRemaining(read, await saleOf(read, payment))) };
   },
   decide: ({ row, dispute, remaining }, request, { caller }): TestDisputePlan => {
-    if (!row) throw Problem.notFound(`No transaction with reference ${request.reference}.`);
-    if (caller.mode !== 'test') throw Problem.notFound(`Transaction ${row.reference} is live; only a test-mode payment can be disputed by the test helper.`);
+    if (!row) throw new Problem('notFound', `No transaction with reference ${request.reference}.`);
+    if (caller.mode !== 'test') throw new Problem('notFound', `Transaction ${row.reference} is live; only a test-mode payment can be disputed by the test helper.`);
     return dispute ? moving(dispute, remaining!, request) : raising(row, remaining!, request);
   },
   commit: async (tx, plan, { ports, now }) => {
@@ -168,7 +169,7 @@ export const raiseTestDispute = merchantOperation({
     if (outcome.kind === 'refused') throw exceedsDisputable(plan.claimedBy, outcome.why);
     // Another request moved it first: the stage it asked for may no longer follow.
     if (outcome.kind !== 'opened' && outcome.kind !== 'advanced')
-      throw Problem.conflict(`The dispute of ${plan.payment.reference} changed meanwhile; read it and try again.`);
+      throw new Problem('conflict', `The dispute of ${plan.payment.reference} changed meanwhile; read it and try again.`);
     return outcome.row;
   },
   answer: (row, { ports }) => serializePayment(row, ports.links),

@@ -26,17 +26,22 @@ export const resolve = systemOperation({
   name: 'resolve',
   parse: (body: Resolution) => {
     if (body.outcome !== 'success' && body.outcome !== 'failed')
-      throw Problem.validation([{ field: '/outcome', code: 'enum', message: 'must be one of success, failed' }]);
+      throw new Problem('validationFailed', { errors: [{ field: '/outcome', code: 'enum', message: 'must be one of success, failed' }] });
     if (body.failureCode !== undefined && (body.outcome !== 'failed' || !failureCodes.includes(body.failureCode))) {
-      throw Problem.validation([{ field: '/failureCode', code: 'enum', message: `is only allowed with outcome failed, one of ${failureCodes.join(', ')}` }]);
+      throw new Problem('validationFailed', {
+        errors: [{ field: '/failureCode', code: 'enum', message: `is only allowed with outcome failed, one of ${failureCodes.join(', ')}` }],
+      });
     }
     return body;
   },
   load: (resolution, { ports }) => findTransaction(ports.store.read, resolution.reference),
   decide: (row, resolution) => {
-    if (!row) throw Problem.notFound(`No transaction with reference ${resolution.reference}.`);
+    if (!row) throw new Problem('notFound', `No transaction with reference ${resolution.reference}.`);
     if (row.status !== 'manualintervention' && !reversalHeldForOperator(row)) {
-      throw Problem.conflict(`Transaction ${row.reference} is ${row.status}; only a payment in manualintervention, or a reversal held for an operator, can be resolved.`);
+      throw new Problem(
+        'conflict',
+        `Transaction ${row.reference} is ${row.status}; only a payment in manualintervention, or a reversal held for an operator, can be resolved.`,
+      );
     }
     return resolution;
   },
@@ -44,22 +49,22 @@ export const resolve = systemOperation({
     const row = (await findTransaction(tx, reference))!;
     if (reversalHeldForOperator(row)) {
       if (!(await settleReversalClaim(tx, row, { done: outcome === 'success', cause: 'operator_resolved', at: now }))) {
-        throw Problem.conflict(`Transaction ${reference} changed at the same time; read it again.`);
+        throw new Problem('conflict', `Transaction ${reference} changed at the same time; read it again.`);
       }
       return (await findTransaction(tx, reference))!;
     }
     if (row.parent_reference !== null) {
       // A capture or refund the acquirer never answered (claims.ts): its parent shows the outcome too.
       const settled = await settleFollowUp(tx, ports.store.dialect, row, { from: 'manualintervention', to: outcome, failureCode, cause: 'operator_resolved', at: now });
-      if (settled.status === 'manualintervention') throw Problem.conflict(`Transaction ${reference} changed at the same time; read it again.`);
+      if (settled.status === 'manualintervention') throw new Problem('conflict', `Transaction ${reference} changed at the same time; read it again.`);
       return settled;
     }
     if (!(await settleAuthorisationInFlight(tx, reference))) {
-      throw Problem.conflict(`Transaction ${reference} is being cancelled at the acquirer (technical cancel sent); it ends failed by itself.`);
+      throw new Problem('conflict', `Transaction ${reference} is being cancelled at the acquirer (technical cancel sent); it ends failed by itself.`);
     }
     const failure = outcome === 'failed' ? (failureCode ?? 'rejected') : null;
     if (!(await transition(tx, { reference, from: 'manualintervention', to: outcome, failureCode: failure, cause: 'operator_resolved', at: now }))) {
-      throw Problem.conflict(`Transaction ${reference} changed at the same time; read it again.`);
+      throw new Problem('conflict', `Transaction ${reference} changed at the same time; read it again.`);
     }
     return (await findTransaction(tx, reference))!;
   },

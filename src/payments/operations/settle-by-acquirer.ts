@@ -365,14 +365,11 @@ async function settleFollowUpBy(tx: Db, { kind, row, to }: WordEffect & { kind: 
 }
 
 /** The transaction changed between the load and the unit: the acquirer sends the item again (it was not `[accepted]`), and it is decided anew. */
-const changedMeanwhile = () => Problem.conflict('The payment changed at the same time; send the notification again.', { 'Retry-After': '1' });
+const changedMeanwhile = () => new Problem('conflict', { detail: 'The payment changed at the same time; send the notification again.', headers: { 'Retry-After': '1' } });
 
 /** The notification comes again later (Adyen resends what is not `[accepted]`), when the answer is committed or its request is gone. */
 const authorisationBeingAnswered = () =>
-  new Problem(
-    503,
-    'Authorisation being answered',
-    'An AUTHORISATION notification for a payment whose authorisation a Kassa request is still waiting for; send it again later.',
-    undefined,
-    { 'Retry-After': '60' },
-  );
+  new Problem('authorisationBeingAnswered', {
+    detail: 'An AUTHORISATION notification for a payment whose authorisation a Kassa request is still waiting for; send it again later.',
+    headers: { 'Retry-After': '60' },
+  });

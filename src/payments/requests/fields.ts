@@ -29,7 +29,7 @@ const NO_URL_RULES: RequestRules = { webhooks: { httpsOnly: true, internal: fals
 export function parseFields(table: CompiledTable, body: Record<string, unknown>, rules: RequestRules = NO_URL_RULES): Record<string, unknown> {
   const run: FieldRun = { flow: undefined, settings: undefined, ...rules, errors: [], values: {} };
   checkTable(table, body, run, run.values);
-  if (run.errors.length > 0) throw Problem.validation(run.errors);
+  if (run.errors.length > 0) throw new Problem('validationFailed', { errors: run.errors });
   return run.values;
 }
 

@@ -96,7 +96,7 @@ export class IdempotencyRecord {
   static of(scope: Scope, idempotencyReference: string | undefined, body: unknown, links: PaymentLinks): IdempotencyRecord | undefined {
     if (idempotencyReference === undefined) return undefined;
     if (idempotencyReference.length === 0 || idempotencyReference.length > MAX_REFERENCE_LENGTH) {
-      throw new Problem(400, 'Invalid Idempotency-Reference', `The Idempotency-Reference header must be 1 to ${MAX_REFERENCE_LENGTH} characters.`);
+      throw new Problem('invalidIdempotencyReference', `The Idempotency-Reference header must be 1 to ${MAX_REFERENCE_LENGTH} characters.`);
     }
     // Keys sorted at every level (RFC 8785's order; JSON numbers and strings as JSON.stringify writes them, as RFC 8785 does).
     return new IdempotencyRecord({ ...scope, idempotencyReference }, sha256Hex(sortedJson(body ?? null) ?? ''), links);
@@ -202,7 +202,7 @@ export class IdempotencyRecord {
   private async replayInFlight(store: Store, reference: string | null): Promise<MerchantAnswer> {
     const row = reference === null || (await stillAnswering(store, reference)) ? undefined : await findOwnPayment(store.read, this.key, reference);
     if (!row)
-      throw new RecordProblem(409, 'Request in progress', 'A request with this Idempotency-Reference is still being processed.', undefined, { 'Retry-After': '1' });
+      throw new RecordProblem('requestInProgress', { detail: 'A request with this Idempotency-Reference is still being processed.', headers: { 'Retry-After': '1' } });
     return { status: 200, body: undefined, json: JSON.stringify(serializePayment(row, this.links)), replayed: true };
   }
 }
@@ -219,4 +219,4 @@ async function stillAnswering(store: Store, reference: string): Promise<boolean>
 /** 401, 409, 429 and 5xx are not kept: a retry with the same reference runs again. */
 const isStored = (status: number) => status < 500 && ![401, 409, 429].includes(status);
 
-const reused = () => new RecordProblem(422, 'Idempotency-Reference reused', 'This Idempotency-Reference was already used with a different request body.');
+const reused = () => new RecordProblem('idempotencyReferenceReused', 'This Idempotency-Reference was already used with a different request body.');

@@ -26,8 +26,11 @@ export async function recordWalletTokenUse(tx: Db, accepted: AcceptedWalletPayme
   if (await insertWalletTokenUse(tx, { transactionId, reference, token: JSON.stringify(accepted.token), created: now })) return;
   const use = await findWalletTokenUse(tx, transactionId);
   if (use?.reference === reference) return;
-  if (use) throw Problem.validation([{ field, code: 'token_used', message: 'this wallet token has already been used for a payment; ask the customer to pay again' }]);
-  throw Problem.conflict('A wallet token was already accepted for this payment; read the transaction for its outcome.');
+  if (use)
+    throw new Problem('validationFailed', {
+      errors: [{ field, code: 'token_used', message: 'this wallet token has already been used for a payment; ask the customer to pay again' }],
+    });
+  throw new Problem('conflict', 'A wallet token was already accepted for this payment; read the transaction for its outcome.');
 }
 
 /** What a token must match: the stored payment's mode, amount and currency, and its merchant's brands. */
