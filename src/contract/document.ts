@@ -14,7 +14,7 @@ import { disputeStages } from '../ground/dispute-stages.ts';
 import { DOCS_PATH, problemAnchor, problemSlug, problemTypeUri } from '../ground/problem.ts';
 import { flows } from '../payments/flows.ts';
 import { refundTable } from '../payments/refunds.ts';
-import { paymentTable } from '../payments/request.ts';
+import { paymentTable } from '../payments/requests/payment-request.ts';
 import { captureTable } from '../payments/operations/capture.ts';
 import { completionTable } from '../payments/operations/complete-test-payment.ts';
 import { testDisputeTable } from '../payments/operations/raise-test-dispute.ts';

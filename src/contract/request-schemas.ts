@@ -9,9 +9,10 @@
  * of the given country, a webhook address's reach) stays in the field's description and in
  * Kassa's 422.
  */
-import type { CompiledField, CompiledTable } from '../payments/common-fields.ts';
+import type { CompiledRequestTable, RequestField } from '../payments/requests/rows.ts';
 import { flows, type Flow, type PaymentFlow } from '../payments/flows.ts';
-import { flowsByMethod, methodTable, paymentTable, type MethodFlows } from '../payments/request.ts';
+import { methodTable, paymentTable } from '../payments/requests/payment-request.ts';
+import { flowsByMethod, type MethodFlows } from '../payments/requests/flow-of-request.ts';
 import { enrollmentTable } from '../payments/enrollment.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { LEFT_OUT_FIELD, leftOutCodes } from '../threeds/validate.ts';
@@ -24,7 +25,7 @@ const OPEN = true;
 
 // ── The field tables of payments/ ────────────────────────────────────────────────────────
 
-function fieldSchema(field: CompiledField): Schema {
+function fieldSchema(field: RequestField): Schema {
   const schema: Schema = {};
   const notes: string[] = [];
   switch (field.type) {
@@ -59,7 +60,7 @@ function fieldSchema(field: CompiledField): Schema {
 }
 
 /** A table's body; with `flow`, as a request of that one flow is checked (a vault enrollment's). */
-export function tableSchema(table: CompiledTable, flow?: Flow): Schema {
+export function tableSchema(table: CompiledRequestTable, flow?: Flow): Schema {
   const required = table.fields.filter((field) => (flow === undefined ? field.requiredWithoutFlow : field.requiredIn.has(flow))).map((field) => field.name);
   return {
     type: 'object',
@@ -102,7 +103,7 @@ function flowCondition(flow: PaymentFlow): Schema {
 }
 
 /** What `flow` adds to the table's rules: fields it requires, values it allows, details it requires and forbids, browserInfo where the merchant captures card data. */
-function flowRules(flow: PaymentFlow, table: CompiledTable): Schema {
+function flowRules(flow: PaymentFlow, table: CompiledRequestTable): Schema {
   const spec = flows[flow];
   const required = table.fields.filter((field) => !field.requiredWithoutFlow && field.requiredIn.has(flow)).map((field) => field.name);
   const properties: Schema = {};

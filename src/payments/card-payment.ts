@@ -48,7 +48,7 @@ import { pageTokenOfPayment, payUrlOf, storedRequestOf } from './serialize.ts';
 import { flowOf } from './flows.ts';
 import { cardsTaken } from './ports.ts';
 import type { PaymentContext } from './payment-context.ts';
-import type { CardError, CardField } from './card-input.ts';
+import type { CardError, CardField } from './requests/card-input.ts';
 import { transition } from './transition.ts';
 import { authorisedDetails } from './authorisation.ts';
 import { networkReferenceToKeep, storedCardUseOf, storesCard } from './stored-card-use.ts';

@@ -5,7 +5,7 @@ import { insertTransaction } from '../store/transactions.ts';
 import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { echoedFields, unechoedFields, type ThreeDSData } from '../threeds/validate.ts';
-import type { CommonFields } from './common-fields.ts';
+import type { CommonFields } from './requests/common-fields.ts';
 
 /** What the merchant's request gives every new transaction: its common fields and 3-D Secure 2 data. */
 export type RequestedFields = CommonFields & { threeDS: ThreeDSData };

@@ -25,7 +25,7 @@ import { run } from './run.ts';
 import { recordAcquirerOutcome } from '../authorisation.ts';
 import { serializePayment } from '../serialize.ts';
 import { settleRefund } from '../refunds.ts';
-import { compileTable } from '../common-fields.ts';
+import { compileTable } from '../requests/rows.ts';
 import { parseFields, referenceField } from './fields.ts';
 import { merchantOperation } from './operation.ts';
 

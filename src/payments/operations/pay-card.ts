@@ -3,7 +3,7 @@
  * checked here; then it goes the card payment's way (card-payment.ts): attempt and lease,
  * 3-D Secure, authorisation (or, for a vault enrollment, the card stored), one state change.
  */
-import { validateCard, type CardForm } from '../card-input.ts';
+import { validateCard, type CardForm } from '../requests/card-input.ts';
 import { payingByCard, type BrowserFacts } from '../card-payment.ts';
 import { storedRequestOf } from '../serialize.ts';
 import { customerOperation } from './operation.ts';

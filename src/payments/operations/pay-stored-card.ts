@@ -4,7 +4,7 @@
  * (card-payment.ts). On the merchant's `confirm` path the customer types the CVC, which
  * the vault never keeps; on `direct` there is no form and the card is authorised without it.
  */
-import { cvcError, isExpired } from '../card-input.ts';
+import { cvcError, isExpired } from '../requests/card-input.ts';
 import { payingByCard, type BrowserFacts, type CardCheck } from '../card-payment.ts';
 import { storedRequestOf } from '../serialize.ts';
 import { customerOperation } from './operation.ts';
