@@ -3,7 +3,10 @@
  * (type, size, format, allowed values, requirement rule), in the spec's table order,
  * plus the compatibility fields existing clients send (docs/api.md#existing-clients: billingEmail,
  * billingFirstName/LastName, shippingEmail/FirstName/LastName, `browser`).
- * The generic engine in validate.ts is the only code that reads these tables.
+ * validate.ts compiles these tables onto the one field engine (ground/field-engine.ts); the
+ * OpenAPI document reads them too (contract/request-schemas.ts). Over 400 lines for a reason: this
+ * is the spec's field list itself (allowed values, the normalized data's types, the tables), kept
+ * in one file so each field's row sits beside its type and values; no logic lives here.
  */
 import { challengeWindowSizes, screenColorDepths, type BrowserInfo } from '../ground/browser-info.ts';
 

@@ -333,7 +333,7 @@ export function validateThreeDS(body: Record<string, unknown>, ctx: ThreeDSConte
     const normalized: Record<string, unknown> = {};
     checkTable(table, value, run, normalized);
     // A copy by spread has fast properties: filled by computed keys, V8 keeps a large object as a dictionary, which JSON.stringify serializes slowly.
-    if (hasFields(normalized)) data[name] = { ...normalized };
+    if (Object.keys(normalized).length > 0) data[name] = { ...normalized };
   }
 
   if (ctx.merchantCapturesCardData && !isObject(data.browserInfo) && !browserInfoGiven(body.browserInfo)) {
@@ -344,11 +344,6 @@ export function validateThreeDS(body: Record<string, unknown>, ctx: ThreeDSConte
   applyEmailDefaults(body, data);
   if (run.leftOut.length > 0) data.leftOut = run.leftOut;
   return { errors: run.errors, data: { ...data } as unknown as ThreeDSData };
-}
-
-function hasFields(object: Record<string, unknown>): boolean {
-  for (const _ in object) return true;
-  return false;
 }
 
 /** An older `browser` object with every field of browserInfo given (a field left out counts: it was given, and only its format failed). */

@@ -70,4 +70,3 @@ export function requestedFlow(body: Record<string, unknown>): PaymentFlow | unde
   if (typeof method !== 'string' || !(paymentMethods as readonly string[]).includes(method)) return undefined;
   return recogniseFlow(method as PaymentMethod, isObject(body.details) ? body.details : NOTHING_SENT, sequenceSourceOf(body));
 }
-

@@ -7,7 +7,20 @@
  */
 import type { MerchantSettings } from '../../merchants/merchants.ts';
 import type { Reach } from '../../events/ssrf.ts';
-import { atMost, checkTable, cutTo, fail, given, isObject, oneOf, runChecks, type Check, type CompiledField, type CompiledTable, type FieldRun } from '../../ground/field-engine.ts';
+import {
+  atMost,
+  checkTable,
+  cutTo,
+  fail,
+  given,
+  isObject,
+  oneOf,
+  runChecks,
+  type Check,
+  type CompiledField,
+  type CompiledTable,
+  type FieldRun,
+} from '../../ground/field-engine.ts';
 import { flowNames, flows, type Flow, type FlowSpec } from '../flows.ts';
 
 /** What a request is checked against besides its own fields: what the operator allows for the caller's mode. */
@@ -150,13 +163,20 @@ function compileField(pointer: string, name: string, spec: RequestFieldSpec, typ
 }
 
 /** A given value's checks: its JSON type, then the first rule it breaks is its one error. */
-function valueChecks(field: RequestField, spec: RequestFieldSpec, typesChecked: boolean, notAllowedMessage: ((value: string) => string) | undefined): Check<RequestRun>[] {
+function valueChecks(
+  field: RequestField,
+  spec: RequestFieldSpec,
+  typesChecked: boolean,
+  notAllowedMessage: ((value: string) => string) | undefined,
+): Check<RequestRun>[] {
   const checks: Check<RequestRun>[] = [];
   if (spec.type !== undefined) checks.push(hasType(spec.type, typesChecked));
   if (field.cutToMax) checks.push(cutTo(field.maxSize!, true));
   if (field.maxSize !== undefined) {
     const [code, message] =
-      spec.type === 'array of objects' ? ['max_items', `must have at most ${field.maxSize} ${spec.items}`] : ['max_length', `must be at most ${field.maxSize} characters`];
+      spec.type === 'array of objects'
+        ? ['max_items', `must have at most ${field.maxSize} ${spec.items}`]
+        : ['max_length', `must be at most ${field.maxSize} characters`];
     checks.push(atMost(field.maxSize, code, message));
   }
   if (spec.type === 'string') checks.push(withoutNul);
