@@ -222,10 +222,14 @@ function absentRule(field: ThreeDSField, objectPointer: string, allOrNothing: Th
     const message = `required when ${objectPointer.slice(1)} is given`;
     own = (run) => fail(run, field, 'required', message);
   } else if (required === 'sca') {
-    own = (run) => run.scaReady && fail(run, field, 'required', 'required when scaReady is yes');
+    own = (run) => {
+      if (run.scaReady) fail(run, field, 'required', 'required when scaReady is yes');
+    };
   } else if (required !== undefined) {
     const message = conditionMessage(required);
-    own = (run, object) => conditionHolds(required, object, run.ctx) && fail(run, field, 'conditional_required', message);
+    own = (run, object) => {
+      if (conditionHolds(required, object, run.ctx)) fail(run, field, 'conditional_required', message);
+    };
   }
   if (allOrNothing === undefined) return own;
   const names = Object.keys(allOrNothing.fields);

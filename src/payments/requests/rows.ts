@@ -130,7 +130,11 @@ export function compileTable(fields: RequestTable, object?: { pointer: string; s
   return {
     fields: compiled,
     prepare: object?.spec.typesFirst ? (given, run) => checkTypesFirst(compiled, given, run) : undefined,
-    finish: flowRules && ((given, run, valid) => run.flow !== undefined && checkFlowRules(flowRules.get(run.flow)!, given, run, valid)),
+    finish:
+      flowRules &&
+      ((given, run, valid) => {
+        if (run.flow !== undefined) checkFlowRules(flowRules.get(run.flow)!, given, run, valid);
+      }),
   };
 }
 
