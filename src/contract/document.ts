@@ -15,7 +15,7 @@ import { DOCS_PATH, Problem, problemAnchor, problemTypeUri } from '../ground/pro
 import { answeredProblemTypes } from '../ground/problem-types.ts';
 import { flows } from '../payments/flows.ts';
 import { refundTable } from '../payments/follow-ups/refunds.ts';
-import { paymentTable } from '../payments/request.ts';
+import { paymentTable } from '../payments/requests/payment-request.ts';
 import { captureTable } from '../payments/operations/capture.ts';
 import { completionTable } from '../payments/operations/complete-test-payment.ts';
 import { testDisputeTable } from '../payments/operations/raise-test-dispute.ts';

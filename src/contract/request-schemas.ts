@@ -1,6 +1,6 @@
 /**
  * The request bodies of the merchant API as JSON Schema (2020-12, as OpenAPI 3.1 takes it),
- * derived from the tables that validate them: the field tables of payments/common-fields.ts
+ * derived from the tables that validate them: the field tables of payments/requests/ (rows.ts)
  * (payment, enrollment, refund, capture, reversal, test completion), the flows table
  * (payments/flows.ts: what each flow requires, allows and forbids, said with if/then), and the
  * 3-D Secure 2 tables of threeds/fields.ts (docs/api.md#3-d-secure-2-data: sizes, formats, enums and the "S" fields
@@ -9,13 +9,15 @@
  * of the given country, a webhook address's reach) stays in the field's description and in
  * Kassa's 422.
  */
-import type { CompiledField, CompiledTable } from '../payments/common-fields.ts';
+import type { CompiledRequestTable, RequestField } from '../payments/requests/rows.ts';
 import { flows, type Flow, type PaymentFlow } from '../payments/flows.ts';
-import { flowsByMethod, methodTable, paymentTable, type MethodFlows } from '../payments/request.ts';
+import { methodTable, paymentTable } from '../payments/requests/payment-request.ts';
+import { flowsByMethod, type MethodFlows } from '../payments/requests/flow-of-request.ts';
 import { enrollmentTable } from '../payments/enrollment.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
-import { LEFT_OUT_FIELD, leftOutCodes } from '../threeds/validate.ts';
-import { hardLimitOf, objectSpecs, scaReadyAliases, topLevelSpec, type FieldSpec, type Format, type ObjectSpec } from '../threeds/fields.ts';
+import { leftOutCodes } from '../threeds/validate.ts';
+import { LEFT_OUT_FIELD } from '../threeds/echo.ts';
+import { hardLimitOf, objectSpecs, scaReadyAliases, topLevelSpec, type Format, type ThreeDSFieldSpec, type ThreeDSObjectSpec } from '../threeds/fields.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -24,7 +26,7 @@ const OPEN = true;
 
 // ── The field tables of payments/ ────────────────────────────────────────────────────────
 
-function fieldSchema(field: CompiledField): Schema {
+function fieldSchema(field: RequestField): Schema {
   const schema: Schema = {};
   const notes: string[] = [];
   switch (field.type) {
@@ -59,7 +61,7 @@ function fieldSchema(field: CompiledField): Schema {
 }
 
 /** A table's body; with `flow`, as a request of that one flow is checked (a vault enrollment's). */
-export function tableSchema(table: CompiledTable, flow?: Flow): Schema {
+export function tableSchema(table: CompiledRequestTable, flow?: Flow): Schema {
   const required = table.fields.filter((field) => (flow === undefined ? field.requiredWithoutFlow : field.requiredIn.has(flow))).map((field) => field.name);
   return {
     type: 'object',
@@ -88,7 +90,7 @@ function markedBy(entry: MethodFlows['marked'][number]): Schema {
   return entry.sequenceSource === undefined ? details : { allOf: [details, sequenceSourceIs(entry.sequenceSource)] };
 }
 
-/** When a request is of `flow`: its method, and what marks it and not a flow before it (request.ts recogniseFlow). */
+/** When a request is of `flow`: its method, and what marks it and not a flow before it (payments/requests/flow-of-request.ts recogniseFlow). */
 function flowCondition(flow: PaymentFlow): Schema {
   const { marked, plain } = flowsByMethod[flows[flow].method as (typeof paymentMethods)[number]];
   const method = { required: ['method'], properties: { method: { const: flows[flow].method } } };
@@ -102,7 +104,7 @@ function flowCondition(flow: PaymentFlow): Schema {
 }
 
 /** What `flow` adds to the table's rules: fields it requires, values it allows, details it requires and forbids, browserInfo where the merchant captures card data. */
-function flowRules(flow: PaymentFlow, table: CompiledTable): Schema {
+function flowRules(flow: PaymentFlow, table: CompiledRequestTable): Schema {
   const spec = flows[flow];
   const required = table.fields.filter((field) => !field.requiredWithoutFlow && field.requiredIn.has(flow)).map((field) => field.name);
   const properties: Schema = {};
@@ -152,7 +154,7 @@ const formatSchemas: Readonly<Record<Format, Schema>> = {
   minutesOffset: { pattern: '^[+-]?[0-9]+$', description: 'Minutes from UTC (`-120`).' },
 };
 
-function threeDSFieldSchema(spec: FieldSpec): Schema {
+function threeDSFieldSchema(spec: ThreeDSFieldSpec): Schema {
   const notes: string[] = [];
   let schema: Schema;
   switch (spec.type) {
@@ -230,7 +232,7 @@ const withoutControlCharacters = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001
  * characters and its hard limit; a value that breaks the format is left out of the 3-D Secure
  * data and named in the payment's `threeDSFieldsLeftOut`, not refused.
  */
-function lenientFieldSchema(spec: FieldSpec): Schema {
+function lenientFieldSchema(spec: ThreeDSFieldSpec): Schema {
   const strict = threeDSFieldSchema(spec);
   if (spec.alwaysStrict) return strict;
   const text: Schema = { type: 'string', maxLength: hardLimitOf(spec), pattern: withoutControlCharacters };
@@ -252,13 +254,13 @@ function lenientFieldSchema(spec: FieldSpec): Schema {
   return description === '' ? schema : { ...schema, description };
 }
 
-const givenFields = (spec: ObjectSpec, operation: 'payment' | 'enrollment') =>
+const givenFields = (spec: ThreeDSObjectSpec, operation: 'payment' | 'enrollment') =>
   Object.entries(spec.fields).filter(([, field]) => field.onlyFor === undefined || field.onlyFor === operation);
 
 /** The formats an object's fields are checked against when `scaReady` is yes. */
-function strictProperties(spec: ObjectSpec, operation: 'payment' | 'enrollment'): Schema {
+function strictProperties(spec: ThreeDSObjectSpec, operation: 'payment' | 'enrollment'): Schema {
   const phoneNumbers = new Set((spec.phonePairs ?? []).map((pair) => pair.number));
-  const propertySchema = (name: string, field: FieldSpec) =>
+  const propertySchema = (name: string, field: ThreeDSFieldSpec) =>
     phoneNumbers.has(name) ? { anyOf: [{ title: 'national number', ...threeDSFieldSchema(field) }, internationalNumber] } : threeDSFieldSchema(field);
   return Object.fromEntries(givenFields(spec, operation).map(([name, field]) => [name, propertySchema(name, field)]));
 }
@@ -291,7 +293,7 @@ function vaultTokenRules(operation: 'payment' | 'enrollment'): Schema[] {
 }
 
 /** An object's fields as taken without `scaReady: yes`, and the rules that hold either way: required fields, the conditions of docs/api.md#sequence-information, all or nothing. */
-function threeDSObjectSchema(spec: ObjectSpec, operation: 'payment' | 'enrollment'): Schema {
+function threeDSObjectSchema(spec: ThreeDSObjectSpec, operation: 'payment' | 'enrollment'): Schema {
   const fields = givenFields(spec, operation);
   const conditional: Schema[] = [];
   for (const [name, field] of fields) {

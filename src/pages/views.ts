@@ -8,7 +8,7 @@ import { autosubmitScript, browserFactsScript, cardScript, challengeScript, meth
 import { formatDateTime, formatNumber, type MessageKey, type Translate } from './i18n.ts';
 import { brandMark, methodMark } from './marks.ts';
 import type { OfferedMethod } from '../ground/payment-method.ts';
-import type { CardError, CardField } from '../payments/card-input.ts';
+import type { CardError, CardField } from '../payments/requests/card-input.ts';
 import { brandName, ruleOf } from '../ground/card-brand.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 

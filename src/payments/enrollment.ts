@@ -7,7 +7,9 @@
 import { Problem, type FieldError } from '../ground/problem.ts';
 import { pendingTransactionRow, type PlannedTransaction } from './pending-transaction.ts';
 import type { Caller } from '../merchants/merchants.ts';
-import { checkTable, commonFields, commonFieldsOf, compileTable, type CommonFields, type FieldRun, type RequestRules } from './common-fields.ts';
+import { checkTable } from '../ground/field-engine.ts';
+import { compileTable, type RequestRules, type RequestRun } from './requests/rows.ts';
+import { commonFields, commonFieldsOf, type CommonFields } from './requests/common-fields.ts';
 import { flows } from './flows.ts';
 import { validateThreeDS, type ThreeDSData } from '../threeds/validate.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
@@ -28,7 +30,7 @@ export const enrollmentTable = compileTable({
 });
 
 export function parseEnrollmentRequest(body: Record<string, unknown>, rules: RequestRules): { errors: FieldError[]; request?: EnrollmentRequest } {
-  const run: FieldRun = { flow: 'enrollment', settings: undefined, ...rules, errors: [], values: {} };
+  const run: RequestRun = { flow: 'enrollment', settings: undefined, ...rules, errors: [], values: {} };
   checkTable(enrollmentTable, body, run, run.values);
   const threeDS = validateThreeDS(body, enrollment.threeDS);
   run.errors.push(...threeDS.errors);

@@ -4,8 +4,9 @@ import type { Db } from '../store/store.ts';
 import { insertTransaction } from '../store/transactions.ts';
 import { newTransactionReference, pageTokenHash, pageTokenOf } from '../lib/tokens.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import { echoedFields, unechoedFields, type ThreeDSData } from '../threeds/validate.ts';
-import type { CommonFields } from './common-fields.ts';
+import { echoedFields, unechoedFields } from '../threeds/echo.ts';
+import type { ThreeDSData } from '../threeds/fields.ts';
+import type { CommonFields } from './requests/common-fields.ts';
 
 /** What the merchant's request gives every new transaction: its common fields and 3-D Secure 2 data. */
 export type RequestedFields = CommonFields & { threeDS: ThreeDSData };

@@ -20,7 +20,7 @@ import type { DirectoryServer } from '../threeds/directory.ts';
 import { CardSealer } from './card/card-seal.ts';
 import { flowOf } from './flows.ts';
 import type { PaymentLinks } from './serialize.ts';
-import type { PaymentRequest } from './request.ts';
+import type { PaymentRequest } from './requests/payment-request.ts';
 import { Vault } from '../vault/vault.ts';
 import { loadVaultKeyring } from '../vault/keys.ts';
 

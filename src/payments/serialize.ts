@@ -3,7 +3,7 @@ import type { TransactionRow } from '../store/schema.ts';
 import { amountNumber, findCurrency } from '../ground/amount.ts';
 import type { CardBrand } from '../ground/card-brand.ts';
 import type { ThreeDSData } from '../threeds/fields.ts';
-import { threeDSDataOf } from '../threeds/validate.ts';
+import { threeDSDataOf } from '../threeds/echo.ts';
 import { addressesOf } from './flows.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { pageTokenOf } from '../lib/tokens.ts';

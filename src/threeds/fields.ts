@@ -3,7 +3,10 @@
  * (type, size, format, allowed values, requirement rule), in the spec's table order,
  * plus the compatibility fields existing clients send (docs/api.md#existing-clients: billingEmail,
  * billingFirstName/LastName, shippingEmail/FirstName/LastName, `browser`).
- * The generic engine in validate.ts is the only code that reads these tables.
+ * validate.ts compiles these tables onto the one field engine (ground/field-engine.ts); the
+ * OpenAPI document reads them too (contract/request-schemas.ts). Over 400 lines for a reason: this
+ * is the spec's field list itself (allowed values, the normalized data's types, the tables), kept
+ * in one file so each field's row sits beside its type and values; no logic lives here.
  */
 import { challengeWindowSizes, screenColorDepths, type BrowserInfo } from '../ground/browser-info.ts';
 
@@ -196,7 +199,7 @@ export interface Condition {
   unlessVaultToken?: true;
 }
 
-export interface FieldSpec {
+export interface ThreeDSFieldSpec {
   type: FieldType;
   /** Sizes in characters (digits for an integer); "1-3" is min 1, max 3; a single number is a max. */
   min?: number;
@@ -232,7 +235,7 @@ const HARD_LIMIT_FACTOR = 4;
 const HARD_LIMIT_FLOOR = 256;
 
 /** The longest text a field takes without `scaReady: yes`. */
-export function hardLimitOf(spec: FieldSpec): number {
+export function hardLimitOf(spec: ThreeDSFieldSpec): number {
   return Math.max(HARD_LIMIT_FLOOR, HARD_LIMIT_FACTOR * (spec.max ?? 0));
 }
 
@@ -242,29 +245,29 @@ export interface PhonePair {
   country: string;
 }
 
-export interface ObjectSpec {
+export interface ThreeDSObjectSpec {
   /** JSON pointer of the object from the body root ('' for the body itself). */
   pointer: string;
-  fields: Readonly<Record<string, FieldSpec>>;
+  fields: Readonly<Record<string, ThreeDSFieldSpec>>;
   phonePairs?: readonly PhonePair[];
   /** docs/api.md#browser-data: if any field is given, all must be. */
   allOrNothing?: true;
 }
 
-type Table<T> = { readonly [K in keyof Required<T>]: FieldSpec };
+type Table<T> = { readonly [K in keyof Required<T>]: ThreeDSFieldSpec };
 
-const text = (max: number, required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max, required });
-const oneOf = (values: readonly string[]): FieldSpec => ({ type: 'string', enum: values });
-const date: FieldSpec = { type: 'string', max: 8, format: 'date' };
-const count = (min: number, max: number): FieldSpec => ({ type: 'string', min, max, format: 'digits' });
+const text = (max: number, required?: ThreeDSFieldSpec['required']): ThreeDSFieldSpec => ({ type: 'string', min: 1, max, required });
+const oneOf = (values: readonly string[]): ThreeDSFieldSpec => ({ type: 'string', enum: values });
+const date: ThreeDSFieldSpec = { type: 'string', max: 8, format: 'date' };
+const count = (min: number, max: number): ThreeDSFieldSpec => ({ type: 'string', min, max, format: 'digits' });
 /** ISO 3166-1 alpha-2 or alpha-3, any case, stored as alpha-2 (docs/interop.md: the official client sends `NLD`). */
-const country = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 3, format: 'country', required });
+const country = (required?: ThreeDSFieldSpec['required']): ThreeDSFieldSpec => ({ type: 'string', min: 1, max: 3, format: 'country', required });
 /**
  * docs/api.md#readings-of-unclear-lines: the ISO 3166-2 subdivision part; a shop's own region code (up to the 50 characters of
  * an address line) is kept for the merchant and left out of the AReq, also with `scaReady: yes`
  * (docs/interop.md).
  */
-const state = (countryField: string, required?: FieldSpec['required']): FieldSpec => ({
+const state = (countryField: string, required?: ThreeDSFieldSpec['required']): ThreeDSFieldSpec => ({
   type: 'string',
   min: 1,
   max: 50,
@@ -273,12 +276,12 @@ const state = (countryField: string, required?: FieldSpec['required']): FieldSpe
   leftOutEvenIfScaReady: true,
   required,
 });
-const email: FieldSpec = { type: 'string', min: 1, max: 254, format: 'email' };
+const email: ThreeDSFieldSpec = { type: 'string', min: 1, max: 254, format: 'email' };
 /** docs/api.md#readings-of-unclear-lines: a subscriber section is 1 to 15 digits, whatever the field's printed size. */
-const phoneNumber = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 15, format: 'digits', required });
-const phoneCountry = (required?: FieldSpec['required']): FieldSpec => ({ type: 'string', min: 1, max: 3, format: 'callingCode', required });
+const phoneNumber = (required?: ThreeDSFieldSpec['required']): ThreeDSFieldSpec => ({ type: 'string', min: 1, max: 15, format: 'digits', required });
+const phoneCountry = (required?: ThreeDSFieldSpec['required']): ThreeDSFieldSpec => ({ type: 'string', min: 1, max: 3, format: 'callingCode', required });
 /** The integers of "size 3" (docs/api.md#sequence-information): a number or a digit string, at least 1. */
-const integer3: FieldSpec = { type: 'integer', max: 3, minValue: 1 };
+const integer3: ThreeDSFieldSpec = { type: 'integer', max: 3, minValue: 1 };
 
 /** The fields of docs/api.md#billing-and-shipping-fields plus the compatibility fields. Names of existing clients are limited to 100 characters. */
 export const topLevelFields = {
@@ -410,9 +413,9 @@ export const objectSpecs = {
   merchantRiskIndicator: { pointer: '/merchantRiskIndicator', fields: merchantRiskIndicatorFields },
   browserInfo: { pointer: '/browserInfo', fields: browserInfoFields, allOrNothing: true },
   browser: { pointer: '/browser', fields: legacyBrowserFields },
-} as const satisfies Record<string, ObjectSpec>;
+} as const satisfies Record<string, ThreeDSObjectSpec>;
 
-export const topLevelSpec: ObjectSpec = {
+export const topLevelSpec: ThreeDSObjectSpec = {
   pointer: '',
   fields: topLevelFields,
   phonePairs: [{ number: 'billingPhoneNumber', country: 'billingPhoneCountry' }],

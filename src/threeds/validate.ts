@@ -1,27 +1,27 @@
 /**
- * Validation of the 3-D Secure 2 request data (docs/api.md#3-d-secure-2-data): one generic engine runs
- * the field tables of fields.ts, applies the phone adaptation (docs/api.md#billing-and-shipping-fields) and the e-mail
- * defaults (docs/api.md#billing-and-shipping-fields, docs/api.md#account-information,
- * docs/api.md#merchant-risk), and returns every failing field at once together with the
- * normalized data to store. Without `scaReady: yes` a field that breaks its format is not
- * refused but left out of the data, kept and named for the merchant (docs/threeds.md). Pure:
- * no I/O, no clock.
+ * Validation of the 3-D Secure 2 request data (docs/api.md#3-d-secure-2-data): the field tables of
+ * fields.ts compiled onto the one field engine (ground/field-engine.ts), with the phone adaptation
+ * (docs/api.md#billing-and-shipping-fields) and the e-mail defaults (docs/api.md#billing-and-shipping-fields,
+ * docs/api.md#account-information, docs/api.md#merchant-risk); returns every failing field at once
+ * together with the normalized data to store. Without `scaReady: yes` a field that breaks its format
+ * is not refused but left out of the data, kept and named for the merchant (docs/threeds.md). The
+ * payment object's echo of these fields is echo.ts. Pure: no I/O, no clock.
  */
+import { atLeast, atMost, checkTable, cutTo, fail, given, isObject, isString, oneOf, runChecks } from '../ground/field-engine.ts';
+import type { Check, CompiledField, CompiledTable, FieldRun } from '../ground/field-engine.ts';
 import type { FieldError } from '../ground/problem.ts';
 import {
   hardLimitOf,
   objectSpecs,
   scaReadyAliases,
-  topLevelFields,
   topLevelSpec,
-  type BillingAndShipping,
   type Condition,
-  type FieldSpec,
   type Format,
   type LeftOutField,
-  type ObjectSpec,
   type PhonePair,
   type ThreeDSData,
+  type ThreeDSFieldSpec,
+  type ThreeDSObjectSpec,
 } from './fields.ts';
 import {
   firstLanguageTag,
@@ -53,30 +53,20 @@ export interface ThreeDSContext {
 
 type ErrorCode = 'required' | 'conditional_required' | 'type' | 'max_length' | 'min_length' | 'format' | 'enum' | 'date';
 
-/** One table row made ready at module load: pointer and every message it can produce. */
-interface CompiledField {
-  name: string;
-  pointer: string;
-  spec: FieldSpec;
-  typeMessage: string;
-  maxMessage: string;
-  minMessage: string;
-  enumValues: ReadonlySet<string> | undefined;
-  enumMessage: string;
-  formatCode: ErrorCode;
-  formatMessage: string;
-  /** For subdivisions: the message when the country is known. */
-  formatMessageForCountry: string;
-  requiredMessage: string;
-  hardLimit: number;
-  hardLimitMessage: string;
+interface ThreeDSRun extends FieldRun {
+  ctx: ThreeDSContext;
+  /** The "S" fields are required. */
+  scaReady: boolean;
+  /** The formats are checked: scaReady is yes, or neither yes nor no (refused anyway, with every field's own error). */
+  strict: boolean;
+  leftOut: LeftOutField[];
 }
 
-interface CompiledObject {
-  spec: ObjectSpec;
-  fields: readonly CompiledField[];
-  phonePairs: readonly PhonePair[];
-  allOrNothingMessage: string;
+/** One table row compiled: its checks, and what is refused with or without scaReady. */
+interface ThreeDSField extends CompiledField<ThreeDSRun> {
+  spec: ThreeDSFieldSpec;
+  hardLimit: number;
+  hardLimitMessage: string;
 }
 
 const formatMessages: Record<Format, string> = {
@@ -93,80 +83,80 @@ const formatMessages: Record<Format, string> = {
   minutesOffset: 'must be a whole number of minutes, optionally signed (e.g. -120, 60)',
 };
 
-function listValues(values: readonly string[], conjunction: string): string {
-  return values.length === 1 ? values[0] : `${values.slice(0, -1).join(', ')} ${conjunction} ${values[values.length - 1]}`;
-}
-
-/** "required when type is RECURRING and mode is INITIAL" */
-export function conditionMessage(condition: Condition): string {
-  const parts = Object.entries(condition.when).map(([field, values]) => `${field} is ${listValues(values, 'or')}`);
-  if (condition.unlessVaultToken) parts.push('no vault access token is used');
-  return `required when ${listValues(parts, 'and')}`;
-}
-
-function compileField(objectPointer: string, name: string, spec: FieldSpec): CompiledField {
-  const unit = spec.type === 'integer' ? 'digits' : 'characters';
-  const objectName = objectPointer.slice(1);
-  const required = spec.required;
-  return {
+function compileField(objectPointer: string, name: string, spec: ThreeDSFieldSpec, allOrNothing: ThreeDSObjectSpec | undefined): ThreeDSField {
+  const field: ThreeDSField = {
     name,
     pointer: `${objectPointer}/${name}`,
     spec,
-    typeMessage:
-      spec.type === 'integer' ? 'must be a whole number, as a JSON number or a numeric string' : spec.type === 'boolean' ? 'must be true or false' : 'must be a string',
-    maxMessage: `must be at most ${spec.max} ${unit}`,
-    minMessage: `must be at least ${spec.min} ${unit}`,
-    enumValues: spec.enum ? new Set(spec.enum) : undefined,
-    enumMessage: spec.enum ? `must be one of ${spec.enum.join(', ')}` : '',
-    formatCode: spec.format === 'date' || spec.format === 'timestamp' ? 'date' : 'format',
-    formatMessage: spec.format ? formatMessages[spec.format] : spec.type === 'integer' ? 'must be a whole number' : '',
-    formatMessageForCountry: `must be an ISO 3166-2 subdivision code of the country in ${spec.countryField}, the part after the country (e.g. NH for NL)`,
-    requiredMessage:
-      required === 'always' ? `required when ${objectName} is given` : required === 'sca' ? 'required when scaReady is yes' : required ? conditionMessage(required) : '',
+    checks: valueChecks(spec),
+    check: (value, run, object) => checkGiven(field, value, object, run),
+    absent: undefined,
     hardLimit: hardLimitOf(spec),
     hardLimitMessage: `must be at most ${hardLimitOf(spec)} characters, with or without scaReady`,
   };
+  field.absent = absentRule(field, objectPointer, allOrNothing);
+  return field;
 }
 
-function compileObject(spec: ObjectSpec): CompiledObject {
+/** An object's table for one operation: its fields but those only for another (docs/api.md#vault-enrollment), its phone adaptation. */
+function compileObject(spec: ThreeDSObjectSpec, operation: ThreeDSContext['operation']): CompiledTable<ThreeDSRun> {
+  const pairs = spec.phonePairs ?? [];
   return {
-    spec,
-    fields: Object.entries(spec.fields).map(([name, field]) => compileField(spec.pointer, name, field)),
-    phonePairs: spec.phonePairs ?? [],
-    allOrNothingMessage: `required when any ${spec.pointer.slice(1)} field is given (all or nothing)`,
+    fields: Object.entries(spec.fields)
+      .filter(([, field]) => field.onlyFor === undefined || field.onlyFor === operation)
+      .map(([name, field]) => compileField(spec.pointer, name, field, spec.allOrNothing ? spec : undefined)),
+    prepare: pairs.length > 0 ? (object) => splitPhones(pairs, object) : undefined,
+    finish: undefined,
   };
 }
 
-const compiledTopLevel = compileObject(topLevelSpec);
-const compiledObjects = Object.entries(objectSpecs).map(([name, spec]) => [name, compileObject(spec)] as const);
-const browserInfoFieldCount = Object.keys(objectSpecs.browserInfo.fields).length;
-
-/** The top-level request fields this module owns, so the request validator leaves them to validateThreeDS. */
-export const threeDSTopLevelFields: readonly string[] = Object.freeze([...Object.keys(topLevelFields), ...Object.keys(objectSpecs)]);
-
-const echoedFieldNames = Object.keys(topLevelFields).filter((name) => name !== 'scaReady') as (keyof BillingAndShipping)[];
-
-/** Existing clients send `""` (and JSON null) for unset optional fields: both mean absent. */
-function isAbsent(value: unknown): boolean {
-  return value === undefined || value === null || value === '';
+/** A given value's checks, in the row's order: the first rule it breaks is its one error. */
+function valueChecks(spec: ThreeDSFieldSpec): Check<ThreeDSRun>[] {
+  const checks: Check<ThreeDSRun>[] = [];
+  const { aliases, max, min } = spec;
+  if (spec.format === 'date') checks.push((value) => phpDateAsYmd(value) ?? value);
+  else if (aliases !== undefined) checks.push((value) => aliases.get(value) ?? value);
+  if (spec.type === 'boolean') return [...checks, (value, field, run) => (typeof value === 'boolean' ? value : fail(run, field, 'type', 'must be true or false'))];
+  if (spec.type === 'integer') return [...checks, integer(spec)];
+  checks.push(isString('must be a string'));
+  if (spec.fromHeader !== undefined) checks.push(fromHeader(spec));
+  if (spec.cutToMax && max !== undefined) checks.push(cutTo(max, false));
+  if (max !== undefined) checks.push(atMost(max, 'max_length', `must be at most ${max} characters`));
+  if (min !== undefined) checks.push(atLeast(min, `must be at least ${min} characters`));
+  if (spec.enum !== undefined) checks.push(oneOf(new Set(spec.enum), `must be one of ${spec.enum.join(', ')}`));
+  if (spec.format !== undefined) checks.push(formatCheck(spec, spec.format));
+  return checks;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A whole number as a JSON number or a digit string, of at most `max` digits and at least `minValue`. */
+function integer(spec: ThreeDSFieldSpec): Check<ThreeDSRun> {
+  const { max, minValue } = spec;
+  const maxMessage = `must be at most ${max} digits`;
+  return (value, field, run) => {
+    let digits: string;
+    if (typeof value === 'number') {
+      if (!Number.isSafeInteger(value) || value < 0) return fail(run, field, 'format', 'must be a whole number');
+      digits = String(value);
+    } else if (typeof value === 'string') {
+      if (max !== undefined && value.length > max) return fail(run, field, 'max_length', maxMessage);
+      if (!isDigits(value)) return fail(run, field, 'format', 'must be a whole number');
+      digits = value;
+    } else {
+      return fail(run, field, 'type', 'must be a whole number, as a JSON number or a numeric string');
+    }
+    if (max !== undefined && digits.length > max) return fail(run, field, 'max_length', maxMessage);
+    const number = Number(digits);
+    if (minValue !== undefined && number < minValue) return fail(run, field, 'format', `must be at least ${minValue}`);
+    return number;
+  };
 }
 
-function fail(errors: FieldError[], field: CompiledField, code: ErrorCode, message: string): undefined {
-  errors.push({ field: field.pointer, code, message });
-  return undefined;
-}
-
-function conditionHolds(condition: Condition, object: Record<string, unknown>, ctx: ThreeDSContext): boolean {
-  if (condition.unlessVaultToken && ctx.usesVaultToken) return false;
-  for (const field in condition.when) {
-    const value = object[field];
-    if (typeof value !== 'string' || !condition.when[field].includes(value)) return false;
-  }
-  return true;
+/** A raw header of the customer's browser (legacy `browser`): its one value, which the row's checks then read. */
+function fromHeader(spec: ThreeDSFieldSpec): Check<ThreeDSRun> {
+  const message = `${spec.format ? formatMessages[spec.format] : ''}, or an Accept-Language header naming one`;
+  const max = spec.max ?? Infinity;
+  const valueOf = spec.fromHeader === 'acceptLanguage' ? (header: string) => firstLanguageTag(header, max) : firstListedAddress;
+  return (header, field, run) => valueOf(header as string) ?? fail(run, field, 'format', message);
 }
 
 /** The check behind each format of the tables (country and subdivision also normalize case, in checkValue). */
@@ -184,55 +174,71 @@ const formatChecks: Record<Format, (value: string) => boolean> = {
   minutesOffset: isMinutesOffset,
 };
 
-/** Checks one given value against its row: the first rule it breaks is its one error. Returns the normalized value. */
-function checkValue(field: CompiledField, given: unknown, object: Record<string, unknown>, errors: FieldError[]): unknown {
-  const spec = field.spec;
-  const value = spec.format === 'date' ? (phpDateAsYmd(given) ?? given) : (spec.aliases?.get(given) ?? given);
-  if (spec.type === 'boolean') return typeof value === 'boolean' ? value : fail(errors, field, 'type', field.typeMessage);
-
-  if (spec.type === 'integer') {
-    let digits: string;
-    if (typeof value === 'number') {
-      if (!Number.isSafeInteger(value) || value < 0) return fail(errors, field, 'format', field.formatMessage);
-      digits = String(value);
-    } else if (typeof value === 'string') {
-      if (spec.max !== undefined && value.length > spec.max) return fail(errors, field, 'max_length', field.maxMessage);
-      if (!isDigits(value)) return fail(errors, field, 'format', field.formatMessage);
-      digits = value;
-    } else {
-      return fail(errors, field, 'type', field.typeMessage);
-    }
-    if (spec.max !== undefined && digits.length > spec.max) return fail(errors, field, 'max_length', field.maxMessage);
-    const number = Number(digits);
-    if (spec.minValue !== undefined && number < spec.minValue) return fail(errors, field, 'format', `must be at least ${spec.minValue}`);
-    return number;
-  }
-
-  if (typeof value !== 'string') return fail(errors, field, 'type', field.typeMessage);
-  if (spec.fromHeader !== undefined) return checkHeaderValue(field, value, object, errors);
-  if (spec.cutToMax && spec.max !== undefined && value.length > spec.max) return checkValue(field, value.slice(0, spec.max), object, errors);
-  if (spec.max !== undefined && value.length > spec.max) return fail(errors, field, 'max_length', field.maxMessage);
-  if (spec.min !== undefined && value.length < spec.min) return fail(errors, field, 'min_length', field.minMessage);
-  if (field.enumValues && !field.enumValues.has(value)) return fail(errors, field, 'enum', field.enumMessage);
-  const format = spec.format;
-  if (format === undefined) return value;
-  if (format === 'country') return countryAlpha2(value) ?? fail(errors, field, 'format', field.formatMessage);
+/** The row's format; country and subdivision also normalize case. */
+function formatCheck(spec: ThreeDSFieldSpec, format: Format): Check<ThreeDSRun> {
+  const message = formatMessages[format];
+  if (format === 'country') return (value, field, run) => countryAlpha2(value as string) ?? fail(run, field, 'format', message);
   if (format === 'subdivision') {
-    const upper = value.toUpperCase();
-    const country = object[spec.countryField as string];
-    const alpha2 = typeof country === 'string' ? countryAlpha2(country) : undefined;
-    if (alpha2 !== undefined) return isSubdivisionOf(alpha2, upper) ? upper : fail(errors, field, 'format', field.formatMessageForCountry);
-    return isSubdivisionShape(upper) ? upper : fail(errors, field, 'format', field.formatMessage);
+    const countryField = spec.countryField as string;
+    const messageForCountry = `must be an ISO 3166-2 subdivision code of the country in ${countryField}, the part after the country (e.g. NH for NL)`;
+    return (value, field, run, object) => {
+      const upper = (value as string).toUpperCase();
+      const country = object[countryField];
+      const alpha2 = typeof country === 'string' ? countryAlpha2(country) : undefined;
+      if (alpha2 !== undefined) return isSubdivisionOf(alpha2, upper) ? upper : fail(run, field, 'format', messageForCountry);
+      return isSubdivisionShape(upper) ? upper : fail(run, field, 'format', message);
+    };
   }
-  return formatChecks[format](value) ? value : fail(errors, field, field.formatCode, field.formatMessage);
+  const test = formatChecks[format];
+  const code: ErrorCode = format === 'date' || format === 'timestamp' ? 'date' : 'format';
+  return (value, field, run) => (test(value as string) ? value : fail(run, field, code, message));
 }
 
-/** A raw header of the customer's browser (legacy `browser`): its one value first, then the row's checks. */
-function checkHeaderValue(field: CompiledField, header: string, object: Record<string, unknown>, errors: FieldError[]): unknown {
-  const spec = field.spec;
-  const value = spec.fromHeader === 'acceptLanguage' ? firstLanguageTag(header, spec.max ?? Infinity) : firstListedAddress(header);
-  if (value === undefined) return fail(errors, field, 'format', `${field.formatMessage}, or an Accept-Language header naming one`);
-  return checkValue({ ...field, spec: { ...spec, fromHeader: undefined } }, value, object, errors);
+function listValues(values: readonly string[], conjunction: string): string {
+  return values.length === 1 ? values[0] : `${values.slice(0, -1).join(', ')} ${conjunction} ${values[values.length - 1]}`;
+}
+
+/** "required when type is RECURRING and mode is INITIAL" */
+function conditionMessage(condition: Condition): string {
+  const parts = Object.entries(condition.when).map(([field, values]) => `${field} is ${listValues(values, 'or')}`);
+  if (condition.unlessVaultToken) parts.push('no vault access token is used');
+  return `required when ${listValues(parts, 'and')}`;
+}
+
+function conditionHolds(condition: Condition, object: Record<string, unknown>, ctx: ThreeDSContext): boolean {
+  if (condition.unlessVaultToken && ctx.usesVaultToken) return false;
+  for (const field in condition.when) {
+    const value = object[field];
+    if (typeof value !== 'string' || !condition.when[field].includes(value)) return false;
+  }
+  return true;
+}
+
+/** What an absent value breaks: its object's all or nothing (docs/api.md#browser-data), else its own requirement. */
+function absentRule(field: ThreeDSField, objectPointer: string, allOrNothing: ThreeDSObjectSpec | undefined): ThreeDSField['absent'] {
+  const required = field.spec.required;
+  let own: ThreeDSField['absent'];
+  if (required === 'always') {
+    const message = `required when ${objectPointer.slice(1)} is given`;
+    own = (run) => fail(run, field, 'required', message);
+  } else if (required === 'sca') {
+    own = (run) => {
+      if (run.scaReady) fail(run, field, 'required', 'required when scaReady is yes');
+    };
+  } else if (required !== undefined) {
+    const message = conditionMessage(required);
+    own = (run, object) => {
+      if (conditionHolds(required, object, run.ctx)) fail(run, field, 'conditional_required', message);
+    };
+  }
+  if (allOrNothing === undefined) return own;
+  const names = Object.keys(allOrNothing.fields);
+  const message = `required when any ${objectPointer.slice(1)} field is given (all or nothing)`;
+  return (run, object, into) => {
+    // docs/api.md#browser-data: one field given makes every field required.
+    if (names.some((name) => given(object[name]))) fail(run, field, 'conditional_required', message);
+    else own?.(run, object, into);
+  };
 }
 
 /** The phone adaptation (docs/api.md#billing-and-shipping-fields): a combined international number without its country is split before validation. */
@@ -240,7 +246,7 @@ function splitPhones(pairs: readonly PhonePair[], object: Record<string, unknown
   let result = object;
   for (const pair of pairs) {
     const number = object[pair.number];
-    if (typeof number !== 'string' || !isAbsent(object[pair.country])) continue;
+    if (typeof number !== 'string' || given(object[pair.country])) continue;
     const split = splitInternationalNumber(number);
     if (!split) continue;
     if (result === object) result = { ...object };
@@ -248,16 +254,6 @@ function splitPhones(pairs: readonly PhonePair[], object: Record<string, unknown
     result[pair.country] = split.countryCallingCode;
   }
   return result;
-}
-
-interface Run {
-  ctx: ThreeDSContext;
-  /** The "S" fields are required. */
-  scaReady: boolean;
-  /** The formats are checked: scaReady is yes, or neither yes nor no (refused anyway, with every field's own error). */
-  strict: boolean;
-  errors: FieldError[];
-  leftOut: LeftOutField[];
 }
 
 /** The codes of the spec's formats and sizes: without `scaReady: yes` such a failure leaves the field out (docs/threeds.md). */
@@ -274,7 +270,7 @@ function hasControlCharacter(value: string): boolean {
 }
 
 /** What would break Kassa itself, refused with or without scaReady: text far beyond any field's size, control characters. */
-function hardRefusal(field: CompiledField, value: unknown): FieldError | undefined {
+function hardRefusal(field: ThreeDSField, value: unknown): FieldError | undefined {
   if (typeof value !== 'string') return undefined;
   if (value.length > field.hardLimit) return { field: field.pointer, code: 'max_length', message: field.hardLimitMessage };
   if (hasControlCharacter(value)) return { field: field.pointer, code: 'format', message: 'must not contain control characters' };
@@ -282,7 +278,7 @@ function hardRefusal(field: CompiledField, value: unknown): FieldError | undefin
 }
 
 /** Whether a failure of the field is left out rather than refused: a format or size, for a field not checked strictly in this run. */
-function leavesOut(field: CompiledField, code: string, run: Run): boolean {
+function leavesOut(field: ThreeDSField, code: string, run: ThreeDSRun): boolean {
   if (field.spec.alwaysStrict || !formatCodes.has(code)) return false;
   return !run.strict || (field.spec.leftOutEvenIfScaReady === true && code === 'format');
 }
@@ -292,10 +288,10 @@ function leavesOut(field: CompiledField, code: string, run: Run): boolean {
  * A refused value's error is the first rule it breaks; a value that would be left out is still
  * refused for what would break Kassa.
  */
-function checkGiven(field: CompiledField, value: unknown, object: Record<string, unknown>, run: Run): unknown {
+function checkGiven(field: ThreeDSField, value: unknown, object: Record<string, unknown>, run: ThreeDSRun): unknown {
   const errors = run.errors;
   const before = errors.length;
-  const normalized = checkValue(field, value, object, errors);
+  const normalized = runChecks(field, value, run, object);
   const failed = errors.length > before;
   if (failed && !leavesOut(field, errors[before].code, run)) return undefined;
   const hard = hardRefusal(field, value);
@@ -309,63 +305,42 @@ function checkGiven(field: CompiledField, value: unknown, object: Record<string,
   return undefined;
 }
 
-/** Validates one object against its table, writing the valid normalized fields `into`; returns how many. */
-function validateObject(compiled: CompiledObject, given: Record<string, unknown>, run: Run, into: Record<string, unknown>): number {
-  const object = compiled.phonePairs.length > 0 ? splitPhones(compiled.phonePairs, given) : given;
-  let allRequired = false;
-  if (compiled.spec.allOrNothing) {
-    for (const field of compiled.fields) {
-      if (!isAbsent(object[field.name])) {
-        allRequired = true; // docs/api.md#browser-data: one field given makes every field required
-        break;
-      }
-    }
-  }
-  let stored = 0;
-  for (const field of compiled.fields) {
-    const spec = field.spec;
-    if (spec.onlyFor !== undefined && spec.onlyFor !== run.ctx.operation) continue;
-    const value = object[field.name];
-    if (isAbsent(value)) {
-      const required = spec.required;
-      if (allRequired) {
-        run.errors.push({ field: field.pointer, code: 'conditional_required', message: compiled.allOrNothingMessage });
-      } else if (required === 'always' || (required === 'sca' && run.scaReady)) {
-        run.errors.push({ field: field.pointer, code: 'required', message: field.requiredMessage });
-      } else if (typeof required === 'object' && conditionHolds(required, object, run.ctx)) {
-        run.errors.push({ field: field.pointer, code: 'conditional_required', message: field.requiredMessage });
-      }
-      continue;
-    }
-    const normalized = checkGiven(field, value, object, run);
-    if (normalized !== undefined) {
-      into[field.name] = normalized;
-      stored++;
-    }
-  }
-  return stored;
-}
+const compiledTables = Object.fromEntries(
+  (['payment', 'enrollment'] as const).map((operation) => [
+    operation,
+    {
+      topLevel: compileObject(topLevelSpec, operation),
+      objects: Object.entries(objectSpecs).map(([name, spec]) => ({ name, pointer: spec.pointer, table: compileObject(spec, operation) })),
+    },
+  ]),
+) as Record<ThreeDSContext['operation'], { topLevel: CompiledTable<ThreeDSRun>; objects: { name: string; pointer: string; table: CompiledTable<ThreeDSRun> }[] }>;
+const browserInfoFieldCount = Object.keys(objectSpecs.browserInfo.fields).length;
+
+/** The top-level request fields this module owns, so the request validator leaves them to validateThreeDS. */
+export const threeDSTopLevelFields: readonly string[] = Object.freeze([...Object.keys(topLevelSpec.fields), ...Object.keys(objectSpecs)]);
 
 export function validateThreeDS(body: Record<string, unknown>, ctx: ThreeDSContext): { errors: FieldError[]; data: ThreeDSData } {
   const scaReady = scaReadyAliases.get(body.scaReady) ?? body.scaReady;
-  const run: Run = { ctx, scaReady: scaReady === 'yes', strict: !isAbsent(scaReady) && scaReady !== 'no', errors: [], leftOut: [] };
+  const run: ThreeDSRun = { errors: [], ctx, scaReady: scaReady === 'yes', strict: given(scaReady) && scaReady !== 'no', leftOut: [] };
+  const tables = compiledTables[ctx.operation];
   const data: Record<string, unknown> = {};
-  validateObject(compiledTopLevel, body, run, data);
+  checkTable(tables.topLevel, body, run, data);
   data.scaReady ??= 'no';
 
-  for (const [name, compiled] of compiledObjects) {
+  for (const { name, pointer, table } of tables.objects) {
     const value = body[name];
-    if (isAbsent(value)) continue;
-    if (!isPlainObject(value)) {
-      run.errors.push({ field: compiled.spec.pointer, code: 'type', message: 'must be an object' });
+    if (!given(value)) continue;
+    if (!isObject(value)) {
+      run.errors.push({ field: pointer, code: 'type', message: 'must be an object' });
       continue;
     }
     const normalized: Record<string, unknown> = {};
+    checkTable(table, value, run, normalized);
     // A copy by spread has fast properties: filled by computed keys, V8 keeps a large object as a dictionary, which JSON.stringify serializes slowly.
-    if (validateObject(compiled, value, run, normalized) > 0) data[name] = { ...normalized };
+    if (Object.keys(normalized).length > 0) data[name] = { ...normalized };
   }
 
-  if (ctx.merchantCapturesCardData && !isPlainObject(data.browserInfo) && !browserInfoGiven(body.browserInfo)) {
+  if (ctx.merchantCapturesCardData && !isObject(data.browserInfo) && !browserInfoGiven(body.browserInfo)) {
     if (!legacyBrowserComplete(body.browser))
       run.errors.push({ field: '/browserInfo', code: 'required', message: 'required when the merchant captures card data itself' });
   }
@@ -377,17 +352,17 @@ export function validateThreeDS(body: Record<string, unknown>, ctx: ThreeDSConte
 
 /** An older `browser` object with every field of browserInfo given (a field left out counts: it was given, and only its format failed). */
 function legacyBrowserComplete(value: unknown): boolean {
-  if (!isPlainObject(value)) return false;
-  let given = 0;
-  for (const key in objectSpecs.browserInfo.fields) if (!isAbsent(value[key])) given++;
-  return given === browserInfoFieldCount;
+  if (!isObject(value)) return false;
+  let count = 0;
+  for (const key in objectSpecs.browserInfo.fields) if (given(value[key])) count++;
+  return count === browserInfoFieldCount;
 }
 
 /** A browserInfo object with at least one field given (it then carries its own errors). */
 function browserInfoGiven(value: unknown): boolean {
-  if (isAbsent(value)) return false;
-  if (!isPlainObject(value)) return true;
-  for (const key in objectSpecs.browserInfo.fields) if (!isAbsent(value[key])) return true;
+  if (!given(value)) return false;
+  if (!isObject(value)) return true;
+  for (const key in objectSpecs.browserInfo.fields) if (given(value[key])) return true;
   return false;
 }
 
@@ -406,54 +381,7 @@ function applyEmailDefaults(body: Record<string, unknown>, data: Record<string, 
 }
 
 function defaultInto(body: Record<string, unknown>, data: Record<string, unknown>, objectName: string, field: string, value: string): void {
-  const given = body[objectName];
-  if (!isAbsent(given) && !(isPlainObject(given) && isAbsent(given[field]))) return;
+  const sent = body[objectName];
+  if (given(sent) && !(isObject(sent) && !given(sent[field]))) return;
   data[objectName] = { ...(data[objectName] as Record<string, unknown> | undefined), [field]: value };
-}
-
-/** The payment object's field naming the 3-D Secure fields left out (docs/threeds.md). */
-export const LEFT_OUT_FIELD = 'threeDSFieldsLeftOut';
-
-/** The name of a top-level field's pointer (`/billingAddress`), or undefined for a field inside an object. */
-function topLevelName(pointer: string): string | undefined {
-  return pointer.lastIndexOf('/') === 0 ? pointer.slice(1) : undefined;
-}
-
-/**
- * The top-level fields to echo in the payment object (docs/api.md#the-payment-object: the billing fields are echoed):
- * billing* and shipping* strings incl. billingEmail/FirstName/LastName, shippingEmail/FirstName/LastName,
- * a field left out as it was sent, and the list of the fields left out.
- */
-export function echoedFields(data: ThreeDSData): Record<string, unknown> {
-  const echoed: Record<string, unknown> = {};
-  for (const name of echoedFieldNames) {
-    const value = data[name];
-    if (value !== undefined) echoed[name] = value;
-  }
-  if (data.leftOut === undefined) return echoed;
-  for (const entry of data.leftOut) {
-    const name = topLevelName(entry.field);
-    if (name !== undefined) echoed[name] = entry.value;
-  }
-  echoed[LEFT_OUT_FIELD] = data.leftOut;
-  return echoed;
-}
-
-const echoedNames = new Set<string>([...echoedFieldNames, 'leftOut']);
-
-/** The data but its echoed fields: stored beside `echoedFields`, so that a payment keeps each field once. */
-export function unechoedFields(data: ThreeDSData): Partial<ThreeDSData> {
-  const rest: Record<string, unknown> = {};
-  for (const name in data) if (!echoedNames.has(name)) rest[name] = data[name as keyof ThreeDSData];
-  return rest;
-}
-
-/** The inverse of the two above: the 3-D Secure data again, without the values left out (they are in the echo for the merchant only). */
-export function threeDSDataOf(echoed: Record<string, unknown>, rest: Partial<ThreeDSData>): ThreeDSData {
-  const { [LEFT_OUT_FIELD]: leftOut, ...fields } = echoed;
-  for (const entry of (leftOut as LeftOutField[] | undefined) ?? []) {
-    const name = topLevelName(entry.field);
-    if (name !== undefined) delete fields[name];
-  }
-  return { ...fields, ...rest } as ThreeDSData;
 }

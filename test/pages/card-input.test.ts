@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { detectBrands, luhnValid } from '../../src/ground/card-brand.ts';
-import { parseExpiry, validateCard } from '../../src/payments/card-input.ts';
+import { parseExpiry, validateCard } from '../../src/payments/requests/card-input.ts';
 import { cardBrands } from '../../src/ground/card-brand.ts';
 
 const brands: [string, string[]][] = [

@@ -18,7 +18,7 @@ import { failureCodes, statuses } from '../../src/ground/states.ts';
 import { amountText } from '../../src/ground/amount.ts';
 import { simulatedBanks } from '../../src/acquirer/simulated-methods.ts';
 import { brandName, cardBrands } from '../../src/ground/card-brand.ts';
-import type { CardError, CardField } from '../../src/payments/card-input.ts';
+import type { CardError, CardField } from '../../src/payments/requests/card-input.ts';
 import { ACS_SIMULATOR_PATH } from '../../src/threeds/ds-simulator.ts';
 import { card, csrfOf, hiddenValue } from './flow.ts';
 

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, backends, suiteApp } from '../support/app.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
-import { MAX_QUANTITY } from '../../src/payments/request.ts';
+import { MAX_QUANTITY } from '../../src/payments/requests/order-lines.ts';
 import { setAcquirerConnection } from '../../src/acquirer/connections.ts';
 import { csrfOf, postForm } from './flow.ts';
 

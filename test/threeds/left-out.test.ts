@@ -3,7 +3,8 @@
 // same input is refused. What would break Kassa is refused either way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { echoedFields, threeDSDataOf, unechoedFields, validateThreeDS, type ThreeDSContext } from '../../src/threeds/validate.ts';
+import { validateThreeDS, type ThreeDSContext } from '../../src/threeds/validate.ts';
+import { echoedFields, threeDSDataOf, unechoedFields } from '../../src/threeds/echo.ts';
 import { browserSeen, buildAReq } from '../../src/threeds/areq.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
 import { areqInput } from './areq-input.ts';

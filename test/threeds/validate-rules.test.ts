@@ -2,7 +2,8 @@
 // unknown values, e-mail defaults, phone adaptation, enrollment, normalization and echo.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { echoedFields, threeDSTopLevelFields, validateThreeDS, type ThreeDSContext } from '../../src/threeds/validate.ts';
+import { threeDSTopLevelFields, validateThreeDS, type ThreeDSContext } from '../../src/threeds/validate.ts';
+import { echoedFields } from '../../src/threeds/echo.ts';
 import { exampleThreeDSRequest } from '../../src/threeds/example.ts';
 import { areqInput } from './areq-input.ts';
 import { buildAReq } from '../../src/threeds/areq.ts';

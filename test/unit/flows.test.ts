@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { flowNames, flowOf, flows, type Flow } from '../../src/payments/flows.ts';
-import { parsePaymentRequest } from '../../src/payments/request.ts';
+import { parsePaymentRequest } from '../../src/payments/requests/payment-request.ts';
 import { parseEnrollmentRequest } from '../../src/payments/enrollment.ts';
 import { serializePayment, type SerializableRow } from '../../src/payments/serialize.ts';
 import { defaultSettings } from '../../src/merchants/merchants.ts';

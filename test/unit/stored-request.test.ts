@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { parsePaymentRequest } from '../../src/payments/request.ts';
+import { parsePaymentRequest } from '../../src/payments/requests/payment-request.ts';
 import { planPayment } from '../../src/payments/create.ts';
 import { storedRequestOf } from '../../src/payments/serialize.ts';
 import { defaultSettings } from '../../src/merchants/merchants.ts';

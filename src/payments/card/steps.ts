@@ -14,7 +14,7 @@ import type { CardBrand } from '../../ground/card-brand.ts';
 import type { FailureCode, Status } from '../../ground/states.ts';
 import type { PreparedCard } from '../../vault/vault.ts';
 import type { PaymentContext } from '../payment-context.ts';
-import type { CardError, CardField } from '../card-input.ts';
+import type { CardError, CardField } from '../requests/card-input.ts';
 import type { Context } from '../runner/operation.ts';
 import type { EventCause } from '../../ground/event-causes.ts';
 

@@ -10,7 +10,9 @@
 import type { NewTransaction, TransactionRow } from '../../store/schema.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { newTransactionReference, pageTokenHash, pageTokenOf } from '../../lib/tokens.ts';
-import { amountSchema, given, type CompiledTable, type RequestRules, type Table } from '../common-fields.ts';
+import { given } from '../../ground/field-engine.ts';
+import type { CompiledRequestTable, RequestRules, RequestTable } from '../requests/rows.ts';
+import { amountSchema } from '../requests/common-fields.ts';
 import { parseFields, referenceField } from '../requests/fields.ts';
 
 /** The fields every follow-up request has: which payment, how much of it (absent: all there is), and its order lines. */
@@ -19,7 +21,7 @@ export const followUpFields = {
   // Checked against the payment's currency once the payment is read.
   amount: { schema: amountSchema },
   orderLines: { type: 'array of objects', maxItems: 200, items: 'lines' },
-} as const satisfies Table;
+} as const satisfies RequestTable;
 
 export interface FollowUpRequest {
   reference: string;
@@ -31,7 +33,7 @@ export interface FollowUpRequest {
 }
 
 /** A follow-up request checked against its table, or the Problem naming every failing field. */
-export function parseFollowUp(table: CompiledTable, body: Record<string, unknown>, rules: RequestRules): FollowUpRequest {
+export function parseFollowUp(table: CompiledRequestTable, body: Record<string, unknown>, rules: RequestRules): FollowUpRequest {
   const values = parseFields(table, body, rules);
   return {
     reference: values.reference as string,

@@ -27,7 +27,8 @@ import {
 import { findPaymentPage } from '../../store/payment-pages.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { RefundWindows } from '../../config.ts';
-import { commonFields, compileTable, type RequestRules } from '../common-fields.ts';
+import { compileTable, type RequestRules } from '../requests/rows.ts';
+import { commonFields } from '../requests/common-fields.ts';
 import { captureStatusOf } from './authorisation.ts';
 import { holdRemaining, leftOf, readRemaining, remainingText, saleOf, type Remaining } from './remaining.ts';
 import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from './follow-up.ts';

@@ -12,14 +12,14 @@ import { findCurrency, parseAmount } from '../../ground/amount.ts';
 import type { AcquirerClaimRow } from '../../store/schema.ts';
 import { authorised, claimAuthorisation, completable, loadAuthorisation, type Authorisation } from '../follow-ups/authorisation.ts';
 import { claimedStages, recordClaim } from '../follow-ups/claims.ts';
-import { compileTable } from '../common-fields.ts';
+import { compileTable } from '../requests/rows.ts';
 import { followUpFields, followUpRow, parseFollowUp, type FollowUpRequest } from '../follow-ups/follow-up.ts';
 import { serializePayment } from '../serialize.ts';
 import { requestRules } from '../requests/fields.ts';
 import { merchantOperation } from '../runner/operation.ts';
 import { insertTransaction } from '../../store/transactions.ts';
 import { methodOf } from '../../ground/payment-method.ts';
-import { orderLinesAddingUp } from '../request.ts';
+import { orderLinesAddingUp } from '../requests/order-lines.ts';
 
 /** The body the official client sends (`CaptureRequest.php`); the amount is checked against the authorisation's currency once it is read (decide). */
 export const captureTable = compileTable(followUpFields);

@@ -25,7 +25,7 @@ import { run } from '../runner/run.ts';
 import { recordAcquirerOutcome } from '../follow-ups/authorisation.ts';
 import { serializePayment } from '../serialize.ts';
 import { settleRefund } from '../follow-ups/refunds.ts';
-import { compileTable } from '../common-fields.ts';
+import { compileTable } from '../requests/rows.ts';
 import { parseFields, referenceField } from '../requests/fields.ts';
 import { merchantOperation } from '../runner/operation.ts';
 

@@ -14,7 +14,7 @@ import { storePendingTransaction } from '../pending-transaction.ts';
 import { recordWalletTokenUse } from '../wallet/pay-by-wallet.ts';
 import { payWallet } from './pay-wallet.ts';
 import { payOffSession } from './pay-off-session.ts';
-import { requestedFlow } from '../request.ts';
+import { requestedFlow } from '../requests/flow-of-request.ts';
 import { runLater } from '../runner/run.ts';
 import { serializePayment } from '../serialize.ts';
 import { merchantOperation } from '../runner/operation.ts';

@@ -8,7 +8,7 @@
  * `details.defenseReasonCode` and on its timeline.
  */
 import { Problem } from '../../ground/problem.ts';
-import { compileTable } from '../common-fields.ts';
+import { compileTable } from '../requests/rows.ts';
 import { disputeOpenTo, disputeServiceOf, loadDispute, recordDefense, unlessRefusedDispute, type OwnDispute } from '../follow-ups/disputes.ts';
 import { serializePayment } from '../serialize.ts';
 import { parseFields, referenceField } from '../requests/fields.ts';

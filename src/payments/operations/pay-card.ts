@@ -3,7 +3,7 @@
  * checked here; then it goes the card payment's way (payments/card/): attempt and lease,
  * 3-D Secure, authorisation (or, for a vault enrollment, the card stored), one state change.
  */
-import { validateCard, type CardForm } from '../card-input.ts';
+import { validateCard, type CardForm } from '../requests/card-input.ts';
 import { payingByCard } from '../card/commit.ts';
 import { type BrowserFacts } from '../card/steps.ts';
 import { storedRequestOf } from '../serialize.ts';

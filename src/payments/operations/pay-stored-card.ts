@@ -4,7 +4,7 @@
  * (payments/card/). On the merchant's `confirm` path the customer types the CVC, which
  * the vault never keeps; on `direct` there is no form and the card is authorised without it.
  */
-import { cvcError, isExpired } from '../card-input.ts';
+import { cvcError, isExpired } from '../requests/card-input.ts';
 import { payingByCard } from '../card/commit.ts';
 import { type BrowserFacts, type CardCheck } from '../card/steps.ts';
 import { storedRequestOf } from '../serialize.ts';

@@ -9,7 +9,7 @@
  */
 import { findTransaction, setTransactionDetails } from '../../store/transactions.ts';
 import { findCurrency } from '../../ground/amount.ts';
-import { invoiceOf } from '../request.ts';
+import { invoiceOf } from '../requests/order-lines.ts';
 import { shopperOf } from '../card/shopper.ts';
 import { findPaymentPage, setPageFields } from '../../store/payment-pages.ts';
 import { ownerOf } from '../../store/transactions.ts';

@@ -3,7 +3,8 @@ import { Problem } from '../../ground/problem.ts';
 import type { Mode } from '../../store/schema.ts';
 import type { Config } from '../../config.ts';
 import { webhookReach } from '../../events/ssrf.ts';
-import { checkTable, compileTable, fail, type CompiledTable, type FieldRun, type FieldSpec, type RequestRules } from '../common-fields.ts';
+import { checkTable, fail } from '../../ground/field-engine.ts';
+import { compileTable, type CompiledRequestTable, type RequestFieldSpec, type RequestRules, type RequestRun } from '../requests/rows.ts';
 import { identifierShaped } from '../../lib/tokens.ts';
 
 const MAX_REFERENCE_LENGTH = 64;
@@ -20,14 +21,14 @@ export const referenceField = {
     return typeof value === 'string' && identifierShaped(value) ? value : fail(run, field, 'format', 'must be a transaction reference');
   },
   schema: { type: 'string', maxLength: MAX_REFERENCE_LENGTH, pattern: '^[0-9A-Za-z_-]+$', description: 'The Kassa reference of a transaction (`tr_…`).' },
-} satisfies FieldSpec;
+} satisfies RequestFieldSpec;
 
 /** The rules of a table without URL fields: the narrowest, as no row reads them. */
 const NO_URL_RULES: RequestRules = { webhooks: { httpsOnly: true, internal: false }, returnUrlSchemes: [] };
 
 /** A body checked against a table of no flow and no merchant setting: its valid fields, or the Problem naming every failing one. */
-export function parseFields(table: CompiledTable, body: Record<string, unknown>, rules: RequestRules = NO_URL_RULES): Record<string, unknown> {
-  const run: FieldRun = { flow: undefined, settings: undefined, ...rules, errors: [], values: {} };
+export function parseFields(table: CompiledRequestTable, body: Record<string, unknown>, rules: RequestRules = NO_URL_RULES): Record<string, unknown> {
+  const run: RequestRun = { flow: undefined, settings: undefined, ...rules, errors: [], values: {} };
   checkTable(table, body, run, run.values);
   if (run.errors.length > 0) throw new Problem('validationFailed', { errors: run.errors });
   return run.values;
@@ -38,7 +39,7 @@ export const referenceTable = compileTable({ reference: referenceField });
 
 export const parseReference = (body: Record<string, unknown>): string => parseFields(referenceTable, body).reference as string;
 
-/** The request rules of a caller's mode (common-fields.ts): where its webhookUrl may point, which returnUrl schemes the operator allows. */
+/** The request rules of a caller's mode (requests/rows.ts): where its webhookUrl may point, which returnUrl schemes the operator allows. */
 export const requestRules = (mode: Mode, config: Pick<Config, 'webhooks' | 'returnUrlSchemes'>): RequestRules => ({
   webhooks: webhookReach(mode, config.webhooks),
   returnUrlSchemes: config.returnUrlSchemes,

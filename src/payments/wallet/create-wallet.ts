@@ -10,7 +10,7 @@ import type { Caller } from '../../merchants/merchants.ts';
 import type { WalletSettings } from '../../wallet/settings.ts';
 import { verifyWalletToken, type AcceptedWalletPayment } from '../../wallet/accept.ts';
 import { obtainMerchantSession } from '../../wallet/merchant-session.ts';
-import type { PaymentRequest } from '../request.ts';
+import type { PaymentRequest } from '../requests/payment-request.ts';
 import { flowOf } from '../flows.ts';
 
 export interface WalletStep {

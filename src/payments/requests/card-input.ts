@@ -2,9 +2,9 @@
  * The card form's fields → card data, or the errors to show next to each field. Pure.
  * Errors are message keys, translated by the page.
  */
-import type { CardBrand } from '../ground/card-brand.ts';
-import type { CardData } from '../acquirer/connector.ts';
-import { cardDigits, detectBrands, luhnValid, ruleOf } from '../ground/card-brand.ts';
+import type { CardBrand } from '../../ground/card-brand.ts';
+import type { CardData } from '../../acquirer/connector.ts';
+import { cardDigits, detectBrands, luhnValid, ruleOf } from '../../ground/card-brand.ts';
 
 export interface CardForm {
   cardNumber?: string;
