@@ -26,7 +26,6 @@ import { databaseUnavailable } from '../store/unavailable.ts';
 import { failureCodes } from '../ground/states.ts';
 import { formTokenOf, identifierShaped, randomBase62 } from '../lib/tokens.ts';
 import { crossSite, csrfValid, field, newNonce, sendPage, type Form } from '../lib/page-security.ts';
-import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { sessionOf, signIn, signOut, SESSION_TTL_MS, type Session } from '../operators/sessions.ts';
 import { setPasswordAccount, setPasswordWithLink } from '../operators/accounts.ts';
@@ -62,7 +61,7 @@ const PAGE_SIZE = 50;
 export async function consoleRoutes(app: FastifyInstance, { config, store }: Deps) {
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 16 * 1024 });
-  const ports = paymentPorts(config, store);
+  const { ports } = app;
   const cookieOptions = { path: '/dashboard', httpOnly: true, sameSite: 'strict', secure: config.publicUrl.startsWith('https:') } as const;
 
   const viewOf = (request: FastifyRequest, session?: Session): ConsoleView => ({

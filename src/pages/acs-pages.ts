@@ -86,7 +86,7 @@ const decode = (text: string | undefined): Record<string, unknown> | undefined =
 
 export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }) {
   const { acs } = ports;
-  const publicOrigin = sourceOf(ports.config.publicUrl)!;
+  const publicOrigin = sourceOf(ports.links.publicUrl)!;
   // The challenge page lives in Kassa's challenge window (framed by Kassa's origin, the same here).
   const inWindow = (nonce: string, targets: string[] = []): PagePolicy => ({ nonce, frameAncestors: "'self'", formTargets: targets });
   const topLevel = (nonce: string, targets: string[] = []): PagePolicy => ({ nonce, frameAncestors: "'none'", formTargets: targets });

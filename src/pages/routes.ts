@@ -18,7 +18,6 @@ import { amountText, findCurrency } from '../ground/amount.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
 import { Problem } from '../ground/problem.ts';
 import { databaseUnavailable } from '../store/unavailable.ts';
-import { paymentPorts, type Ports } from '../payments/ports.ts';
 import type { PageStep } from '../payments/card-payment.ts';
 import { flowOf } from '../payments/flows.ts';
 import type { PaymentContext } from '../payments/payment-context.ts';
@@ -59,7 +58,7 @@ type TokenRequest = FastifyRequest<{ Params: { token: string }; Body: Form }>;
 
 export async function pages(app: FastifyInstance, { config, store }: Deps) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
-  const ports: Ports = paymentPorts(config, store);
+  const { ports } = app;
   /** Runs a customer operation on the loaded payment. */
   const perform = <Body, Answer>(op: AnyOperation<PaymentContext, Body, Answer>, { row, merchant }: Loaded, body: Body, log: FastifyRequest['log']) =>
     run(op, body, { ports, caller: { row, merchant }, now: Date.now(), log });

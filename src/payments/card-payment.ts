@@ -175,7 +175,7 @@ export async function authenticateAndAuthorise(plan: CardPlan, ctx: CardContext)
 
 /** One of the payment page's own addresses (under payUrl), for the issuer to post back to. */
 function pageAddress({ ports, caller }: CardContext, path: string): string {
-  return `${payUrlOf(ports.config.publicUrl, pageTokenOfPayment(caller.row, ports.links.secrets))}${path}`;
+  return `${payUrlOf(ports.links.publicUrl, pageTokenOfPayment(caller.row, ports.links.secrets))}${path}`;
 }
 
 /**
@@ -293,7 +293,7 @@ export const authorisationKey = (reference: string, key: string) => `${reference
  * False when another authorisation of the payment is in flight.
  */
 function sendingAuthorisation({ ports, caller, now }: CardContext, idempotencyKey: string): Promise<boolean> {
-  const inFlight = { key: idempotencyKey, recoveryDueAt: now + ports.config.acquirerRecoveryAfterMs };
+  const inFlight = { key: idempotencyKey, recoveryDueAt: now + ports.settings.acquirerRecoveryAfterMs };
   return ports.store.transact((tx) => recordAuthorisationInFlight(tx, caller.row.reference, inFlight));
 }
 

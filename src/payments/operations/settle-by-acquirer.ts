@@ -143,7 +143,7 @@ export const settleByAcquirer = systemOperation({
           amountMinor: row.amount_minor,
           currency: row.currency,
         },
-        { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
+        { now, leaseMs: ports.settings.acquirerRecoveryAfterMs },
       );
       const attention = `${row.reference} was paid after Kassa ended it; Kassa gives the money back`;
       return { item: 'first', row: await findTransaction(tx, row.reference), attention, givingBack: { reference: claim.reference, dueAt: claim.due_at } };
