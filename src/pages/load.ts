@@ -1,0 +1,78 @@
+/**
+ * What every payment page route starts with: the payment its capability token names, loaded with
+ * its merchant, its page row and what every view shows (`load`); for a form post, the CSRF check
+ * too (`loadForm`); and running a customer operation on the loaded payment (`perform`).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Store } from '../store/store.ts';
+import type { Ports } from '../payments/ports.ts';
+import { findByPageToken } from '../store/transactions.ts';
+import { ensurePaymentPage } from '../store/payment-pages.ts';
+import { randomBase62 } from '../lib/tokens.ts';
+import { amountText } from '../ground/amount.ts';
+import { paymentMerchant } from '../merchants/merchants.ts';
+import { flowOf } from '../payments/flows.ts';
+import type { PaymentContext } from '../payments/payment-context.ts';
+import { run } from '../payments/operations/run.ts';
+import type { AnyOperation } from '../payments/operations/operation.ts';
+import { pageLanguage, translator } from './i18n.ts';
+import { crossSite, csrfValid, field, newNonce, sendPage, type Form } from '../lib/page-security.ts';
+import { messagePage, type PaymentView } from './views.ts';
+import { notFound, policy, type Loaded } from './render.ts';
+
+export type TokenRequest = FastifyRequest<{ Params: { token: string }; Body: Form }>;
+
+/** What the page route files share (routes.ts builds it once). */
+export interface PageContext {
+  store: Store;
+  ports: Ports;
+  publicUrl: string;
+  /** `acceptLanguage`: the browser's, for a payment whose language has no page (docs/pages.md "Languages"). */
+  load(token: string, acceptLanguage?: string): Promise<Loaded | undefined>;
+  /** Loads the payment of a form post and checks its CSRF token; undefined when the reply was sent. */
+  loadForm(request: TokenRequest, reply: FastifyReply): Promise<Loaded | undefined>;
+  /** Runs a customer operation on the loaded payment. */
+  perform<Body, Answer>(op: AnyOperation<PaymentContext, Body, Answer>, loaded: Loaded, body: Body, log: FastifyRequest['log']): Promise<Answer>;
+}
+
+export function pageContext(store: Store, ports: Ports, publicUrl: string): PageContext {
+  async function load(token: string, acceptLanguage?: string): Promise<Loaded | undefined> {
+    const row = await findByPageToken(store.read, token);
+    if (!row || row.type === 'credit') return undefined;
+    const merchant = await paymentMerchant(store.read, row.merchant_id);
+    const page = await store.transact((db) => ensurePaymentPage(db, row.reference, randomBase62(32), Date.now()));
+    const t = translator(pageLanguage(row.language, acceptLanguage));
+    const view: PaymentView = {
+      t,
+      nonce: newNonce(),
+      token,
+      csrf: page.csrf_token,
+      merchantName: merchant.name,
+      amountText: amountText(row, t('locale')),
+      description: row.description,
+      testMode: row.mode === 'test',
+      returnUrl: row.return_url,
+      enrollment: flowOf(row.flow).threeDS.operation === 'enrollment',
+    };
+    return { row, merchant, page, view, publicUrl };
+  }
+
+  async function loadForm(request: TokenRequest, reply: FastifyReply): Promise<Loaded | undefined> {
+    const loaded = await load(request.params.token, request.headers['accept-language']);
+    if (!loaded) {
+      await notFound(reply);
+      return undefined;
+    }
+    if (crossSite(request) || !csrfValid(loaded.page.csrf_token, field(request.body, 'csrf'))) {
+      const { view } = loaded;
+      await sendPage(reply, policy(view.nonce), messagePage(view, view.t('notFoundTitle'), view.t('formExpired')), 403);
+      return undefined;
+    }
+    return loaded;
+  }
+
+  const perform = <Body, Answer>(op: AnyOperation<PaymentContext, Body, Answer>, { row, merchant }: Loaded, body: Body, log: FastifyRequest['log']) =>
+    run(op, body, { ports, caller: { row, merchant }, now: Date.now(), log });
+
+  return { store, ports, publicUrl, load, loadForm, perform };
+}
