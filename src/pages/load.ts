@@ -1,14 +1,17 @@
 /**
  * What every payment page route starts with: the payment its capability token names, loaded with
- * its merchant, its page row and what every view shows (`load`); for a form post, the CSRF check
- * too (`loadForm`); and running a customer operation on the loaded payment (`perform`).
+ * its merchant, its page row and what every view shows (`load`, reads only: a refresh costs no
+ * write); for a form post, the CSRF check too, and the page row made if this is the payment's
+ * first post (`loadForm`); and running a customer operation on the loaded payment (`perform`).
+ * Until its first post a payment has no page row: its pages show the form token the secrets key
+ * derives from its reference (lib/tokens.ts `pageFormTokenOf`), which the first post checks and keeps.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../store/store.ts';
 import type { Ports } from '../payments/ports.ts';
 import { findByPageToken } from '../store/transactions.ts';
-import { ensurePaymentPage } from '../store/payment-pages.ts';
-import { randomBase62 } from '../lib/tokens.ts';
+import { ensurePaymentPage, findPaymentPage, pageMade, pageNotMadeYet } from '../store/payment-pages.ts';
+import { pageFormTokenOf } from '../lib/tokens.ts';
 import { amountText } from '../ground/amount.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
 import { flowOf } from '../payments/flows.ts';
@@ -40,7 +43,7 @@ export function pageContext(store: Store, ports: Ports, publicUrl: string): Page
     const row = await findByPageToken(store.read, token);
     if (!row || row.type === 'credit') return undefined;
     const merchant = await paymentMerchant(store.read, row.merchant_id);
-    const page = await store.transact((db) => ensurePaymentPage(db, row.reference, randomBase62(32), Date.now()));
+    const page = (await findPaymentPage(store.read, row.reference)) ?? pageNotMadeYet(row.reference, pageFormTokenOf(store.secrets, row.reference));
     const t = translator(pageLanguage(row.language, acceptLanguage));
     const view: PaymentView = {
       t,
@@ -63,12 +66,18 @@ export function pageContext(store: Store, ports: Ports, publicUrl: string): Page
       await notFound(reply);
       return undefined;
     }
-    if (crossSite(request) || !csrfValid(loaded.page.csrf_token, field(request.body, 'csrf'))) {
+    const sent = field(request.body, 'csrf');
+    // The derived token passes too: a form shown before the row was made (by this post, or by an operation that pays) carries it.
+    const formToken = pageFormTokenOf(store.secrets, loaded.row.reference);
+    if (crossSite(request) || !(csrfValid(loaded.page.csrf_token, sent) || csrfValid(formToken, sent))) {
       const { view } = loaded;
       await sendPage(reply, policy(view.nonce), messagePage(view, view.t('notFoundTitle'), view.t('formExpired')), 403);
       return undefined;
     }
-    return loaded;
+    if (pageMade(loaded.page)) return loaded;
+    // The payment's first post: its page row is made now, keeping the token its pages showed.
+    const page = await store.transact((db) => ensurePaymentPage(db, loaded.row.reference, formToken, Date.now()));
+    return { ...loaded, page };
   }
 
   const perform = <Body, Answer>(op: AnyOperation<PaymentContext, Body, Answer>, { row, merchant }: Loaded, body: Body, log: FastifyRequest['log']) =>

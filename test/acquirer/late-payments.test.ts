@@ -18,6 +18,8 @@ import { adyenWordsOf, signedNotification } from './signed-notification.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
+import { ensurePaymentPage } from '../../src/store/payment-pages.ts';
+import { randomBase62 } from '../../src/lib/tokens.ts';
 import { findAcquirerClaim } from '../../src/store/acquirer-claims.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { recoverAcquirerClaims } from '../../src/payments/acquirer-recovery.ts';
@@ -157,15 +159,15 @@ for (const backend of backends) {
 
     test('live: a payment that expires between the AUTHORISATION being read and applied: nothing kept, and its resend gives the money back', async () => {
       const created = (await live.post('/payment', cardPayment({ amount: '44.00' }))).json();
-      await t.app.inject({ method: 'GET', url: new URL(created.payUrl).pathname });
-      // Left pending at a method elsewhere is what waits for this word; a card payment whose authorisation is in flight does likewise.
-      await t.store.transact((tx) =>
-        tx
+      // Left pending at a method elsewhere is what waits for this word; a card payment whose authorisation is in flight does likewise (its page row made by its card post).
+      await t.store.transact(async (tx) => {
+        await ensurePaymentPage(tx, created.reference, randomBase62(32), Date.now());
+        await tx
           .updateTable('payment_pages')
           .set({ authorisation_in_flight: `${created.reference}:attempt-1` })
           .where('reference', '=', created.reference)
-          .execute(),
-      );
+          .execute();
+      });
       const item = {
         eventCode: 'AUTHORISATION',
         pspReference: newPsp(),

@@ -22,7 +22,7 @@ import { adyenWordsOf, signedNotification } from './signed-notification.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
-import { findPaymentPage, recordAuthorisationInFlight } from '../../src/store/payment-pages.ts';
+import { ensurePaymentPage, findPaymentPage, recordAuthorisationInFlight } from '../../src/store/payment-pages.ts';
 import type { Db, Store } from '../../src/store/store.ts';
 import type { Ports } from '../../src/payments/ports.ts';
 import { recoverUnknownAuthorisations } from '../../src/payments/acquirer-recovery.ts';
@@ -359,6 +359,13 @@ for (const backend of backends) {
       assert.equal((await eventsOf(t.store.read, reference)).filter((e) => e.to_status === 'failed').length, 1);
     });
 
+    /** What a card post left when its process died right after committing the write-ahead record: its page row and the record. */
+    const cutOff = (reference: string, csrf: string) =>
+      t.store.transact(async (tx) => {
+        await ensurePaymentPage(tx, reference, csrf, Date.now());
+        await recordAuthorisationInFlight(tx, reference, { key: `${reference}:attempt-1`, recoveryDueAt: Date.now() + AFTER_MS });
+      });
+
     test('an authorisation cut off before its commit: never paid, cancelled or expired again; the notification settles it while pending', async () => {
       const { reference, payUrl, cancelUrl } = (await t.client.post('/payment', cardPayment({ amount: '18.00' }))).json() as {
         reference: string;
@@ -366,8 +373,8 @@ for (const backend of backends) {
         cancelUrl: string;
       };
       const { path, csrf } = await openPage(t.app, payUrl);
-      // The write-ahead record as `authorise` commits it just before calling Adyen; the process then died.
-      await t.store.transact((tx) => recordAuthorisationInFlight(tx, reference, { key: `${reference}:attempt-1`, recoveryDueAt: Date.now() + AFTER_MS }));
+      // The page row the card post made and the write-ahead record as `authorise` commits it just before calling Adyen; the process then died.
+      await cutOff(reference, csrf);
 
       const page = await t.app.inject({ method: 'GET', url: new URL(payUrl).pathname });
       assert.match(page.body, /Payment in progress/);
@@ -401,9 +408,9 @@ for (const backend of backends) {
 
     test('an authorisation cut off before its commit with no notification: manualintervention, then cancelled at Adyen → failed', async () => {
       const payment = (await t.client.post('/payment', cardPayment({ amount: '19.00' }))).json() as { reference: string; payUrl: string };
-      await openPage(t.app, payment.payUrl);
+      const { csrf } = await openPage(t.app, payment.payUrl);
       const { reference } = payment;
-      await t.store.transact((tx) => recordAuthorisationInFlight(tx, reference, { key: `${reference}:attempt-1`, recoveryDueAt: Date.now() + AFTER_MS }));
+      await cutOff(reference, csrf);
       await recover();
       assert.deepEqual(
         (await eventsOf(t.store.read, reference)).map((e) => [e.to_status, e.cause]),
