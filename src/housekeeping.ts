@@ -27,7 +27,7 @@ async function purgeInBatches(store: Store, deleteBatch: (db: Db, limit: number)
   }
 }
 
-export async function runHousekeeping(config: Config, store: Store, now = Date.now()) {
+export async function runHousekeeping(config: Pick<Config, 'webhooks' | 'requestLogRetentionMs'>, store: Store, now = Date.now()) {
   return {
     idempotencyRecords: await purgeInBatches(store, (db, limit) => deleteExpiredRecords(db, now - RETENTION_MS, limit)),
     webhookDeliveries: await purgeInBatches(store, (db, limit) => deleteFinishedDeliveries(db, now - config.webhooks.retentionMs, limit)),

@@ -28,6 +28,7 @@ import { NotEnoughSpace } from './lib/private-files.ts';
 import { SettingError } from './lib/settings.ts';
 import { buildServer, standardOutput } from './server.ts';
 import { startWorkers } from './workers.ts';
+import { buildPorts } from './payments/ports.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 import { SECRETS_KEY_FILE } from './store/secrets.ts';
 import { vaultKeyFile } from './vault/keys.ts';
@@ -70,11 +71,13 @@ function stopOn(signals: NodeJS.Signals[], stop: (cause: string) => Promise<void
 async function runSingleProcess(config: Config) {
   const { store, demo, notices } = await openMigrated(config);
   const workers = workersHere(config.runWorkers);
-  const app = await buildServer(config, store, { cockpit: singleProcess(store, workers.state) });
+  // One set of ports for the server and the workers: the simulators keep what they answered in memory.
+  const ports = buildPorts(config, store);
+  const app = await buildServer(config, store, { cockpit: singleProcess(store, workers.state), ports });
   for (const notice of notices) app.log.warn(notice);
   await app.listen({ port: config.port, host: config.host });
   if (demo) process.stdout.write(demo);
-  const stopWorkers = config.runWorkers ? startWorkers(config, store, app.log) : async () => {};
+  const stopWorkers = config.runWorkers ? startWorkers(config, ports, app.log) : async () => {};
   workers.set('running');
   stopOn(['SIGTERM', 'SIGINT'], async (signal) => {
     app.log.info({ signal }, 'stopping');
@@ -125,7 +128,7 @@ async function runPrimary(config: Config) {
   log.info({ processes: config.httpProcesses, port: config.port }, 'listening');
   if (demo) process.stdout.write(demo);
 
-  const stopWorkers = config.runWorkers ? startWorkers(config, store, log) : async () => {};
+  const stopWorkers = config.runWorkers ? startWorkers(config, buildPorts(config, store), log) : async () => {};
   workers.set('running');
   stopOn(['SIGTERM', 'SIGINT'], async (signal) => {
     stopping = true;

@@ -21,6 +21,14 @@ import { cockpitRoutes, installRequestMetrics } from './api/cockpit.ts';
 import { singleProcess, type Cockpit } from './cockpit.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { contractRoutes } from './contract/routes.ts';
+import { buildPorts, type Ports } from './payments/ports.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the operations reach beyond the payment (payments/ports.ts): one set per server, given to every route plugin. */
+    ports: Ports;
+  }
+}
 
 export const API_PREFIX = '/api/v1';
 
@@ -41,6 +49,8 @@ export interface ServerOptions {
   logStream?: { write(line: string): void };
   /** What readiness and metrics ask of the other processes (main.ts); without: one process that runs no workers (a test's). */
   cockpit?: Cockpit;
+  /** The ports this process built once (main.ts shares them with its workers); without: the server builds its own on `store`. */
+  ports?: Ports;
 }
 
 export async function buildServer(config: Config, store: Store, options: ServerOptions = {}): Promise<FastifyInstance> {
@@ -72,6 +82,7 @@ export async function buildServer(config: Config, store: Store, options: ServerO
     clientErrorHandler: clientErrorHandler(headers, config.publicUrl),
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   });
+  app.decorate('ports', options.ports ?? buildPorts(config, store));
   installErrorHandling(app, config.publicUrl);
   installAnswerHeaders(app, headers);
   installRequestMetrics(app);

@@ -4,16 +4,19 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
-import type { Store } from './store/store.ts';
 import { startExpirySweeper } from './payments/jobs/expiry.ts';
 import { WebhookWorker } from './events/worker.ts';
 import { HOUSEKEEPING_INTERVAL_MS, runHousekeeping } from './housekeeping.ts';
 import { startWalletRecovery } from './payments/jobs/wallet-recovery.ts';
-import { paymentPorts } from './payments/ports.ts';
+import type { Ports } from './payments/ports.ts';
 import { startAcquirerRecovery } from './payments/jobs/acquirer-recovery.ts';
 import { databaseUnavailable } from './store/unavailable.ts';
 
-export function startWorkers(config: Config, store: Store, log: FastifyBaseLogger): () => Promise<void> {
+/** The settings the workers read beside the ports': their intervals, housekeeping's retention and webhook delivery's. */
+type WorkerSettings = Pick<Config, 'expirySweepIntervalMs' | 'acquirerRecoveryIntervalMs' | 'webhooks' | 'requestLogRetentionMs'>;
+
+export function startWorkers(config: WorkerSettings, ports: Ports, log: FastifyBaseLogger): () => Promise<void> {
+  const { store } = ports;
   /**
    * A failed run's log line. The database away fails every run until it is back (the webhook worker
    * polls every WEBHOOK_POLL_INTERVAL_MS): a warn with its code, not a stack each time
@@ -21,9 +24,9 @@ export function startWorkers(config: Config, store: Store, log: FastifyBaseLogge
    */
   const failed = (what: string) => (err: unknown) =>
     databaseUnavailable(err) ? log.warn({ code: (err as { code?: unknown }).code }, `${what} failed: database unavailable`) : log.error({ err }, `${what} failed`);
-  const stopExpiry = startExpirySweeper(paymentPorts(config, store), config.expirySweepIntervalMs, failed('expiry sweep'));
-  const stopWalletRecovery = startWalletRecovery(paymentPorts(config, store), config.expirySweepIntervalMs, failed('wallet payment recovery'));
-  const stopAcquirerRecovery = startAcquirerRecovery(paymentPorts(config, store), config.acquirerRecoveryIntervalMs, failed('acquirer recovery'));
+  const stopExpiry = startExpirySweeper(ports, config.expirySweepIntervalMs, failed('expiry sweep'));
+  const stopWalletRecovery = startWalletRecovery(ports, config.expirySweepIntervalMs, failed('wallet payment recovery'));
+  const stopAcquirerRecovery = startAcquirerRecovery(ports, config.acquirerRecoveryIntervalMs, failed('acquirer recovery'));
   const purge = setInterval(() => {
     runHousekeeping(config, store).catch(failed('housekeeping'));
   }, HOUSEKEEPING_INTERVAL_MS);

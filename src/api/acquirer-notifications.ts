@@ -13,14 +13,13 @@ import type { FastifyInstance } from 'fastify';
 import { Problem } from '../ground/problem.ts';
 import { findAcquirerConnectionsByAccount } from '../store/acquirer-connections.ts';
 import { notificationReaderOf } from '../acquirer/select.ts';
-import { paymentPorts } from '../payments/ports.ts';
 import { run } from '../payments/runner/run.ts';
 import { settleByAcquirer } from '../payments/operations/settle-by-acquirer.ts';
 import { installBodyWithBytesParsers, type BodyWithBytes } from './json-body.ts';
 import type { Deps } from './payments.ts';
 
-export async function acquirerNotifications(app: FastifyInstance, { config, store }: Deps) {
-  const ports = paymentPorts(config, store);
+export async function acquirerNotifications(app: FastifyInstance, { store }: Deps) {
+  const { ports } = app;
   installBodyWithBytesParsers(app);
   app.post<{ Params: { connector: string }; Body: BodyWithBytes | undefined }>('/acquirer/:connector/notifications', async (request, reply) => {
     const { connector } = request.params;

@@ -8,7 +8,6 @@ import { methods } from '../ground/payment-method.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import { PaymentReader } from '../payments/read.ts';
-import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { createPayment } from '../payments/operations/create-payment.ts';
 import { capture } from '../payments/operations/capture.ts';
@@ -38,8 +37,8 @@ async function testModeOnly(request: FastifyRequest) {
 }
 
 /** Routes of the merchant API that need its key; registered inside the authenticated scope (server.ts). */
-export async function paymentsApi(app: FastifyInstance, { config, store }: Deps) {
-  const ports = paymentPorts(config, store);
+export async function paymentsApi(app: FastifyInstance, { store }: Deps) {
+  const { ports } = app;
   const payments = new PaymentReader(store, ports.links);
   app.post('/payment', handle(createPayment, ports));
   app.post('/token', handle(enrol, ports));
@@ -87,8 +86,8 @@ export async function paymentsApi(app: FastifyInstance, { config, store }: Deps)
 }
 
 /** `POST <cancelUrl>`: the capability token authorises; a Basic key, when sent, must be the payment's merchant. */
-export async function cancelApi(app: FastifyInstance, { config, store, auth }: Deps) {
-  const ports = paymentPorts(config, store);
+export async function cancelApi(app: FastifyInstance, { auth }: Deps) {
+  const { ports } = app;
   app.post<{ Params: { token: string } }>('/cancel/:token', async (request) => {
     request.apiKey = (await auth.authenticate(request, false)) ?? null;
     const caller = request.apiKey?.caller;

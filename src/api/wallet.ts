@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify';
 import { Problem } from '../ground/problem.ts';
 import { findByPageToken } from '../store/transactions.ts';
 import { paymentMerchant } from '../merchants/merchants.ts';
-import { paymentPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { addressesOf } from '../payments/flows.ts';
 import { acceptWalletToken } from '../payments/operations/accept-wallet-token.ts';
@@ -19,8 +18,8 @@ import { parseWalletToken } from '../wallet/index.ts';
 import { objectBody } from './handle.ts';
 import type { Deps } from './payments.ts';
 
-export async function walletApi(app: FastifyInstance, { config, store, auth }: Deps) {
-  const ports = paymentPorts(config, store);
+export async function walletApi(app: FastifyInstance, { store, auth }: Deps) {
+  const { ports } = app;
   // A stopping server finishes the wallet payments it accepted before the store closes.
   app.addHook('onClose', settleLaterRuns);
   app.post<{ Params: { token: string } }>('/card-data/:token', async (request) => {

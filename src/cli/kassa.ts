@@ -27,7 +27,7 @@ import { findCurrency, parseAmount } from '../ground/amount.ts';
 import { testWalletToken } from '../wallet/test-sheet.ts';
 import { failureCodes, type FailureCode } from '../ground/states.ts';
 import { Problem } from '../ground/problem.ts';
-import { paymentPorts } from '../payments/ports.ts';
+import { buildPorts } from '../payments/ports.ts';
 import { serializePayment } from '../payments/serialize.ts';
 import { run } from '../payments/runner/run.ts';
 import { resolve } from '../payments/operations/resolve.ts';
@@ -178,7 +178,7 @@ program
   .action(({ reference, outcome, failureCode, json }: { reference: string; outcome: 'success' | 'failed'; failureCode?: FailureCode; json?: boolean }) =>
     withStore(async (store) => {
       const config = loadConfig();
-      const ctx = { ports: paymentPorts(config, store), caller: undefined, now: Date.now(), log: { error: () => {} } };
+      const ctx = { ports: buildPorts(config, store), caller: undefined, now: Date.now(), log: { error: () => {} } };
       try {
         const row = await run(resolve, { reference, outcome, failureCode }, ctx);
         print(json ? JSON.stringify(serializePayment(row, ctx.ports.links)) : `${reference} is now ${row.status}${row.failure_code ? `/${row.failure_code}` : ''}`);

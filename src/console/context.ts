@@ -14,6 +14,9 @@ export interface ConsoleContext {
 
 export type Query = Record<string, string | undefined>;
 
+/** Rows on a page of the payments list, the audit log, and a transaction's audit entries. */
+export const PAGE_SIZE = 50;
+
 /** The merchant id if this account may see that merchant; otherwise not found, as for one that does not exist. */
 export function visibleMerchantId(session: Session, merchantId: string): string {
   if (!identifierShaped(merchantId) || (session.operator.merchantId !== null && merchantId !== session.operator.merchantId))

@@ -1,7 +1,8 @@
 /**
  * Random identifiers and secrets, all from the CSPRNG (none is derived from a counter or a
  * time), and the tokens the secrets key derives from a random value: a payment's capability
- * tokens from its reference, the console's pre-session form token from its cookie.
+ * tokens and its pages' first form token from its reference, the console's pre-session form token
+ * from its cookie.
  */
 import { hash, randomBytes } from 'node:crypto';
 import type { SecretBox } from './secret-box.ts';
@@ -91,6 +92,13 @@ export function pageTokenOf(secrets: SecretBox, reference: string): string {
  * comes with no token that passes (docs/console.md "Signing in and sessions").
  */
 export const formTokenOf = (secrets: SecretBox, preSession: string) => derivedBase62(secrets, `form-token\u0000${preSession}`, 43);
+
+/**
+ * The form token of a payment's pages until its page row keeps one: 32 base62 characters (as the
+ * random token an older payment's row keeps) the secrets key derives from its reference, so a page
+ * GET shows it without writing, and the first form post checks it and keeps it (docs/pages.md "Security").
+ */
+export const pageFormTokenOf = (secrets: SecretBox, reference: string) => derivedBase62(secrets, `page-form-token\u0000${reference}`, 32);
 
 /** `length` base62 characters of the HMACs of `input` and a block number, as many blocks as it takes. */
 function derivedBase62(secrets: SecretBox, input: string, length: number): string {

@@ -7,63 +7,12 @@
  * They speak the payment's page language, as every page of the payment does.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ports } from '../payments/ports.ts';
 import type { AcsOutcome, AcsTransaction } from '../threeds/acs-simulator.ts';
-import { TEST_ONE_TIME_CODE } from '../threeds/acs-simulator.ts';
 import { ACS_SIMULATOR_PATH } from '../threeds/ds-simulator.ts';
-import { html, type SafeHtml } from '../lib/html.ts';
-import { moneyText, pageLanguage, translator, type Translate } from './i18n.ts';
+import { pageLanguage, translator } from './i18n.ts';
 import { csrfValid, field, newNonce, sendPage, sourceOf, type PagePolicy } from '../lib/page-security.ts';
-import { autosubmitScript } from './assets.ts';
-import { layout, messagePage } from './views.ts';
-
-interface View {
-  t: Translate;
-  nonce: string;
-}
-
-function bankPage(view: View, action: string, hidden: Record<string, string>, intro: string): SafeHtml {
-  const { t } = view;
-  const body = html`<main class="bank">
-<p class="logo">Demo Bank</p>
-<h1>${t('acsTitle')}</h1>
-<p>${intro}</p>
-<p class="test-banner" role="note">${t('acsTestCode', { code: TEST_ONE_TIME_CODE })}</p>
-<form method="post" action="${action}">
-${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<div class="field">
-<label for="otp">${t('acsCode')}</label>
-<input type="text" id="otp" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="8" required autofocus>
-</div>
-<button type="submit" class="primary">${t('acsSubmit')}</button>
-<button type="submit" name="cancel" value="1" class="secondary">${t('acsCancel')}</button>
-</form>
-</main>`;
-  return layout(view, t('acsTitle'), body);
-}
-
-function returnPage(view: View, action: string, fields: Record<string, string>): SafeHtml {
-  const { t } = view;
-  const body = html`<main class="bank">
-<p class="logo">Demo Bank</p>
-<form method="post" action="${action}" data-autosubmit>
-${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<p>${t('acsDone')}</p>
-<button type="submit" class="primary">${t('acsContinue')}</button>
-</form>
-</main>`;
-  return layout(view, t('acsDone'), body, [autosubmitScript]);
-}
-
-/**
- * The amount as the issuer page's language writes it. The simulated Directory Server keeps the
- * AReq's amount as the decimal and its currency (`25.11 EUR`, ds-simulator.ts), as a real ACS
- * receives purchaseAmount and purchaseCurrency; anything else is shown as it is.
- */
-function localAmount(t: Translate, text: string): string {
-  const match = /^(\d+(?:\.\d+)?) ([A-Z]{3})$/.exec(text);
-  return match ? moneyText(t, match[1], match[2]) : text;
-}
+import { messagePage } from './views.ts';
+import { bankPage, localAmount, returnPage, type View } from './acs-views.ts';
 
 /**
  * The issuer page's words: in the language of the payment's own pages (the payment's `language`,
@@ -84,9 +33,10 @@ const decode = (text: string | undefined): Record<string, unknown> | undefined =
   }
 };
 
-export async function acsPages(app: FastifyInstance, { ports }: { ports: Ports }) {
+export async function acsPages(app: FastifyInstance) {
+  const { ports } = app;
   const { acs } = ports;
-  const publicOrigin = sourceOf(ports.config.publicUrl)!;
+  const publicOrigin = sourceOf(ports.links.publicUrl)!;
   // The challenge page lives in Kassa's challenge window (framed by Kassa's origin, the same here).
   const inWindow = (nonce: string, targets: string[] = []): PagePolicy => ({ nonce, frameAncestors: "'self'", formTargets: targets });
   const topLevel = (nonce: string, targets: string[] = []): PagePolicy => ({ nonce, frameAncestors: "'none'", formTargets: targets });

@@ -26,10 +26,10 @@ export interface CreateContext {
 
 /** What an operation's run gives a creation: its caller and clock, the configured default expiry and the secrets key, with the vault card it read. */
 export function creationContext(
-  { caller, now, ports }: { caller: Caller; now: number; ports: { config: { paymentExpiry: string; paymentExpiryMs: number }; links: { secrets: SecretBox } } },
+  { caller, now, ports }: { caller: Caller; now: number; ports: { settings: { paymentExpiry: string; paymentExpiryMs: number }; links: { secrets: SecretBox } } },
   vaultCard: VaultCardRow | undefined,
 ): CreateContext {
-  return { caller, now, defaultExpiry: ports.config.paymentExpiry, defaultExpiryMs: ports.config.paymentExpiryMs, vaultCard, secrets: ports.links.secrets };
+  return { caller, now, defaultExpiry: ports.settings.paymentExpiry, defaultExpiryMs: ports.settings.paymentExpiryMs, vaultCard, secrets: ports.links.secrets };
 }
 
 /** Validates `body` against the caller's settings and the request rules (webhookUrl reach, returnUrl schemes); throws a 422 Problem listing every failing field. */

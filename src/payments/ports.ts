@@ -1,8 +1,10 @@
 /**
  * What operations reach beyond the payment itself (their `act` stage, docs/architecture.md#ports-and-adapters),
- * built once per store: the store, acquirers (each merchant's connection per mode, else the
+ * built once per process where it starts (main.ts, cli/kassa.ts; server.ts puts them on the Fastify
+ * instance for the route plugins): the store, acquirers (each merchant's connection per mode, else the
  * simulator in test mode), Kassa's 3DS Server with its Directory Server port (the simulator
- * in test mode), the ACS simulator, the card sealer and the vault.
+ * in test mode), the ACS simulator, the card sealer and the vault. Each part is given only the
+ * settings it reads, and the operations theirs (`OperationSettings`), never the whole Config.
  */
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
@@ -22,10 +24,27 @@ import { flowOf } from './flows.ts';
 import type { PaymentLinks } from './serialize.ts';
 import type { PaymentRequest } from './requests/payment-request.ts';
 import { Vault } from '../vault/vault.ts';
-import { loadVaultKeyring } from '../vault/keys.ts';
+import { loadVaultKeyring, type KeySettings } from '../vault/keys.ts';
+
+/**
+ * The settings operations read (`ports.settings`): default expiry, refund windows, the acquirer
+ * recovery lease and retry, the wallet keys, and the rules a request's webhookUrl and returnUrl are
+ * checked by (operations/fields.ts).
+ */
+export type OperationSettings = Pick<
+  Config,
+  'paymentExpiry' | 'paymentExpiryMs' | 'refundWindows' | 'acquirerRecoveryAfterMs' | 'acquirerRecoveryIntervalMs' | 'wallet' | 'webhooks' | 'returnUrlSchemes'
+>;
+
+/**
+ * What building the ports reads: the operations' settings, and the adapters' own: PUBLIC_URL (the
+ * addresses handed out, the 3DS Server's and simulated Directory Server's), the acquirers' timeout,
+ * the card-sealing key and the vault's keys (vault/keys.ts).
+ */
+export type PortSettings = OperationSettings & Pick<Config, 'publicUrl' | 'acquirerTimeoutMs' | 'cardSealKey'> & KeySettings;
 
 export interface Ports {
-  config: Config;
+  settings: OperationSettings;
   store: Store;
   acquirers: Acquirers;
   threeDS: ThreeDSServer;
@@ -38,30 +57,29 @@ export interface Ports {
   links: PaymentLinks;
 }
 
-const built = new WeakMap<Store, Ports>();
-
-export function paymentPorts(config: Config, store: Store): Ports {
-  let processing = built.get(store);
-  if (processing) return processing;
+/**
+ * Builds the ports on an open store. Once per process: the simulators keep what they answered in
+ * memory, so the server and the workers of one process share one set (main.ts).
+ */
+export function buildPorts(settings: PortSettings, store: Store): Ports {
   let threeDS: ThreeDSServer | undefined;
   // The simulated ACS answers Kassa's 3DS Server directly (a real ACS goes through the DS).
   const acs = new AcsSimulator(store, async (rreq) => void (await threeDS!.receiveResults(rreq)));
-  const simulatedDirectory = new SimulatedDirectoryServer(acs, config.publicUrl);
+  const simulatedDirectory = new SimulatedDirectoryServer(acs, settings.publicUrl);
   const directoryFor = (mode: Mode): DirectoryServer | undefined => (mode === 'test' ? simulatedDirectory : undefined);
-  threeDS = new ThreeDSServer(store, directoryFor, config.publicUrl);
-  processing = {
-    config,
+  threeDS = new ThreeDSServer(store, directoryFor, settings.publicUrl);
+  const { paymentExpiry, paymentExpiryMs, refundWindows, acquirerRecoveryAfterMs, acquirerRecoveryIntervalMs, wallet, webhooks, returnUrlSchemes } = settings;
+  return {
+    settings: { paymentExpiry, paymentExpiryMs, refundWindows, acquirerRecoveryAfterMs, acquirerRecoveryIntervalMs, wallet, webhooks, returnUrlSchemes },
     store,
-    acquirers: new Acquirers(store, { timeoutMs: config.acquirerTimeoutMs }),
+    acquirers: new Acquirers(store, { timeoutMs: settings.acquirerTimeoutMs }),
     threeDS,
     acquirerThreeDS: new AcquirerThreeDS(store),
     acs,
-    sealer: new CardSealer(config.cardSealKey),
-    vault: new Vault(store, loadVaultKeyring(config)),
-    links: { publicUrl: config.publicUrl, secrets: store.secrets },
+    sealer: new CardSealer(settings.cardSealKey),
+    vault: new Vault(store, loadVaultKeyring(settings)),
+    links: { publicUrl: settings.publicUrl, secrets: store.secrets },
   };
-  built.set(store, processing);
-  return processing;
 }
 
 /**

@@ -11,7 +11,25 @@ export async function findPaymentPage(db: Db, reference: string) {
   return db.selectFrom('payment_pages').selectAll().where('reference', '=', reference).executeTakeFirst();
 }
 
-/** Creates the page state once; a concurrent first visit keeps the first one's token. */
+/** A payment's page state before its first form post makes its row: nothing chosen, counted, leased or in flight (`created` 0: `pageMade` is false). */
+export const pageNotMadeYet = (reference: string, csrfToken: string): NonNullable<PaymentPageRow> => ({
+  reference,
+  csrf_token: csrfToken,
+  attempts: 0,
+  chosen_method: null,
+  processing_until: null,
+  acquirer_reference: null,
+  created: 0,
+  authorisation_in_flight: null,
+  recovery_due_at: null,
+  technical_cancel_sent_at: null,
+  reversal_acquirer_reference: null,
+});
+
+/** Whether the page state is the payment's row, not `pageNotMadeYet`'s stand-in. */
+export const pageMade = (page: { created: number }) => page.created !== 0;
+
+/** Creates the page state once; a concurrent first post keeps the first one's token. */
 export async function ensurePaymentPage(db: Db, reference: string, csrfToken: string, now: number) {
   await db
     .insertInto('payment_pages')

@@ -16,7 +16,7 @@ import { VaultKeyring } from './cipher.ts';
 
 export const VAULT_KEY_FILE = 'vault-key.json';
 
-type KeySettings = Pick<Config, 'vaultKey' | 'vaultOldKeys' | 'databaseUrl' | 'dataDir' | 'keyDir'>;
+export type KeySettings = Pick<Config, 'vaultKey' | 'vaultOldKeys' | 'databaseUrl' | 'dataDir' | 'keyDir'>;
 
 /** The keyring, or undefined when the vault is unavailable (PostgreSQL without VAULT_KEY). */
 export function loadVaultKeyring(config: KeySettings): VaultKeyring | undefined {

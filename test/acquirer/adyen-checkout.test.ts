@@ -21,7 +21,6 @@ import { eventsOf } from '../../src/store/transactions.ts';
 import { findPaymentPage } from '../../src/store/payment-pages.ts';
 import { deliveriesFor, waitFor } from '../events/support.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import { expireDuePayments } from '../../src/payments/jobs/expiry.ts';
 
 const skip = needs(adyenContractMissing);
@@ -237,7 +236,7 @@ for (const backend of backends) {
     test('iDEAL paid after Kassa expired the payment: the money is given back at once (Checkout reversals), the merchant told at each step', async () => {
       const payment = await create('ideal');
       await openStep(payment.payUrl);
-      await expireDuePayments(paymentPorts(t.config, t.store), Date.now() + 3600_000);
+      await expireDuePayments(t.app.ports, Date.now() + 3600_000);
       assert.equal((await read(payment.reference)).status, 'failed');
       const psp = `PSP${randomBytes(6).toString('hex').toUpperCase()}`;
       await notify({ merchantReference: payment.reference, pspReference: psp });

@@ -17,7 +17,6 @@ import { card, openPage, postForm } from '../pages/flow.ts';
 import { connectToFake, startFakeAdyen, type FakeAdyen } from './adyen-fake.ts';
 import { ConsoleClient, makeAccount } from '../console/support.ts';
 import { signedNotification } from './signed-notification.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import { recoverAcquirerClaims } from '../../src/payments/jobs/acquirer-recovery.ts';
 import { RECOVERY_ASKS } from '../../src/payments/follow-ups/claims.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
@@ -50,8 +49,8 @@ for (const backend of backends) {
 
     const errors: unknown[] = [];
     /** One run of the recovery job once the claims' lease (ACQUIRER_RECOVERY_AFTER) has run out. */
-    const recover = () => recoverAcquirerClaims(paymentPorts(t.config, t.store), (error) => errors.push(error), Date.now() + AFTER_MS + 1000);
-    const ports = () => paymentPorts(t.config, t.store);
+    const recover = () => recoverAcquirerClaims(t.app.ports, (error) => errors.push(error), Date.now() + AFTER_MS + 1000);
+    const ports = () => t.app.ports;
 
     /** A card payment paid on its page through Adyen; returns its reference and Adyen's pspReference. */
     async function paid(overrides: Record<string, unknown>) {

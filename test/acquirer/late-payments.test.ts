@@ -18,9 +18,10 @@ import { adyenWordsOf, signedNotification } from './signed-notification.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
+import { ensurePaymentPage } from '../../src/store/payment-pages.ts';
+import { randomBase62 } from '../../src/lib/tokens.ts';
 import { findAcquirerClaim } from '../../src/store/acquirer-claims.ts';
 import { expireDuePayments } from '../../src/payments/jobs/expiry.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import { recoverAcquirerClaims } from '../../src/payments/jobs/acquirer-recovery.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { settleByAcquirer } from '../../src/payments/operations/settle-by-acquirer.ts';
@@ -64,7 +65,7 @@ for (const backend of backends) {
 
     test('test mode: /test/complete success on an expired iDEAL payment plays the late payment; the simulator gives it back; once only', async () => {
       const created = (await t.client.post('/payment', { amount: '25.00', currency: 'EUR', method: 'ideal', returnUrl: 'https://shop.example/r' })).json();
-      await expireDuePayments(paymentPorts(t.config, t.store), Date.now() + 3600_000);
+      await expireDuePayments(t.app.ports, Date.now() + 3600_000);
       assert.equal((await read(t.client, created.reference)).failureCode, 'expired');
 
       const played = await t.client.post('/test/complete', { reference: created.reference, outcome: 'success' });
@@ -136,7 +137,7 @@ for (const backend of backends) {
       assert.ok(await findAcquirerClaim(t.store.read, created.reference), 'no answer: the claim stays');
       assert.equal((await read(live, created.reference)).details.latePayment.status, 'returning');
       const errors: unknown[] = [];
-      await recoverAcquirerClaims(paymentPorts(t.config, t.store), (error) => errors.push(error), Date.now() + 10 * 60_000);
+      await recoverAcquirerClaims(t.app.ports, (error) => errors.push(error), Date.now() + 10 * 60_000);
       assert.deepEqual(errors, []);
       const [first, second] = asks(created.reference);
       assert.equal(second?.idempotencyKey, first!.idempotencyKey, 'asked again with the same key');
@@ -158,15 +159,15 @@ for (const backend of backends) {
 
     test('live: a payment that expires between the AUTHORISATION being read and applied: nothing kept, and its resend gives the money back', async () => {
       const created = (await live.post('/payment', cardPayment({ amount: '44.00' }))).json();
-      await t.app.inject({ method: 'GET', url: new URL(created.payUrl).pathname });
-      // Left pending at a method elsewhere is what waits for this word; a card payment whose authorisation is in flight does likewise.
-      await t.store.transact((tx) =>
-        tx
+      // Left pending at a method elsewhere is what waits for this word; a card payment whose authorisation is in flight does likewise (its page row made by its card post).
+      await t.store.transact(async (tx) => {
+        await ensurePaymentPage(tx, created.reference, randomBase62(32), Date.now());
+        await tx
           .updateTable('payment_pages')
           .set({ authorisation_in_flight: `${created.reference}:attempt-1` })
           .where('reference', '=', created.reference)
-          .execute(),
-      );
+          .execute();
+      });
       const item = {
         eventCode: 'AUTHORISATION',
         pspReference: newPsp(),
@@ -177,13 +178,13 @@ for (const backend of backends) {
       };
       const payload = { live: 'true', notificationItems: [signedNotification(item, HMAC_KEY)] };
       const words = await adyenWordsOf(t.store, payload);
-      const ctx: Context<undefined> = { ports: paymentPorts(t.config, t.store), caller: undefined, now: Date.now(), log: { error: () => {} } };
+      const ctx: Context<undefined> = { ports: t.app.ports, caller: undefined, now: Date.now(), log: { error: () => {} } };
       const word = words[0]!;
       // Read and decided while pending...
       const plan = settleByAcquirer.decide(await settleByAcquirer.load(word, ctx), word, ctx);
       // ...then the payment ends before the unit of work (its authorisation written off, then expired).
       await t.store.transact((tx) => tx.updateTable('payment_pages').set({ authorisation_in_flight: null }).where('reference', '=', created.reference).execute());
-      await expireDuePayments(paymentPorts(t.config, t.store), Date.now() + 3600_000);
+      await expireDuePayments(t.app.ports, Date.now() + 3600_000);
       assert.equal((await read(live, created.reference)).status, 'failed');
       await assert.rejects(
         t.store.transact((tx) => settleByAcquirer.commit(tx, plan, ctx)),

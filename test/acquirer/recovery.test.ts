@@ -22,9 +22,9 @@ import { adyenWordsOf, signedNotification } from './signed-notification.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { setWebhookUrl } from '../../src/events/admin.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
-import { findPaymentPage, recordAuthorisationInFlight } from '../../src/store/payment-pages.ts';
+import { ensurePaymentPage, findPaymentPage, recordAuthorisationInFlight } from '../../src/store/payment-pages.ts';
 import type { Db, Store } from '../../src/store/store.ts';
-import { paymentPorts, type Ports } from '../../src/payments/ports.ts';
+import type { Ports } from '../../src/payments/ports.ts';
 import { recoverUnknownAuthorisations } from '../../src/payments/jobs/acquirer-recovery.ts';
 import { expireDuePayments } from '../../src/payments/jobs/expiry.ts';
 import { run } from '../../src/payments/runner/run.ts';
@@ -97,7 +97,7 @@ for (const backend of backends) {
 
     const errors: unknown[] = [];
     /** One run of the recovery job, `ahead` ms from now (ACQUIRER_RECOVERY_AFTER passed or not). */
-    const recover = (ahead = AFTER_MS + 1000) => recoverUnknownAuthorisations(paymentPorts(t.config, t.store), (error) => errors.push(error), Date.now() + ahead);
+    const recover = (ahead = AFTER_MS + 1000) => recoverUnknownAuthorisations(t.app.ports, (error) => errors.push(error), Date.now() + ahead);
 
     /** A card payment paid on its page (3-D Secure frictionless by the simulated directory, then Adyen). */
     async function paidOnPage(amount: string, app: Injector = t.app, key = t.merchant.testApiKey) {
@@ -147,7 +147,7 @@ for (const backend of backends) {
     async function heldNotification(reference: string, holds: { before?: Hold; atEnd?: Hold }) {
       const payload = await authorisationPayload(reference);
       const words = await adyenWordsOf(t.store, payload);
-      const ports = paymentPorts(t.config, t.store);
+      const ports = t.app.ports;
       const store = heldStore(ports.store, { before: () => holds.before, atEnd: holds.atEnd });
       return run(settleByAcquirer, words[0], { ports: { ...ports, store }, caller: undefined, now: Date.now(), log });
     }
@@ -159,7 +159,7 @@ for (const backend of backends) {
      * Adyen is called; after Adyen took the cancel and before its commit.
      */
     async function heldJob(reference: string, holds: { beforeReserve?: Hold; beforeCancel?: Hold; beforeCommit?: Hold } = {}) {
-      const ports = paymentPorts(t.config, t.store);
+      const ports = t.app.ports;
       const dueAt = (await findPaymentPage(t.store.read, reference))!.recovery_due_at!;
       const store = heldStore(ports.store, { before: (unit) => (unit === 0 ? holds.beforeReserve : undefined) });
       const held = (connector: AcquirerConnector): AcquirerConnector =>
@@ -359,6 +359,13 @@ for (const backend of backends) {
       assert.equal((await eventsOf(t.store.read, reference)).filter((e) => e.to_status === 'failed').length, 1);
     });
 
+    /** What a card post left when its process died right after committing the write-ahead record: its page row and the record. */
+    const cutOff = (reference: string, csrf: string) =>
+      t.store.transact(async (tx) => {
+        await ensurePaymentPage(tx, reference, csrf, Date.now());
+        await recordAuthorisationInFlight(tx, reference, { key: `${reference}:attempt-1`, recoveryDueAt: Date.now() + AFTER_MS });
+      });
+
     test('an authorisation cut off before its commit: never paid, cancelled or expired again; the notification settles it while pending', async () => {
       const { reference, payUrl, cancelUrl } = (await t.client.post('/payment', cardPayment({ amount: '18.00' }))).json() as {
         reference: string;
@@ -366,8 +373,8 @@ for (const backend of backends) {
         cancelUrl: string;
       };
       const { path, csrf } = await openPage(t.app, payUrl);
-      // The write-ahead record as `authorise` commits it just before calling Adyen; the process then died.
-      await t.store.transact((tx) => recordAuthorisationInFlight(tx, reference, { key: `${reference}:attempt-1`, recoveryDueAt: Date.now() + AFTER_MS }));
+      // The page row the card post made and the write-ahead record as `authorise` commits it just before calling Adyen; the process then died.
+      await cutOff(reference, csrf);
 
       const page = await t.app.inject({ method: 'GET', url: new URL(payUrl).pathname });
       assert.match(page.body, /Payment in progress/);
@@ -376,7 +383,7 @@ for (const backend of backends) {
       assert.equal(again.statusCode, 409, 'a second card is turned away');
       assert.ok(!adyen.requests.some((r) => r.path === '/authorise' && r.body.reference === reference), 'and never reaches Adyen');
       assert.equal((await t.app.inject({ method: 'POST', url: new URL(cancelUrl).pathname })).statusCode, 200);
-      await expireDuePayments(paymentPorts(t.config, t.store), Date.now() + 3600_000);
+      await expireDuePayments(t.app.ports, Date.now() + 3600_000);
       await t.store.transact((tx) => tx.updateTable('transactions').set({ expires_at: 1 }).where('reference', '=', reference).execute());
       assert.equal((await postForm(t.app, `${path}/card`, { csrf, ...card() })).statusCode, 409, 'a card tried past its expiry does not expire it');
       assert.equal((await statusOf(reference)).status, 'pending', 'neither a cancel nor the expiry ends it: its outcome does');
@@ -401,9 +408,9 @@ for (const backend of backends) {
 
     test('an authorisation cut off before its commit with no notification: manualintervention, then cancelled at Adyen → failed', async () => {
       const payment = (await t.client.post('/payment', cardPayment({ amount: '19.00' }))).json() as { reference: string; payUrl: string };
-      await openPage(t.app, payment.payUrl);
+      const { csrf } = await openPage(t.app, payment.payUrl);
       const { reference } = payment;
-      await t.store.transact((tx) => recordAuthorisationInFlight(tx, reference, { key: `${reference}:attempt-1`, recoveryDueAt: Date.now() + AFTER_MS }));
+      await cutOff(reference, csrf);
       await recover();
       assert.deepEqual(
         (await eventsOf(t.store.read, reference)).map((e) => [e.to_status, e.cause]),
@@ -426,7 +433,7 @@ for (const backend of backends) {
       assert.equal((await own.get(`/transaction?reference=${reference}`)).json().status, 'manualintervention');
       assert.equal((await findPaymentPage(t.store.read, reference))!.recovery_due_at, null, 'the job leaves it');
       assert.ok(!(await recover()).includes(reference), 'and never looks at it again');
-      const resolved = await run(resolve, { reference, outcome: 'failed' }, { ports: paymentPorts(t.config, t.store), caller: undefined, now: Date.now(), log: console });
+      const resolved = await run(resolve, { reference, outcome: 'failed' }, { ports: t.app.ports, caller: undefined, now: Date.now(), log: console });
       assert.equal(resolved.status, 'failed');
     });
   });

@@ -12,7 +12,6 @@ import { claimAsks } from '../../src/store/migrations/028_claim_asks.ts';
 import { backends, cardPayment, rawDatabase, suiteApp } from '../support/app.ts';
 import { insertTransaction } from '../../src/store/transactions.ts';
 import { pendingPaymentRow } from '../events/support.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import { recoverAcquirerClaims } from '../../src/payments/jobs/acquirer-recovery.ts';
 
 for (const backend of backends) {
@@ -48,7 +47,7 @@ for (const backend of backends) {
       );
 
       const errors: unknown[] = [];
-      assert.deepEqual(await recoverAcquirerClaims(paymentPorts(t.config, t.store), (error) => errors.push(error)), [refund.reference]);
+      assert.deepEqual(await recoverAcquirerClaims(t.app.ports, (error) => errors.push(error)), [refund.reference]);
       assert.deepEqual(errors, []);
       assert.equal((await t.client.get(`/transaction?reference=${refund.reference}`)).json().status, 'success');
       assert.equal((await t.client.get(`/transaction?reference=${sale}`)).json().details.refundedAmount, 3);

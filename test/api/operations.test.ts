@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { backends, suiteApp } from '../support/app.ts';
 import { defaultSettings, type Caller } from '../../src/merchants/merchants.ts';
 import { Problem } from '../../src/ground/problem.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import { merchantOperation } from '../../src/payments/runner/operation.ts';
 import { runForMerchant } from '../../src/payments/runner/run.ts';
 
@@ -48,7 +47,7 @@ for (const backend of backends) {
     const t = suiteApp(backend);
     const context = () => {
       const caller: Caller = { merchantId: t.merchant.merchantId, merchantName: 'Test', mode: 'test', settings: defaultSettings() };
-      return { ports: paymentPorts(t.config, t.store), caller, now: Date.now(), log: { error: () => {} } };
+      return { ports: t.app.ports, caller, now: Date.now(), log: { error: () => {} } };
     };
     const outcomeOf = (run: Promise<{ status: number; replayed?: boolean }>) =>
       run.then(

@@ -5,7 +5,6 @@ import http from 'node:http';
 import { backends, basic, cardPayment, suiteApp } from '../support/app.ts';
 import { createMerchant, rotateApiKey } from '../../src/merchants/merchants.ts';
 import { expireDuePayments } from '../../src/payments/jobs/expiry.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import { eventsOf, findTransaction } from '../../src/store/transactions.ts';
 
 const PROBLEM = 'application/problem+json; charset=utf-8';
@@ -221,8 +220,8 @@ for (const backend of backends) {
     describe('expiry', () => {
       test('a pending payment past its expiration becomes failed/expired with its event', async () => {
         const p = (await t.client.post('/payment', cardPayment({ details: { expirationDuration: 'PT2M' } }))).json();
-        assert.deepEqual(await expireDuePayments(paymentPorts(t.config, t.store), p.created + 60_000), []);
-        const expired = await expireDuePayments(paymentPorts(t.config, t.store), p.created + 120_000);
+        assert.deepEqual(await expireDuePayments(t.app.ports, p.created + 60_000), []);
+        const expired = await expireDuePayments(t.app.ports, p.created + 120_000);
         assert.ok(expired.includes(p.reference));
         const read = (await t.client.get(`/transaction?reference=${p.reference}`)).json();
         assert.equal(read.status, 'failed');
@@ -240,7 +239,7 @@ for (const backend of backends) {
       test('a final payment never changes: a cancelled payment does not expire', async () => {
         const p = (await t.client.post('/payment', cardPayment())).json();
         await t.app.inject({ method: 'POST', url: new URL(p.cancelUrl).pathname });
-        await expireDuePayments(paymentPorts(t.config, t.store), p.created + 3600_000);
+        await expireDuePayments(t.app.ports, p.created + 3600_000);
         const row = await findTransaction(t.store.read, p.reference);
         assert.equal(row?.failure_code, 'cancelled');
         assert.equal((await eventsOf(t.store.read, p.reference)).length, 2);
@@ -249,7 +248,7 @@ for (const backend of backends) {
       test('two sweepers at once expire each payment exactly once', async () => {
         const created = await Promise.all(Array.from({ length: 30 }, () => t.client.post('/payment', cardPayment({ metadata: 'sweep' }))));
         const later = Date.now() + 3600_000;
-        const [a, b] = await Promise.all([expireDuePayments(paymentPorts(t.config, t.store), later), expireDuePayments(paymentPorts(t.config, t.store), later)]);
+        const [a, b] = await Promise.all([expireDuePayments(t.app.ports, later), expireDuePayments(t.app.ports, later)]);
         const all = [...a, ...b];
         assert.equal(new Set(all).size, all.length, 'no payment expired twice');
         for (const res of created) {

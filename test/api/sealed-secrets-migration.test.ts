@@ -22,7 +22,6 @@ import { migrations } from '../../src/store/migrations.ts';
 import { SecretBox } from '../../src/lib/secret-box.ts';
 import { newApiKey, newMerchantId, newTransactionReference, newWebhookSecret, randomBase62, sha256Hex } from '../../src/lib/tokens.ts';
 import { buildServer } from '../../src/server.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import { setWebhookUrl, showWebhook } from '../../src/events/admin.ts';
 import { WebhookWorker } from '../../src/events/worker.ts';
 import { defaultSettings } from '../../src/merchants/merchants.ts';
@@ -237,7 +236,7 @@ for (const backend of backends) {
         assert.equal(replay.headers['idempotent-replayed'], 'true');
         assert.equal(replay.body, earlier.answer, 'the recorded answer, as recorded');
 
-        const acs = await paymentPorts(config, store).acs.find(earlier.acsTransId);
+        const acs = await app.ports.acs.find(earlier.acsTransId);
         assert.equal(acs?.notification_url, earlier.notificationUrl);
 
         assert.equal((await showWebhook(store, earlier.merchantId)).secret, earlier.secret);

@@ -6,7 +6,6 @@ import { WebhookWorker } from '../../src/events/worker.ts';
 import { redeliver, setWebhookUrl, showWebhook, deliveriesOf } from '../../src/events/admin.ts';
 import { transition } from '../../src/payments/transition.ts';
 import { expireDuePayments } from '../../src/payments/jobs/expiry.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import { createMerchant } from '../../src/merchants/merchants.ts';
 import { attemptsFor, completePayment, deliveriesFor, fastWorkerOptions, insertPendingPayment, startReceiver, waitFor, type Receiver } from './support.ts';
 
@@ -202,7 +201,7 @@ for (const backend of backends) {
 
     test('expiry and cancel notify the merchant like any other outcome', async () => {
       const expiring = await insertPendingPayment(t.store, t.merchant.merchantId);
-      await expireDuePayments(paymentPorts(t.config, t.store), Date.now() + 3600_000);
+      await expireDuePayments(t.app.ports, Date.now() + 3600_000);
       assert.deepEqual(
         (await deliveriesFor(t.store, expiring)).map((d) => d.event),
         ['failed/expired'],

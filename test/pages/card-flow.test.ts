@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { backends, cardPayment, suiteApp } from '../support/app.ts';
 import { eventsOf } from '../../src/store/transactions.ts';
 import { MAX_CARD_ATTEMPTS } from '../../src/payments/card/reserve.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import type { AuthoriseRequest } from '../../src/acquirer/connector.ts';
 import { httpInjector } from '../support/process.ts';
 import { card, hiddenValue, openPage, play3ds1, playChallenge, postForm } from './flow.ts';
@@ -209,7 +208,7 @@ for (const backend of backends) {
 
       // The acquirer holds each authorisation until every other submit of its payment has been answered, so all of
       // them meet it in flight, as a customer's clicks on a slow network do. Two authorisations of one payment release too.
-      const simulator = paymentPorts(t.config, t.store).acquirers.simulator;
+      const simulator = t.app.ports.acquirers.simulator;
       const authorise = simulator.authorise.bind(simulator);
       const authorisations = new Map<string, number>();
       const answered = new Map<string, number>();

@@ -8,7 +8,6 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { backends, cardPayment, suiteApp } from '../support/app.ts';
-import { paymentPorts } from '../../src/payments/ports.ts';
 import { insertThreeDSSession } from '../../src/store/payment-pages.ts';
 import { ACS_SIMULATOR_PATH } from '../../src/threeds/ds-simulator.ts';
 import { translator, type PageLanguage } from '../../src/pages/i18n.ts';
@@ -44,7 +43,7 @@ for (const backend of backends) {
           expires_at: now + 600_000,
         }),
       );
-      const acsTransID = await paymentPorts(t.config, t.store).acs.open({
+      const acsTransID = await t.app.ports.acs.open({
         threeDSServerTransID: sessionId,
         dsTransID: sessionId,
         protocol,

@@ -20,7 +20,7 @@ import type { CardOutcome, CardPaymentContext, CardPlan } from './steps.ts';
 
 /** One of the payment page's own addresses (under payUrl), for the issuer to post back to. */
 export function pageAddress({ ports, caller }: CardPaymentContext, path: string): string {
-  return `${payUrlOf(ports.config.publicUrl, pageTokenOfPayment(caller.row, ports.links.secrets))}${path}`;
+  return `${payUrlOf(ports.links.publicUrl, pageTokenOfPayment(caller.row, ports.links.secrets))}${path}`;
 }
 
 /**

@@ -32,7 +32,7 @@ export const authorisationKey = (reference: string, key: string) => `${reference
  * False when another authorisation of the payment is in flight.
  */
 export function sendingAuthorisation({ ports, caller, now }: CardPaymentContext, idempotencyKey: string): Promise<boolean> {
-  const inFlight = { key: idempotencyKey, recoveryDueAt: now + ports.config.acquirerRecoveryAfterMs };
+  const inFlight = { key: idempotencyKey, recoveryDueAt: now + ports.settings.acquirerRecoveryAfterMs };
   return ports.store.transact((tx) => recordAuthorisationInFlight(tx, caller.row.reference, inFlight));
 }
 

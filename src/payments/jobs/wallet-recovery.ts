@@ -45,7 +45,7 @@ async function resume(ports: Ports, log: Log, reference: string, token: WalletPa
   const row = (await findTransaction(ports.store.read, reference))!;
   if (row.status !== 'pending') return ports.store.transact((tx) => clearWalletToken(tx, reference));
   const caller = { row, merchant: await paymentMerchant(ports.store.read, row.merchant_id) };
-  const accepted = await verifyWalletToken(token, toPay(caller), ports.config.wallet, '/encryptedToken', () => acceptedAt);
+  const accepted = await verifyWalletToken(token, toPay(caller), ports.settings.wallet, '/encryptedToken', () => acceptedAt);
   await run(payWallet, accepted, { ports, caller, now: Date.now(), log });
 }
 

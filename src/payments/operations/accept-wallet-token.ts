@@ -22,7 +22,7 @@ export const acceptWalletToken = customerOperation({
   parse: (body: { token: WalletPaymentToken; field: string }) => body,
   load: () => undefined,
   decide: (_nothing, input) => input,
-  act: async ({ token, field }, { ports, caller, now }) => ({ accepted: await verifyWalletToken(token, toPay(caller), ports.config.wallet, field, () => now), field }),
+  act: async ({ token, field }, { ports, caller, now }) => ({ accepted: await verifyWalletToken(token, toPay(caller), ports.settings.wallet, field, () => now), field }),
   commit: async (tx, { accepted, field }, { caller, now }) => {
     const current = (await findTransaction(tx, caller.row.reference))!;
     // The same token again is a retry, also once the payment it started is final.

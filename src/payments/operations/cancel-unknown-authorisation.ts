@@ -51,7 +51,7 @@ export const cancelUnknownAuthorisation = systemOperation({
     const current = (await findTransaction(tx, reference))!;
     const open = current.status === 'pending' || current.status === 'manualintervention';
     const cancels = open && plan.cancels;
-    const retryAt = cancels ? now + ports.config.acquirerRecoveryIntervalMs : null;
+    const retryAt = cancels ? now + ports.settings.acquirerRecoveryIntervalMs : null;
     if (!(await claimAuthorisationRecovery(tx, reference, { dueAt, now, retryAt, technicalCancel: cancels }))) return stop(undefined);
     // Final already (an operator resolved it): nothing is left to learn.
     if (!open) return stop(await endAuthorisationInFlight(tx, reference).then(() => current));

@@ -44,7 +44,7 @@ function capturedAmount(amount: unknown, currencyCode: string, authorisedMinor: 
 
 export const capture = merchantOperation({
   name: 'capture',
-  parse: (body: Record<string, unknown>, { caller, ports }) => parseFollowUp(captureTable, body, requestRules(caller.mode, ports.config)),
+  parse: (body: Record<string, unknown>, { caller, ports }) => parseFollowUp(captureTable, body, requestRules(caller.mode, ports.settings)),
   load: (request, { ports, caller }) => loadAuthorisation(ports.store.read, caller, request.reference),
   decide: (found, request): Plan => {
     const authorisation = completable(authorised(found, request.reference));
@@ -73,7 +73,7 @@ export const capture = merchantOperation({
         amountMinor,
         currency: row.currency,
       },
-      { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
+      { now, leaseMs: ports.settings.acquirerRecoveryAfterMs },
     );
     return { ...plan, claim };
   },

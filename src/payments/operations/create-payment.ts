@@ -30,7 +30,7 @@ export const createPayment = merchantOperation({
     const flow = requestedFlow(body);
     return flow !== undefined && flowOf(flow).initiator === 'merchant' ? payOffSession : undefined;
   },
-  parse: (body: Record<string, unknown>, { caller, ports }) => validatePaymentBody(body, caller, requestRules(caller.mode, ports.config)),
+  parse: (body: Record<string, unknown>, { caller, ports }) => validatePaymentBody(body, caller, requestRules(caller.mode, ports.settings)),
   load: async (request, { ports, caller }) => {
     if (request.storeInVault) ports.vault.keys();
     // A token paid or a session handed out must be payable: not with a live key and no acquirer.
@@ -44,7 +44,7 @@ export const createPayment = merchantOperation({
   act: async ({ request, row, pageToken }, { ports, caller }) => {
     const { creation } = flowOf(request.flow);
     if (creation !== 'wallet-token' && creation !== 'wallet-session') return { row, pageToken };
-    const wallet = await prepareWalletPayment(request, caller, ports.config.wallet);
+    const wallet = await prepareWalletPayment(request, caller, ports.settings.wallet);
     return { row: { ...row, details: JSON.stringify(wallet.details) }, pageToken, accepted: wallet.accepted };
   },
   commit: async (tx, { row, pageToken, accepted }) => {

@@ -17,7 +17,7 @@ export const enrol = merchantOperation({
   // No enrollment that could never store its card (no vault key): 503 up front.
   load: (_body, { ports }) => void ports.vault.keys(),
   decide: (_nothing, body, { caller, now, ports }) =>
-    planEnrollment(body, { caller, now, expiryMs: ports.config.paymentExpiryMs, rules: requestRules(caller.mode, ports.config), secrets: ports.links.secrets }),
+    planEnrollment(body, { caller, now, expiryMs: ports.settings.paymentExpiryMs, rules: requestRules(caller.mode, ports.settings), secrets: ports.links.secrets }),
   commit: async (tx, { row, pageToken }) => {
     await storePendingTransaction(tx, row);
     return { row: row as TransactionRow, pageToken };

@@ -45,7 +45,7 @@ export const finishAcquirerClaim = systemOperation({
   reserve: async (tx, plan, { ports, now }) => {
     if (!plan) return stop(undefined);
     const { claim } = plan;
-    if (!(await takeDueAcquirerClaim(tx, { reference: claim.reference, dueAt: claim.due_at, retryAt: now + ports.config.acquirerRecoveryIntervalMs }))) {
+    if (!(await takeDueAcquirerClaim(tx, { reference: claim.reference, dueAt: claim.due_at, retryAt: now + ports.settings.acquirerRecoveryIntervalMs }))) {
       return stop(undefined);
     }
     const row = (await findTransaction(tx, claim.reference))!;

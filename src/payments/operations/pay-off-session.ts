@@ -54,7 +54,7 @@ export const payOffSession = merchantOperation({
   name: 'payOffSession',
   // The route's own scope: an Idempotency-Reference names one request of POST /payment, whichever operation runs it.
   scope: 'payment',
-  parse: (body: Record<string, unknown>, { caller, ports }) => validatePaymentBody(body, caller, requestRules(caller.mode, ports.config)),
+  parse: (body: Record<string, unknown>, { caller, ports }) => validatePaymentBody(body, caller, requestRules(caller.mode, ports.settings)),
   load: async (request, { ports, caller }) => {
     const vaultCard = await ports.vault.find(ports.store.read, caller, request.details.vaultAccessToken!);
     // Asked only of a token of the caller's own: any other is the one 422 of docs/api.md#the-details-object, whatever the mode's acquirer.

@@ -17,9 +17,9 @@ import { requestRules } from '../requests/fields.ts';
 
 export const refund = merchantOperation({
   name: 'refund',
-  parse: (body: Record<string, unknown>, { caller, ports }) => parseRefundRequest(body, requestRules(caller.mode, ports.config)),
+  parse: (body: Record<string, unknown>, { caller, ports }) => parseRefundRequest(body, requestRules(caller.mode, ports.settings)),
   load: (request, { ports, caller }) => loadSale(ports.store.read, caller, request.reference),
-  decide: (sale, request, { ports, now }) => planRefund(sale, request, ports.config.refundWindows, now),
+  decide: (sale, request, { ports, now }) => planRefund(sale, request, ports.settings.refundWindows, now),
   reserve: async (tx, plan, { ports, now }) => {
     const reserved = await reserveRefund(tx, plan, { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
     const refund = reserved.refund!;
@@ -33,7 +33,7 @@ export const refund = merchantOperation({
         amountMinor: refund.amount_minor,
         currency: refund.currency,
       },
-      { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
+      { now, leaseMs: ports.settings.acquirerRecoveryAfterMs },
     );
     return { ...reserved, claim };
   },

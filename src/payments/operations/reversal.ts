@@ -39,7 +39,7 @@ export const reversal = merchantOperation({
         // One claim of an authorisation at a time (its compare-and-set): its time names it apart.
         attempt: now.toString(36),
       },
-      { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
+      { now, leaseMs: ports.settings.acquirerRecoveryAfterMs },
     );
     return { ...plan, claim };
   },

@@ -60,7 +60,7 @@ export const sendToMethod = customerOperation({
           method: method!,
           ...(stored.issuer ? { issuer: stored.issuer } : {}),
           ...(stored.orderLines ? { invoice: invoiceOf(stored.orderLines as Record<string, unknown>[], findCurrency(row.currency)!) } : {}),
-          paymentPageUrl: payUrlOf(ports.config.publicUrl, pageTokenOfPayment(row, ports.links.secrets)),
+          paymentPageUrl: payUrlOf(ports.links.publicUrl, pageTokenOfPayment(row, ports.links.secrets)),
         },
         captureNow: row.type !== 'authorise',
         merchantName: merchant.name,

@@ -335,7 +335,7 @@ const effectsByKind: { [K in WordEffect['kind']]: EffectOf<K> } = {
         amountMinor: row.amount_minor,
         currency: row.currency,
       },
-      { now, leaseMs: ports.config.acquirerRecoveryAfterMs },
+      { now, leaseMs: ports.settings.acquirerRecoveryAfterMs },
     );
     return { attention: `${row.reference} was paid after Kassa ended it; Kassa gives the money back`, givingBack: { reference: claim.reference, dueAt: claim.due_at } };
   },
