@@ -94,7 +94,7 @@ export function atLeast<R extends FieldRun>(min: number, message: string): Check
 }
 
 /** One of `values`, else `enum` with `message`. */
-export function oneOf<R extends FieldRun>(values: ReadonlySet<unknown>, message: string): Check<R> {
+export function memberOf<R extends FieldRun>(values: ReadonlySet<unknown>, message: string): Check<R> {
   return (value, field, run) => (values.has(value) ? value : fail(run, field, 'enum', message));
 }
 

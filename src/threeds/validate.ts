@@ -7,7 +7,7 @@
  * is not refused but left out of the data, kept and named for the merchant (docs/threeds.md). The
  * payment object's echo of these fields is echo.ts. Pure: no I/O, no clock.
  */
-import { atLeast, atMost, checkTable, cutTo, fail, given, isObject, isString, oneOf, runChecks } from '../ground/field-engine.ts';
+import { atLeast, atMost, checkTable, cutTo, fail, given, isObject, isString, memberOf, runChecks } from '../ground/field-engine.ts';
 import type { Check, CompiledField, CompiledTable, FieldRun } from '../ground/field-engine.ts';
 import type { FieldError } from '../ground/problem.ts';
 import {
@@ -123,7 +123,7 @@ function valueChecks(spec: ThreeDSFieldSpec): Check<ThreeDSRun>[] {
   if (spec.cutToMax && max !== undefined) checks.push(cutTo(max, false));
   if (max !== undefined) checks.push(atMost(max, 'max_length', `must be at most ${max} characters`));
   if (min !== undefined) checks.push(atLeast(min, `must be at least ${min} characters`));
-  if (spec.enum !== undefined) checks.push(oneOf(new Set(spec.enum), `must be one of ${spec.enum.join(', ')}`));
+  if (spec.enum !== undefined) checks.push(memberOf(new Set(spec.enum), `must be one of ${spec.enum.join(', ')}`));
   if (spec.format !== undefined) checks.push(formatCheck(spec, spec.format));
   return checks;
 }

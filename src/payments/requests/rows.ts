@@ -14,7 +14,7 @@ import {
   fail,
   given,
   isObject,
-  oneOf,
+  memberOf,
   runChecks,
   type Check,
   type CompiledField,
@@ -184,7 +184,7 @@ function valueChecks(
     checks.push(atMost(field.maxSize, code, message));
   }
   if (spec.type === 'string') checks.push(withoutNul);
-  if (field.enumValues !== undefined) checks.push(oneOf(field.enumValues, spec.enumMessage ?? `must be one of ${spec.enum?.join(', ')}`));
+  if (field.enumValues !== undefined) checks.push(memberOf(field.enumValues, spec.enumMessage ?? `must be one of ${spec.enum?.join(', ')}`));
   const { enabledIn, allowedIn } = field;
   if (enabledIn !== undefined) {
     checks.push((value, _, run) =>
