@@ -271,8 +271,8 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.goto(invited.setPasswordUrl!);
     await assertAccessible(page, 'set password');
     await screenshot(page, 'console-set-password');
-    await page.getByLabel('New password').fill('a long new password');
-    await page.getByLabel('Repeat the password').fill('a long new password');
+    await page.getByLabel('New password').fill('a long new password 2');
+    await page.getByLabel('Repeat the password').fill('a long new password 2');
     await page.getByRole('button', { name: 'Save password' }).click();
     await page.getByRole('status').filter({ hasText: 'Your password is saved.' }).waitFor();
     await context.close();
