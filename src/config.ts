@@ -393,7 +393,7 @@ export const settings = {
     name: 'CONSOLE_LOCKOUT_ATTEMPTS',
     min: 1,
     description:
-      "Failed console sign-ins for one e-mail address after which it is locked for `CONSOLE_LOCKOUT_DURATION`: every sign-in with it, the right password too, is then answered `429` like any other (an address no account has is locked alike, so the answer never tells whether an account exists). The failures are counted over `CONSOLE_LOCKOUT_DURATION`; a successful sign-in clears them",
+      'Failed console sign-ins for one e-mail address after which it is locked for `CONSOLE_LOCKOUT_DURATION`: every sign-in with it, the right password too, is then answered `429` like any other (an address no account has is locked alike, so the answer never tells whether an account exists). The failures are counted over `CONSOLE_LOCKOUT_DURATION`; a successful sign-in clears them',
   }),
   consoleLockoutDuration: duration('PT30M', {
     name: 'CONSOLE_LOCKOUT_DURATION',

@@ -33,7 +33,9 @@ export async function runHousekeeping(config: Pick<Config, 'webhooks' | 'request
     idempotencyRecords: await purgeInBatches(store, (db, limit) => deleteExpiredRecords(db, now - RETENTION_MS, limit)),
     webhookDeliveries: await purgeInBatches(store, (db, limit) => deleteFinishedDeliveries(db, now - config.webhooks.retentionMs, limit)),
     consoleSessions: await purgeInBatches(store, (db, limit) => deleteExpiredSessions(db, now, now - config.console.idleTimeoutMs, limit)),
-    signInWindows: await purgeInBatches(store, (db, limit) => deleteEndedSignInWindows(db, store.dialect, now - Math.max(ADDRESS_WINDOW_MS, config.console.lockoutMs), limit)),
+    signInWindows: await purgeInBatches(store, (db, limit) =>
+      deleteEndedSignInWindows(db, store.dialect, now - Math.max(ADDRESS_WINDOW_MS, config.console.lockoutMs), limit),
+    ),
     requestLog: await purgeInBatches(store, (db, limit) => deleteOldRequestLog(db, now - config.requestLogRetentionMs, limit)),
   };
 }

@@ -73,7 +73,7 @@ export function registerOperatorCommands(program: Command): void {
 
   operator
     .command('reset-password')
-    .description("print a new one-time set-password link for an account (audited); its current password works until the link is used")
+    .description('print a new one-time set-password link for an account (audited); its current password works until the link is used')
     .requiredOption('--email <email>', "the account's e-mail address")
     .option('--public-url <url>', "the server's PUBLIC_URL, which the link starts with (default: the PUBLIC_URL setting)")
     .action(({ email, publicUrl }: { email: string; publicUrl?: string }) =>

@@ -10,7 +10,7 @@ import { paymentMethods } from '../ground/payment-method.ts';
 import type { ListedTransaction } from '../store/transaction-list.ts';
 import type { AuditLogRow } from '../store/schema.ts';
 import type { DeliveryView } from '../events/admin.ts';
-import type { Operator } from '../operators/sessions.ts';
+import type { Operator } from '../operators/accounts.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORDS_KEPT, type PasswordProblem } from '../operators/passwords.ts';
 import { consoleStylesheet } from './assets.ts';
 import { outcomesOf } from './outcomes.ts';

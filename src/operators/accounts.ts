@@ -20,6 +20,13 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 export const emailShaped = (email: string) => EMAIL.test(email) && !email.includes('\0');
 export const setPasswordUrlOf = (publicUrl: string, token: string) => `${publicUrl}/dashboard/set-password/${token}`;
 
+/** Who is signed in: the account, and the merchant it is limited to (null: a platform operator). */
+export interface Operator {
+  operatorId: string;
+  email: string;
+  merchantId: string | null;
+}
+
 export interface CreatedOperator {
   operatorId: string;
   email: string;

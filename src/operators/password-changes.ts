@@ -12,9 +12,8 @@ import { deleteSessionsOf, findOperatorByEmail, findOperatorById, passwordHistor
 import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { Problem } from '../ground/problem.ts';
 import { hashPassword, isOneOf, passwordProblem, verifyPassword, withPasswordSlot, PASSWORDS_KEPT, type PasswordProblem } from './passwords.ts';
-import { normalizeEmail, setPasswordUrlOf, SET_PASSWORD_TTL_MS } from './accounts.ts';
+import { normalizeEmail, setPasswordUrlOf, SET_PASSWORD_TTL_MS, type Operator } from './accounts.ts';
 import { audit } from './audit.ts';
-import type { Operator } from './sessions.ts';
 
 export type PasswordChange = { outcome: 'set' } | { outcome: 'refused'; problem: PasswordProblem | 'wrong_current' } | { outcome: 'busy' };
 
@@ -75,6 +74,11 @@ export async function issueSetPasswordLink(store: Store, email: string, publicUr
   if (!account || account.disabled_at !== null) throw new Problem('invalidSetting', `no active account with e-mail ${normalizeEmail(email)}`);
   const token = `sp_${randomBase62(43)}`;
   await store.transact((db) => setSetPasswordToken(db, account.id, sha256Hex(token), now + SET_PASSWORD_TTL_MS));
-  await audit(store, operatorOf(account), { action: 'password.reset-link', merchantId: account.merchant_id, detail: { by: 'command line' }, address: 'command line' }, now);
+  await audit(
+    store,
+    operatorOf(account),
+    { action: 'password.reset-link', merchantId: account.merchant_id, detail: { by: 'command line' }, address: 'command line' },
+    now,
+  );
   return setPasswordUrlOf(publicUrl, token);
 }

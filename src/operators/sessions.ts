@@ -31,7 +31,7 @@ import {
 } from '../store/operators.ts';
 import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { verifyPassword, withPasswordSlot } from './passwords.ts';
-import { emailShaped, normalizeEmail } from './accounts.ts';
+import { emailShaped, normalizeEmail, type Operator } from './accounts.ts';
 import { audit } from './audit.ts';
 
 /** A client address's window: at most FAILURES_PER_ADDRESS attempts in it, whichever accounts they name. */
@@ -44,13 +44,6 @@ export const FAILURES_PER_ADDRESS = 20;
  * before its idle timeout, never after.
  */
 export const LAST_USE_PRECISION_MS = 60 * 1000;
-
-/** Who is signed in: the account, and the merchant it is limited to (null: a platform operator). */
-export interface Operator {
-  operatorId: string;
-  email: string;
-  merchantId: string | null;
-}
 
 export interface Session {
   operator: Operator;
@@ -68,12 +61,7 @@ function throttledFor(counted: Counted[], now: number): number {
   return over.length === 0 ? 0 : Math.max(...over.map((c) => Math.ceil((c.window.window_started + c.windowMs - now) / 1000)));
 }
 
-export async function signIn(
-  store: Store,
-  security: ConsoleSecurity,
-  attempt: { email: string; password: string; address: string },
-  now = Date.now(),
-): Promise<SignIn> {
+export async function signIn(store: Store, security: ConsoleSecurity, attempt: { email: string; password: string; address: string }, now = Date.now()): Promise<SignIn> {
   const email = normalizeEmail(attempt.email);
   // An address no account can have is counted against the client address only.
   const account = emailShaped(email) ? `account:${email}` : undefined;
@@ -103,7 +91,12 @@ export async function signIn(
           await audit(
             store,
             { operatorId: operator.id, email: operator.email, merchantId: operator.merchant_id },
-            { action: 'account.locked', merchantId: operator.merchant_id, detail: { failures: security.lockoutAttempts, until: now + security.lockoutMs }, address: attempt.address },
+            {
+              action: 'account.locked',
+              merchantId: operator.merchant_id,
+              detail: { failures: security.lockoutAttempts, until: now + security.lockoutMs },
+              address: attempt.address,
+            },
             now,
           );
       }

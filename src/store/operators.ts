@@ -58,7 +58,10 @@ export async function disableOperator(db: Db, email: string, at: number): Promis
   return true;
 }
 
-export async function insertSession(db: Db, row: { id_hash: string; operator_id: string; csrf_token: string; created: number; expires_at: number; last_used: number }): Promise<void> {
+export async function insertSession(
+  db: Db,
+  row: { id_hash: string; operator_id: string; csrf_token: string; created: number; expires_at: number; last_used: number },
+): Promise<void> {
   await db.insertInto('console_sessions').values(row).execute();
 }
 

@@ -99,7 +99,11 @@ for (const backend of backends) {
       await assert.rejects(kassa(db.env, 'operator', 'reset-password', '--email', 'forgot@example.com'), /no active account/);
       const store = await openStore(loadConfig(db.env));
       try {
-        const audited = await store.read.selectFrom('audit_log').select(['operator_email', 'action', 'address']).where('operator_email', '=', 'forgot@example.com').execute();
+        const audited = await store.read
+          .selectFrom('audit_log')
+          .select(['operator_email', 'action', 'address'])
+          .where('operator_email', '=', 'forgot@example.com')
+          .execute();
         assert.deepEqual(audited, [{ operator_email: 'forgot@example.com', action: 'password.reset-link', address: 'command line' }]);
       } finally {
         await store.close();

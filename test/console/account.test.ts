@@ -24,9 +24,19 @@ for (const backend of backends) {
   describe(`console sessions and passwords on ${backend}`, () => {
     const kassa = suiteApp(backend);
     const sessionRow = (client: ConsoleClient) =>
-      kassa.store.read.selectFrom('console_sessions').selectAll().where('id_hash', '=', sha256Hex(sessionIdOf(client))).executeTakeFirstOrThrow();
+      kassa.store.read
+        .selectFrom('console_sessions')
+        .selectAll()
+        .where('id_hash', '=', sha256Hex(sessionIdOf(client)))
+        .executeTakeFirstOrThrow();
     const setSession = (client: ConsoleClient, values: { last_used?: number; expires_at?: number }) =>
-      kassa.store.transact((db) => db.updateTable('console_sessions').set(values).where('id_hash', '=', sha256Hex(sessionIdOf(client))).execute());
+      kassa.store.transact((db) =>
+        db
+          .updateTable('console_sessions')
+          .set(values)
+          .where('id_hash', '=', sha256Hex(sessionIdOf(client)))
+          .execute(),
+      );
 
     test('a session lasts CONSOLE_SESSION_LIFETIME at most; unused for CONSOLE_IDLE_TIMEOUT it ends; its last use is written at most once a minute', async () => {
       const { idleTimeoutMs, sessionLifetimeMs } = kassa.config.console;

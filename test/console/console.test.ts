@@ -60,7 +60,8 @@ for (const backend of backends) {
 
     test('after too many failures an account is refused even with the right password', async () => {
       await makeAccount(kassa.store, 'guessed@kassa.test');
-      for (let i = 0; i < kassa.config.console.lockoutAttempts; i++) assert.equal((await new ConsoleClient(kassa.app).signIn('guessed@kassa.test', `wrong ${i}`)).statusCode, 401);
+      for (let i = 0; i < kassa.config.console.lockoutAttempts; i++)
+        assert.equal((await new ConsoleClient(kassa.app).signIn('guessed@kassa.test', `wrong ${i}`)).statusCode, 401);
       const right = await new ConsoleClient(kassa.app).signIn('guessed@kassa.test');
       assert.equal(right.statusCode, 429);
       assert.match(right.body, /Too many attempts/);

@@ -22,6 +22,8 @@ export const consoleSecurity = (dialect: Dialect) => ({
       .addColumn('set_at', 'bigint', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('password_history_operator').on('password_history').columns(['operator_id', 'id']).execute();
-    await sql`INSERT INTO password_history (operator_id, password_hash, set_at) SELECT id, password_hash, created FROM operators WHERE password_hash IS NOT NULL`.execute(db);
+    await sql`INSERT INTO password_history (operator_id, password_hash, set_at) SELECT id, password_hash, created FROM operators WHERE password_hash IS NOT NULL`.execute(
+      db,
+    );
   },
 });
