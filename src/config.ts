@@ -118,8 +118,22 @@ export interface Config {
   webhooks: WebhookSettings;
   /** Live wallet keys and merchant identity, token freshness (WALLET_* variables, see wallet/settings.ts). */
   wallet: WalletSettings;
+  /** The console's sessions and sign-in lockout (CONSOLE_* variables, docs/console.md "Signing in and sessions"). */
+  console: ConsoleSecurity;
   /** Variables that look meant for Kassa but are none of its settings (misspelt, or from another version): main.ts warns. */
   unknownSettings: string[];
+}
+
+/** The console's sessions and sign-in lockout, as PCI DSS v4.0 8.2.8 and 8.3.4 ask (docs/console.md "Signing in and sessions"). */
+export interface ConsoleSecurity {
+  /** A session unused this long ends (CONSOLE_IDLE_TIMEOUT). */
+  idleTimeoutMs: number;
+  /** A session ends this long after its sign-in, however used (CONSOLE_SESSION_LIFETIME). */
+  sessionLifetimeMs: number;
+  /** Failed sign-ins after which an account is locked (CONSOLE_LOCKOUT_ATTEMPTS). */
+  lockoutAttempts: number;
+  /** How long a lock lasts (CONSOLE_LOCKOUT_DURATION). */
+  lockoutMs: number;
 }
 
 export interface VaultKey {
@@ -366,6 +380,25 @@ export const settings = {
     description:
       'Turns on `GET /metrics` (Prometheus text, all HTTP processes added up), answered only with `Authorization: Bearer <this token>`. Unset, there is no `/metrics`. Series and scrape config: [docs/operations.md](docs/operations.md#metrics)',
   }),
+  consoleIdleTimeout: duration('PT15M', {
+    name: 'CONSOLE_IDLE_TIMEOUT',
+    description:
+      'A console session unused this long ends: the next request goes to sign-in ([docs/console.md](docs/console.md#signing-in-and-sessions)). Its last use is recorded at most once a minute, so a session may end up to a minute sooner',
+  }),
+  consoleSessionLifetime: duration('PT12H', {
+    name: 'CONSOLE_SESSION_LIFETIME',
+    description: 'A console session ends this long after its sign-in, however much it is used',
+  }),
+  consoleLockoutAttempts: integer(10, {
+    name: 'CONSOLE_LOCKOUT_ATTEMPTS',
+    min: 1,
+    description:
+      'Failed console sign-ins for one e-mail address after which it is locked for `CONSOLE_LOCKOUT_DURATION`: every sign-in with it, the right password too, is then answered `429` like any other (an address no account has is locked alike, so the answer never tells whether an account exists). The failures are counted over `CONSOLE_LOCKOUT_DURATION`; a successful sign-in clears them',
+  }),
+  consoleLockoutDuration: duration('PT30M', {
+    name: 'CONSOLE_LOCKOUT_DURATION',
+    description: 'How long a console account stays locked after `CONSOLE_LOCKOUT_ATTEMPTS` failed sign-ins, from the last of them',
+  }),
   redisUrl: url(['redis:', 'rediss:'], {
     name: 'REDIS_URL',
     description:
@@ -391,6 +424,7 @@ const FAMILIES = [
   'DEMO_',
   'CARD_SEAL',
   'REQUEST_LOG',
+  'CONSOLE_',
 ];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -434,6 +468,12 @@ export function loadConfig(env: Env = process.env): Config {
     vaultOldKeys: read(settings.vaultOldKeys),
     httpProcesses: read(settings.httpProcesses),
     databasePoolSize: read(settings.databasePoolSize),
+    console: {
+      idleTimeoutMs: read(settings.consoleIdleTimeout),
+      sessionLifetimeMs: read(settings.consoleSessionLifetime),
+      lockoutAttempts: read(settings.consoleLockoutAttempts),
+      lockoutMs: read(settings.consoleLockoutDuration),
+    },
     unknownSettings: unknownSettings(
       env,
       allSettings.map((definition) => definition.name),

@@ -13,7 +13,7 @@ import { startAcquirerRecovery } from './payments/jobs/acquirer-recovery.ts';
 import { databaseUnavailable } from './store/unavailable.ts';
 
 /** The settings the workers read beside the ports': their intervals, housekeeping's retention and webhook delivery's. */
-type WorkerSettings = Pick<Config, 'expirySweepIntervalMs' | 'acquirerRecoveryIntervalMs' | 'webhooks' | 'requestLogRetentionMs'>;
+type WorkerSettings = Pick<Config, 'expirySweepIntervalMs' | 'acquirerRecoveryIntervalMs' | 'webhooks' | 'requestLogRetentionMs' | 'console'>;
 
 export function startWorkers(config: WorkerSettings, ports: Ports, log: FastifyBaseLogger): () => Promise<void> {
   const { store } = ports;

@@ -7,6 +7,7 @@ import { text } from 'node:stream/consumers';
 import { print, withStore } from './store.ts';
 import { loadConfig } from '../config.ts';
 import { createOperator, disableAccount, operatorsOf } from '../operators/accounts.ts';
+import { issueSetPasswordLink } from '../operators/password-changes.ts';
 
 /** The password piped in, without the newline `echo` or a terminal adds. */
 const passwordFromStdin = async () => (await text(process.stdin)).replace(/\r?\n$/, '');
@@ -67,6 +68,18 @@ export function registerOperatorCommands(program: Command): void {
           const state = o.disabled ? 'disabled' : o.passwordSet ? 'active' : 'password not set';
           print(`${o.operatorId}  ${o.email}  ${o.merchantId ?? 'platform operator'}  ${state}  created ${new Date(o.created).toISOString()}`);
         }
+      }),
+    );
+
+  operator
+    .command('reset-password')
+    .description('print a new one-time set-password link for an account (audited); its current password works until the link is used')
+    .requiredOption('--email <email>', "the account's e-mail address")
+    .option('--public-url <url>', "the server's PUBLIC_URL, which the link starts with (default: the PUBLIC_URL setting)")
+    .action(({ email, publicUrl }: { email: string; publicUrl?: string }) =>
+      withStore(async (store) => {
+        const link = await issueSetPasswordLink(store, email, linkRoot(publicUrl, true));
+        print(`set-password link for ${email.trim().toLowerCase()} (one use, 7 days): ${link}`);
       }),
     );
 

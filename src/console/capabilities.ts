@@ -7,7 +7,7 @@
  * page), the others to none (the console's Cancel button cancels, audited; a wallet token comes
  * from the merchant's server). A platform operator sees none.
  */
-import type { Operator } from '../operators/sessions.ts';
+import type { Operator } from '../operators/accounts.ts';
 import type { TransactionRow } from '../store/schema.ts';
 
 type Viewed = Pick<TransactionRow, 'merchant_id' | 'status'>;

@@ -1,6 +1,7 @@
-/** What the console's signed-in route files share: the store, a request's view, and sending a page with the console's headers. */
+/** What the console's route files share: the store, the sessions' and sign-in's settings, a request's view, and sending a page with the console's headers. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../store/store.ts';
+import type { ConsoleSecurity } from '../config.ts';
 import type { Session } from '../operators/sessions.ts';
 import { Problem } from '../ground/problem.ts';
 import { identifierShaped } from '../lib/tokens.ts';
@@ -8,6 +9,7 @@ import type { ConsoleView } from './views.ts';
 
 export interface ConsoleContext {
   store: Store;
+  security: ConsoleSecurity;
   viewOf(request: FastifyRequest, session?: Session): ConsoleView;
   send(reply: FastifyReply, view: ConsoleView, body: { toString(): string }, status?: number): FastifyReply;
 }

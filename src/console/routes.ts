@@ -2,7 +2,7 @@
  * The console at PUBLIC_URL/dashboard (docs/console.md), assembled here from its route files:
  * sign-in.ts (the forms before a session, the session gate, signing out), payments.ts (the list and
  * one transaction), payment-actions.ts (the actions on it), settings.ts, overview.ts, export.ts,
- * request-log.ts and audit.ts. Server-rendered HTML with the customer pages' strict CSP and no
+ * request-log.ts, audit.ts and account.ts (one's own password and sessions). Server-rendered HTML with the customer pages' strict CSP and no
  * scripts; every POST carries a synchronizer token (sign-in.ts). A merchant's account sees and acts
  * on its own merchant only: anything else is answered as not found. One error page for all of it.
  */
@@ -25,6 +25,7 @@ import { exportRoutes } from './export.ts';
 import { overviewRoutes } from './overview.ts';
 import { requestLogRoutes } from './request-log.ts';
 import { auditRoutes } from './audit.ts';
+import { accountRoutes } from './account.ts';
 import { messagePage, type ConsoleView } from './views.ts';
 
 interface Deps {
@@ -37,6 +38,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   const context: ConsoleContext = {
     store,
+    security: config.console,
     viewOf: (request: FastifyRequest, session?: Session): ConsoleView => ({
       t: consoleTranslator(request.headers['accept-language']),
       nonce: newNonce(),
@@ -71,5 +73,6 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
     exportRoutes(signedIn, context);
     requestLogRoutes(signedIn, context);
     auditRoutes(signedIn, context);
+    accountRoutes(signedIn, context);
   });
 }

@@ -4,16 +4,17 @@
  * check, the synchronizer token every POST carries, and signing out. A session is a random id in an
  * HttpOnly, SameSite=Strict cookie (Secure when PUBLIC_URL is https) kept in the database
  * (operators/sessions.ts); the forms before a session carry a token the secrets key derives from a
- * random pre-session cookie.
+ * random pre-session cookie. Signing out everywhere ends every session of the account.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formTokenOf, identifierShaped, randomBase62 } from '../lib/tokens.ts';
 import { crossSite, csrfValid, field, type Form } from '../lib/page-security.ts';
-import { sessionOf, signIn, signOut, SESSION_TTL_MS, type Session } from '../operators/sessions.ts';
-import { setPasswordAccount, setPasswordWithLink } from '../operators/accounts.ts';
-import { passwordProblem, BUSY_RETRY_AFTER_SECONDS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../operators/passwords.ts';
+import { sessionOf, signIn, signOut, signOutEverywhere, type Session } from '../operators/sessions.ts';
+import { setPasswordAccount } from '../operators/accounts.ts';
+import { setPasswordWithLink } from '../operators/password-changes.ts';
+import { BUSY_RETRY_AFTER_SECONDS, PASSWORD_MIN_LENGTH } from '../operators/passwords.ts';
 import type { ConsoleContext, Query } from './context.ts';
-import { messagePage, setPasswordPage, signInPage } from './views.ts';
+import { messagePage, passwordProblemText, setPasswordPage, signInPage } from './views.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,10 +29,10 @@ const FORM_COOKIE = 'kassa_console_form';
 export type CookieOptions = ReturnType<typeof consoleCookies>;
 export const consoleCookies = (publicUrl: string) => ({ path: '/dashboard', httpOnly: true, sameSite: 'strict', secure: publicUrl.startsWith('https:') }) as const;
 
-const retryAfter = (reply: FastifyReply, seconds: number) => reply.header('Retry-After', String(seconds));
+export const retryAfter = (reply: FastifyReply, seconds: number) => reply.header('Retry-After', String(seconds));
 
 /** The forms shown before a session exists: sign-in and set password (from an invitation or reset link). */
-export function signInRoutes(app: FastifyInstance, { store, viewOf, send }: ConsoleContext, cookieOptions: CookieOptions) {
+export function signInRoutes(app: FastifyInstance, { store, security, viewOf, send }: ConsoleContext, cookieOptions: CookieOptions) {
   /** The token of the forms shown before a session exists (sign-in, set password), for the pre-session cookie, set here when missing. */
   function formToken(request: FastifyRequest, reply: FastifyReply): string {
     let preSession = request.cookies[FORM_COOKIE];
@@ -63,11 +64,11 @@ export function signInRoutes(app: FastifyInstance, { store, viewOf, send }: Cons
     const email = field(request.body, 'email') ?? '';
     const token = formToken(request, reply);
     if (!formTokenValid(request)) return send(reply, view, signInPage(view, { formToken: token, email, problem: view.t('formExpired') }), 403);
-    const result = await signIn(store, { email, password: field(request.body, 'password') ?? '', address: request.ip });
+    const result = await signIn(store, security, { email, password: field(request.body, 'password') ?? '', address: request.ip });
     const again = (problem: string, status: number) => send(reply, view, signInPage(view, { formToken: token, email, problem }), status);
     switch (result.outcome) {
       case 'signed-in':
-        void reply.setCookie(SESSION_COOKIE, result.sessionId, { ...cookieOptions, maxAge: SESSION_TTL_MS / 1000 });
+        void reply.setCookie(SESSION_COOKIE, result.sessionId, { ...cookieOptions, maxAge: security.sessionLifetimeMs / 1000 });
         return reply.redirect('/dashboard/payments', 303);
       // One message whichever part was wrong: the page never tells whether the account exists.
       case 'refused':
@@ -98,31 +99,27 @@ export function signInRoutes(app: FastifyInstance, { store, viewOf, send }: Cons
     if (!account) return send(reply, view, messagePage(view, view.t('setPasswordTitle'), view.t('linkInvalid')), 404);
     const password = field(request.body, 'password') ?? '';
     const state = { formToken: formToken(request, reply), token: request.params.token, email: account.email, min: PASSWORD_MIN_LENGTH };
-    const weakness = passwordProblem(password);
-    const problem = !formTokenValid(request)
-      ? view.t('formExpired')
-      : weakness === 'too_short'
-        ? view.t('passwordTooShort', { min: PASSWORD_MIN_LENGTH })
-        : weakness === 'too_long'
-          ? view.t('passwordTooLong', { max: PASSWORD_MAX_LENGTH })
-          : password !== field(request.body, 'repeat')
-            ? view.t('passwordsDiffer')
-            : undefined;
-    if (problem) return send(reply, view, setPasswordPage(view, { ...state, problem }), 422);
-    if ((await setPasswordWithLink(store, account, password)) === 'busy') {
-      retryAfter(reply, BUSY_RETRY_AFTER_SECONDS);
-      return send(reply, view, setPasswordPage(view, { ...state, problem: view.t('passwordsBusy') }), 429);
+    if (!formTokenValid(request)) return send(reply, view, setPasswordPage(view, { ...state, problem: view.t('formExpired') }), 422);
+    if (password !== field(request.body, 'repeat')) return send(reply, view, setPasswordPage(view, { ...state, problem: passwordProblemText(view.t, 'differ') }), 422);
+    const change = await setPasswordWithLink(store, account, password, request.ip);
+    switch (change.outcome) {
+      case 'set':
+        return reply.redirect('/dashboard/sign-in?passwordSet', 303);
+      case 'refused':
+        return send(reply, view, setPasswordPage(view, { ...state, problem: passwordProblemText(view.t, change.problem) }), 422);
+      case 'busy':
+        retryAfter(reply, BUSY_RETRY_AFTER_SECONDS);
+        return send(reply, view, setPasswordPage(view, { ...state, problem: view.t('passwordsBusy') }), 429);
     }
-    return reply.redirect('/dashboard/sign-in?passwordSet', 303);
   });
 }
 
 /** The signed-in scope's gate: no session, the sign-in page; a POST without the session's token or from another site, refused. And signing out. */
-export function sessionRoutes(signedIn: FastifyInstance, { store, viewOf, send }: ConsoleContext, cookieOptions: CookieOptions) {
+export function sessionRoutes(signedIn: FastifyInstance, { store, security, viewOf, send }: ConsoleContext, cookieOptions: CookieOptions) {
   signedIn.decorateRequest('consoleSession', null as never);
   signedIn.addHook('onRequest', async (request, reply) => {
     const id = request.cookies[SESSION_COOKIE] ?? '';
-    const session = identifierShaped(id) ? await sessionOf(store, id) : undefined;
+    const session = identifierShaped(id) ? await sessionOf(store, security, id) : undefined;
     if (!session) {
       await reply.redirect('/dashboard/sign-in', 303);
       return reply;
@@ -141,6 +138,12 @@ export function sessionRoutes(signedIn: FastifyInstance, { store, viewOf, send }
 
   signedIn.post('/dashboard/sign-out', async (request, reply) => {
     await signOut(store, request.consoleSession.id);
+    void reply.clearCookie(SESSION_COOKIE, cookieOptions);
+    return reply.redirect('/dashboard/sign-in?signedOut', 303);
+  });
+
+  signedIn.post('/dashboard/sign-out-everywhere', async (request, reply) => {
+    await signOutEverywhere(store, request.consoleSession.operator, request.ip);
     void reply.clearCookie(SESSION_COOKIE, cookieOptions);
     return reply.redirect('/dashboard/sign-in?signedOut', 303);
   });

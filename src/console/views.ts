@@ -10,7 +10,8 @@ import { paymentMethods } from '../ground/payment-method.ts';
 import type { ListedTransaction } from '../store/transaction-list.ts';
 import type { AuditLogRow } from '../store/schema.ts';
 import type { DeliveryView } from '../events/admin.ts';
-import type { Operator } from '../operators/sessions.ts';
+import type { Operator } from '../operators/accounts.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORDS_KEPT, type PasswordProblem } from '../operators/passwords.ts';
 import { consoleStylesheet } from './assets.ts';
 import { outcomesOf } from './outcomes.ts';
 import { term, type MessageKey, type Translate } from './i18n.ts';
@@ -48,7 +49,7 @@ ${
     ? html`<header class="bar">
 <span class="brand">${t('console')}</span>
 <nav aria-label="${t('navigation')}"><ul><li><a href="/dashboard/overview">${t('navOverview')}</a></li><li><a href="/dashboard/payments">${t('navPayments')}</a></li><li><a href="/dashboard/requests">${t('navRequests')}</a></li><li><a href="/dashboard/merchants">${t('navSettings')}</a></li><li><a href="/dashboard/audit">${t('navAudit')}</a></li></ul></nav>
-<span class="who">${t('signedInAs', { email: session.operator.email })}${session.operator.merchantId ? ` (${session.operator.merchantId})` : ` (${t('allMerchants')})`}</span>
+<span class="who"><a href="/dashboard/account">${t('signedInAs', { email: session.operator.email })}</a>${session.operator.merchantId ? ` (${session.operator.merchantId})` : ` (${t('allMerchants')})`}</span>
 <form method="post" action="/dashboard/sign-out">${csrfField(view)}<button type="submit" class="quiet">${t('signOut')}</button></form>
 </header>`
     : ''
@@ -76,6 +77,26 @@ ${notices(state)}
 </form>
 </main>`,
   );
+}
+
+/** What a refused new password is told: the rule it breaks (operators/passwords.ts). */
+export function passwordProblemText(t: Translate, problem: PasswordProblem | 'wrong_current' | 'differ'): string {
+  switch (problem) {
+    case 'too_short':
+      return t('passwordTooShort', { min: PASSWORD_MIN_LENGTH });
+    case 'too_long':
+      return t('passwordTooLong', { max: PASSWORD_MAX_LENGTH });
+    case 'no_letter':
+      return t('passwordNeedsLetter');
+    case 'no_digit':
+      return t('passwordNeedsDigit');
+    case 'reused':
+      return t('passwordReused', { count: PASSWORDS_KEPT });
+    case 'wrong_current':
+      return t('currentPasswordWrong');
+    case 'differ':
+      return t('passwordsDiffer');
+  }
 }
 
 export function setPasswordPage(view: ConsoleView, state: { formToken: string; token: string; email: string; min: number; problem?: string }): SafeHtml {

@@ -6,10 +6,10 @@
 import type { Store } from '../store/store.ts';
 import type { OperatorRow } from '../store/schema.ts';
 import { findMerchant } from '../store/merchants.ts';
-import { disableOperator, findOperatorByEmail, findOperatorBySetPasswordHash, insertOperator, listOperators, setOperatorPassword } from '../store/operators.ts';
+import { disableOperator, findOperatorByEmail, findOperatorBySetPasswordHash, insertOperator, insertPasswordHistory, listOperators } from '../store/operators.ts';
 import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { Problem } from '../ground/problem.ts';
-import { hashPassword, passwordProblem, withPasswordSlot, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
+import { hashPassword, passwordProblem, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORDS_KEPT, type PasswordProblem } from './passwords.ts';
 
 /** How long a set-password link works. */
 export const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -19,6 +19,13 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 /** Whether a (normalized) address could be an account's; anything else is never looked up (PostgreSQL refuses text with NUL). */
 export const emailShaped = (email: string) => EMAIL.test(email) && !email.includes('\0');
 export const setPasswordUrlOf = (publicUrl: string, token: string) => `${publicUrl}/dashboard/set-password/${token}`;
+
+/** Who is signed in: the account, and the merchant it is limited to (null: a platform operator). */
+export interface Operator {
+  operatorId: string;
+  email: string;
+  merchantId: string | null;
+}
 
 export interface CreatedOperator {
   operatorId: string;
@@ -34,7 +41,7 @@ export async function createOperator(
 ): Promise<CreatedOperator> {
   const email = normalizeEmail(account.email);
   if (!emailShaped(email)) throw new Problem('invalidSetting', '--email must be an e-mail address');
-  if (account.password !== undefined) refuseWeak(account.password);
+  if (account.password !== undefined) refuseWeak(passwordProblem(account.password));
   const token = account.password === undefined ? `sp_${randomBase62(43)}` : undefined;
   const row: OperatorRow = {
     id: `op_${randomBase62(16)}`,
@@ -51,6 +58,7 @@ export async function createOperator(
       throw new Problem('invalidSetting', `no merchant with id ${account.merchantId}`);
     if (await findOperatorByEmail(db, email)) throw new Problem('invalidSetting', `an account with e-mail ${email} exists already`);
     await insertOperator(db, row);
+    if (row.password_hash !== null) await insertPasswordHistory(db, row.id, row.password_hash, now);
   });
   return { operatorId: row.id, email, ...(token ? { setPasswordUrl: setPasswordUrlOf(account.publicUrl, token) } : {}) };
 }
@@ -87,17 +95,16 @@ export async function setPasswordAccount(store: Store, token: string, now = Date
   return row && row.disabled_at === null && (row.set_password_expires_at ?? 0) > now ? row : undefined;
 }
 
-/** Sets the password through the link, which is spent by it; `'busy'` when every password slot of this process is taken (passwords.ts). */
-export async function setPasswordWithLink(store: Store, operator: OperatorRow, password: string): Promise<'set' | 'busy'> {
-  refuseWeak(password);
-  const hash = await withPasswordSlot(() => hashPassword(password));
-  if (hash === 'busy') return 'busy';
-  await store.transact((db) => setOperatorPassword(db, operator.id, hash));
-  return 'set';
-}
+/** What each password rule says, for the command line (the console has its own words, console/messages/). */
+const RULES: Record<PasswordProblem, string> = {
+  too_short: `the password must be at least ${PASSWORD_MIN_LENGTH} characters`,
+  too_long: `the password must be at most ${PASSWORD_MAX_LENGTH} characters`,
+  no_letter: 'the password must contain a letter',
+  no_digit: 'the password must contain a digit',
+  reused: `the password must not be one of the account's last ${PASSWORDS_KEPT}`,
+};
 
-function refuseWeak(password: string) {
-  const problem = passwordProblem(password);
-  if (problem === 'too_short') throw new Problem('invalidSetting', `the password must be at least ${PASSWORD_MIN_LENGTH} characters`);
-  if (problem === 'too_long') throw new Problem('invalidSetting', `the password must be at most ${PASSWORD_MAX_LENGTH} characters`);
+/** Refuses a password that breaks a rule, naming it. */
+export function refuseWeak(problem: PasswordProblem | undefined): void {
+  if (problem) throw new Problem('invalidSetting', RULES[problem]);
 }

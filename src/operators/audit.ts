@@ -6,7 +6,7 @@
 import type { Store } from '../store/store.ts';
 import type { AuditLogRow } from '../store/schema.ts';
 import { insertAuditEntry, listAuditEntries } from '../store/operators.ts';
-import type { Operator } from './sessions.ts';
+import type { Operator } from './accounts.ts';
 
 export interface AuditEntry {
   action: string;

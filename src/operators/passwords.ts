@@ -60,9 +60,23 @@ export async function verifyPassword(password: string, stored: string | null): P
 /** A hash of no one's password, verified when the account is unknown so the answer's timing does not tell. */
 const DUMMY = `scrypt$${COST.N}$${COST.r}$${COST.p}$${randomBytes(16).toString('base64')}$${randomBytes(KEY_LENGTH).toString('base64')}`;
 
-/** Why a new password is refused, or undefined. */
-export function passwordProblem(password: string): 'too_short' | 'too_long' | undefined {
+/** Why a new password is refused by the rules that need no hash (PCI DSS v4.0 8.3.6: 12 characters, letters and digits), or undefined. */
+export function passwordProblem(password: string): PasswordProblem | undefined {
   if ([...password].length < PASSWORD_MIN_LENGTH) return 'too_short';
   if (password.length > PASSWORD_MAX_LENGTH) return 'too_long';
+  if (!/\p{L}/u.test(password)) return 'no_letter';
+  if (!/\p{Nd}/u.test(password)) return 'no_digit';
   return undefined;
+}
+
+/** Why a new password is refused: a rule above, or `reused` (one of the account's last PASSWORDS_KEPT, PCI DSS v4.0 8.3.7). */
+export type PasswordProblem = 'too_short' | 'too_long' | 'no_letter' | 'no_digit' | 'reused';
+
+/** How many of an account's passwords are kept (their hashes), the current one included: a new one may be none of them. */
+export const PASSWORDS_KEPT = 4;
+
+/** Whether the password is one of these hashes'; checked one after the other, within the caller's password slot. */
+export async function isOneOf(password: string, hashes: readonly string[]): Promise<boolean> {
+  for (const hash of hashes) if (await verifyPassword(password, hash)) return true;
+  return false;
 }

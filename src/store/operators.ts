@@ -1,4 +1,4 @@
-/** Console queries: operators (accounts), their sessions, sign-in attempts (020_sign_in_attempts) and the audit log (013_console). */
+/** Console queries: operators (accounts), their sessions, password history (031_console_security), sign-in attempts (020_sign_in_attempts) and the audit log (013_console). */
 import type { Db, Dialect } from './store.ts';
 import type { AuditLogRow, OperatorRow } from './schema.ts';
 
@@ -10,6 +10,10 @@ export async function findOperatorByEmail(db: Db, email: string): Promise<Operat
   return db.selectFrom('operators').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
+export async function findOperatorById(db: Db, id: string): Promise<OperatorRow | undefined> {
+  return db.selectFrom('operators').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function findOperatorBySetPasswordHash(db: Db, hash: string): Promise<OperatorRow | undefined> {
   return db.selectFrom('operators').selectAll().where('set_password_hash', '=', hash).executeTakeFirst();
 }
@@ -18,9 +22,27 @@ export async function listOperators(db: Db): Promise<OperatorRow[]> {
   return db.selectFrom('operators').selectAll().orderBy('created').orderBy('id').execute();
 }
 
-/** Sets the password and spends any outstanding set-password token. */
-export async function setOperatorPassword(db: Db, operatorId: string, passwordHash: string): Promise<void> {
+/** Sets the password, spends any outstanding set-password token, and keeps the hash in the history with at most `kept` hashes in all. */
+export async function setOperatorPassword(db: Db, operatorId: string, passwordHash: string, at: number, kept: number): Promise<void> {
   await db.updateTable('operators').set({ password_hash: passwordHash, set_password_hash: null, set_password_expires_at: null }).where('id', '=', operatorId).execute();
+  await insertPasswordHistory(db, operatorId, passwordHash, at);
+  const keptIds = db.selectFrom('password_history').select('id').where('operator_id', '=', operatorId).orderBy('id', 'desc').limit(kept);
+  await db.deleteFrom('password_history').where('operator_id', '=', operatorId).where('id', 'not in', keptIds).execute();
+}
+
+export async function insertPasswordHistory(db: Db, operatorId: string, passwordHash: string, at: number): Promise<void> {
+  await db.insertInto('password_history').values({ operator_id: operatorId, password_hash: passwordHash, set_at: at }).execute();
+}
+
+/** The account's kept password hashes, newest first. */
+export async function passwordHistory(db: Db, operatorId: string): Promise<string[]> {
+  const rows = await db.selectFrom('password_history').select('password_hash').where('operator_id', '=', operatorId).orderBy('id', 'desc').execute();
+  return rows.map((row) => row.password_hash);
+}
+
+/** Gives the account a new set-password token (a reset link), replacing any outstanding one. */
+export async function setSetPasswordToken(db: Db, operatorId: string, tokenHash: string, expiresAt: number): Promise<void> {
+  await db.updateTable('operators').set({ set_password_hash: tokenHash, set_password_expires_at: expiresAt }).where('id', '=', operatorId).execute();
 }
 
 /** Disables the account and ends its sessions; false when there is no such account. */
@@ -36,28 +58,48 @@ export async function disableOperator(db: Db, email: string, at: number): Promis
   return true;
 }
 
-export async function insertSession(db: Db, row: { id_hash: string; operator_id: string; csrf_token: string; created: number; expires_at: number }): Promise<void> {
+export async function insertSession(
+  db: Db,
+  row: { id_hash: string; operator_id: string; csrf_token: string; created: number; expires_at: number; last_used: number },
+): Promise<void> {
   await db.insertInto('console_sessions').values(row).execute();
 }
 
-/** The unexpired session with this id hash, with its account when that is not disabled. */
-export async function findSession(db: Db, idHash: string, now: number) {
+/** The session with this id hash, unexpired and used since `idleSince`, with its account when that is not disabled. */
+export async function findSession(db: Db, idHash: string, now: number, idleSince: number) {
   return db
     .selectFrom('console_sessions')
     .innerJoin('operators', 'operators.id', 'console_sessions.operator_id')
-    .select(['console_sessions.id_hash', 'console_sessions.csrf_token', 'console_sessions.expires_at', 'operators.id', 'operators.email', 'operators.merchant_id'])
+    .select(['console_sessions.id_hash', 'console_sessions.csrf_token', 'console_sessions.last_used', 'operators.id', 'operators.email', 'operators.merchant_id'])
     .where('console_sessions.id_hash', '=', idHash)
     .where('console_sessions.expires_at', '>', now)
+    .where('console_sessions.last_used', '>', idleSince)
     .where('operators.disabled_at', 'is', null)
     .executeTakeFirst();
+}
+
+export async function touchSession(db: Db, idHash: string, now: number): Promise<void> {
+  await db.updateTable('console_sessions').set({ last_used: now }).where('id_hash', '=', idHash).execute();
+}
+
+/** Ends every session of the account, but the one with `keptIdHash` when given; answers how many ended. */
+export async function deleteSessionsOf(db: Db, operatorId: string, keptIdHash?: string): Promise<number> {
+  let query = db.deleteFrom('console_sessions').where('operator_id', '=', operatorId);
+  if (keptIdHash !== undefined) query = query.where('id_hash', '!=', keptIdHash);
+  return Number((await query.executeTakeFirst()).numDeletedRows);
 }
 
 export async function deleteSession(db: Db, idHash: string): Promise<void> {
   await db.deleteFrom('console_sessions').where('id_hash', '=', idHash).execute();
 }
 
-export async function deleteExpiredSessions(db: Db, now: number, limit: number): Promise<number> {
-  const expired = db.selectFrom('console_sessions').select('id_hash').where('expires_at', '<=', now).limit(limit);
+/** Deletes up to `limit` sessions that have expired or gone unused since `idleSince`. */
+export async function deleteExpiredSessions(db: Db, now: number, idleSince: number, limit: number): Promise<number> {
+  const expired = db
+    .selectFrom('console_sessions')
+    .select('id_hash')
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_used', '<=', idleSince)]))
+    .limit(limit);
   const result = await db.deleteFrom('console_sessions').where('id_hash', 'in', expired).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -104,6 +146,14 @@ export async function withdrawSignInAttempt(db: Db, subject: string, window: Sig
     .where('window_started', '=', window.window_started)
     .where('attempts', '>', 0)
     .execute();
+}
+
+/**
+ * Locks the subject: its window starts again now, with `limit` attempts in it, so every further
+ * attempt is over the limit until the window ends (operators/sessions.ts).
+ */
+export async function lockSignInSubject(db: Db, subject: string, now: number, limit: number): Promise<void> {
+  await db.updateTable('sign_in_attempts').set({ window_started: now, attempts: limit }).where('subject', '=', subject).execute();
 }
 
 export async function clearSignInAttempts(db: Db, subject: string): Promise<void> {

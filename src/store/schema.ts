@@ -297,7 +297,19 @@ export interface ConsoleSessionTable {
   /** The synchronizer token every state-changing form of this session carries. */
   csrf_token: string;
   created: number;
+  /** Ends the session however it is used: its sign-in plus CONSOLE_SESSION_LIFETIME. */
   expires_at: number;
+  /** Its last request, written at most once a minute (operators/sessions.ts); unused for CONSOLE_IDLE_TIMEOUT, it has ended (031_console_security). */
+  last_used: number;
+}
+
+/** One password an account has had, the current one included, newest last (031_console_security): the last four are kept. */
+export interface PasswordHistoryTable {
+  id: Generated<number>;
+  operator_id: string;
+  /** scrypt (operators/passwords.ts). */
+  password_hash: string;
+  set_at: number;
 }
 
 /**
@@ -306,7 +318,10 @@ export interface ConsoleSessionTable {
  */
 export interface SignInAttemptTable {
   subject: string;
-  /** When the window began: its first attempt. It ends FAILURE_WINDOW_MS later. */
+  /**
+   * When the window began: its first attempt, or for an account the failure that locked it. An
+   * address's ends ADDRESS_WINDOW_MS later, an account's CONSOLE_LOCKOUT_DURATION later.
+   */
   window_started: number;
   /** Attempts counted in the window, refused ones included; a successful sign-in takes its own back. */
   attempts: number;
@@ -346,6 +361,7 @@ export interface Database {
   operators: OperatorTable;
   console_sessions: ConsoleSessionTable;
   sign_in_attempts: SignInAttemptTable;
+  password_history: PasswordHistoryTable;
   audit_log: AuditLogTable;
   acquirer_notifications: AcquirerNotificationTable;
   readiness_probe: ReadinessProbeTable;

@@ -1,10 +1,12 @@
-/** `kassa operator create|list|disable`, run as a user would, on SQLite and PostgreSQL. */
+/** `kassa operator create|list|reset-password|disable`, run as a user would, on SQLite and PostgreSQL. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { backends, createTestDatabase, type TestDatabase } from '../support/app.ts';
 import { KASSA_CLI } from '../support/process.ts';
+import { openStore } from '../../src/store/store.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const run = promisify(execFile);
 const kassa = (env: Record<string, string>, ...args: string[]) =>
@@ -54,7 +56,7 @@ for (const backend of backends) {
       const merchant = JSON.parse((await kassa(db.env, 'merchant', 'create', '--name', 'Shop', '--json')).stdout);
       const made = await kassaWithInput(
         db.env,
-        'a good long password\n',
+        'a good long password 7\n',
         'operator',
         'create',
         '--email',
@@ -69,6 +71,10 @@ for (const backend of backends) {
       const short = await kassaWithInput(db.env, 'short\n', 'operator', 'create', '--email', 'weak@example.com', '--password-stdin');
       assert.equal(short.code, 1);
       assert.match(short.stderr, /at least 12 characters/);
+      const noDigit = await kassaWithInput(db.env, 'only letters here\n', 'operator', 'create', '--email', 'weak@example.com', '--password-stdin');
+      assert.deepEqual([noDigit.code, /must contain a digit/.test(noDigit.stderr)], [1, true], noDigit.stderr);
+      const noLetter = await kassaWithInput(db.env, '1234 5678 9012\n', 'operator', 'create', '--email', 'weak@example.com', '--password-stdin');
+      assert.deepEqual([noLetter.code, /must contain a letter/.test(noLetter.stderr)], [1, true], noLetter.stderr);
       await assert.rejects(kassa(db.env, 'operator', 'create', '--email', 'shop@example.com'), /exists already/);
       await assert.rejects(kassa(db.env, 'operator', 'create', '--email', 'x@example.com', '--merchant', 'mer_nope'), /no merchant/);
       await kassa(db.env, 'operator', 'disable', '--email', 'SHOP@example.com');
@@ -82,6 +88,26 @@ for (const backend of backends) {
       assert.deepEqual([shop.merchantId, shop.disabled, shop.passwordSet], [merchant.merchantId, true, true]);
       assert.ok(!JSON.stringify(list).includes('scrypt'), 'list never shows a password hash');
       await assert.rejects(kassa(db.env, 'operator', 'disable', '--email', 'nobody@example.com'), /no account/);
+    });
+
+    test('reset-password prints a new set-password link for an account, audited; an unknown or disabled account is refused', async () => {
+      await kassaWithInput(db.env, 'a good long password 7\n', 'operator', 'create', '--email', 'forgot@example.com', '--password-stdin');
+      const { stdout } = await kassa(db.env, 'operator', 'reset-password', '--email', 'Forgot@example.com');
+      assert.match(stdout, /^set-password link for forgot@example\.com \(one use, 7 days\): https:\/\/pay\.example\/dashboard\/set-password\/sp_[0-9A-Za-z]{43}\n$/);
+      await assert.rejects(kassa(db.env, 'operator', 'reset-password', '--email', 'nobody@example.com'), /no active account with e-mail nobody@example\.com/);
+      await kassa(db.env, 'operator', 'disable', '--email', 'forgot@example.com');
+      await assert.rejects(kassa(db.env, 'operator', 'reset-password', '--email', 'forgot@example.com'), /no active account/);
+      const store = await openStore(loadConfig(db.env));
+      try {
+        const audited = await store.read
+          .selectFrom('audit_log')
+          .select(['operator_email', 'action', 'address'])
+          .where('operator_email', '=', 'forgot@example.com')
+          .execute();
+        assert.deepEqual(audited, [{ operator_email: 'forgot@example.com', action: 'password.reset-link', address: 'command line' }]);
+      } finally {
+        await store.close();
+      }
     });
   });
 }

@@ -5,7 +5,8 @@
  * account meeting another merchant's payment (404), sign out; a pending test bank transfer marked
  * as its money having arrived; the overview chart, a merchant's
  * settings (webhook URL, a test webhook's attempt, a secret shown once, a payment method unchecked
- * and checked again, a refused change naming its field), the CSV download; setting a password.
+ * and checked again, a refused change naming its field), the CSV download; setting a password;
+ * changing one's own password from the account page and signing out everywhere.
  * axe on every page; screenshots of each.
  */
 import { after, before, describe, test } from 'node:test';
@@ -271,10 +272,36 @@ describe('console in Chromium', { skip: needs(chromiumMissing) }, () => {
     await page.goto(invited.setPasswordUrl!);
     await assertAccessible(page, 'set password');
     await screenshot(page, 'console-set-password');
-    await page.getByLabel('New password').fill('a long new password');
-    await page.getByLabel('Repeat the password').fill('a long new password');
+    await page.getByLabel('New password').fill('a long new password 2');
+    await page.getByLabel('Repeat the password').fill('a long new password 2');
     await page.getByRole('button', { name: 'Save password' }).click();
     await page.getByRole('status').filter({ hasText: 'Your password is saved.' }).waitFor();
+    await context.close();
+  });
+
+  test('changing one’s own password from the account page, then signing out everywhere', async () => {
+    await makeAccount(harness.kassa.store, 'own-password@kassa.test');
+    const { context, page, cspViolations } = await harness.context();
+    await page.goto(`${harness.baseUrl}/dashboard/sign-in`);
+    await signIn(page, 'own-password@kassa.test');
+    await page.waitForURL(/\/dashboard\/payments$/);
+    await page.getByRole('link', { name: 'Signed in as own-password@kassa.test' }).click();
+    await page.waitForURL(/\/dashboard\/account$/);
+    await assertAccessible(page, 'account');
+    await screenshot(page, 'console-account');
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password').fill('no digits in this one');
+    await page.getByLabel('Repeat the password').fill('no digits in this one');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The password must contain at least one digit.' }).waitFor();
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password').fill('a changed password 3');
+    await page.getByLabel('Repeat the password').fill('a changed password 3');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('status').filter({ hasText: 'Your password is changed.' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.waitForURL(/\/dashboard\/sign-in\?signedOut$/);
+    assert.deepEqual(cspViolations, []);
     await context.close();
   });
 

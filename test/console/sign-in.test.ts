@@ -1,6 +1,6 @@
 /**
  * Signing in to the console under attack, on SQLite and PostgreSQL (docs/console.md "Signing in and
- * sessions"): sign-ins for one account sent at once never get more than FAILURES_PER_ACCOUNT
+ * sessions"): sign-ins for one account sent at once never get more than CONSOLE_LOCKOUT_ATTEMPTS
  * passwords checked, in one process and in two; a flood of sign-ins beyond the process's password
  * slots is answered 429 at once, counting and checking nothing, while payments go on; and the
  * pre-session forms accept only a cookie and token Kassa issued together.
@@ -12,7 +12,8 @@ import { backends, cardPayment, createTestDatabase, suiteApp, type Injector, typ
 import { childPids, httpInjector, kassaCli, kassaCliWithInput, startKassaProcess, type KassaProcess } from '../support/process.ts';
 import { FORM, csrfOf } from '../pages/flow.ts';
 import { makeAccount, PASSWORD } from './support.ts';
-import { FAILURES_PER_ACCOUNT, FAILURE_WINDOW_MS } from '../../src/operators/sessions.ts';
+import { ADDRESS_WINDOW_MS } from '../../src/operators/sessions.ts';
+import { loadConfig } from '../../src/config.ts';
 import { countSignInAttempt } from '../../src/store/operators.ts';
 import { runHousekeeping } from '../../src/housekeeping.ts';
 import { formTokenOf, randomBase62 } from '../../src/lib/tokens.ts';
@@ -20,6 +21,8 @@ import { SecretBox } from '../../src/lib/secret-box.ts';
 import { randomBytes } from 'node:crypto';
 
 const BUSY = 'Kassa is busy checking other passwords.';
+/** The lockout every suite here runs with: the defaults (10 failures, 30 minutes). */
+const { lockoutAttempts, lockoutMs } = loadConfig({}).console;
 
 interface PreSessionForm {
   cookie: string;
@@ -79,13 +82,13 @@ async function guessAtOnce(app: Injector, email: string, remoteAddress?: string)
   return { guesses, right };
 }
 
-function assertAtMostFiveChecked({ guesses, right }: Awaited<ReturnType<typeof guessAtOnce>>) {
+function assertAtMostTheLimitChecked({ guesses, right }: Awaited<ReturnType<typeof guessAtOnce>>) {
   const checked = guesses.filter((a) => a.statusCode === 401).length;
-  assert.ok(checked <= FAILURES_PER_ACCOUNT, `${checked} passwords checked`);
+  assert.ok(checked <= lockoutAttempts, `${checked} passwords checked`);
   assert.equal(guesses.filter(throttled).length, guesses.length - checked, guesses.map((a) => a.statusCode).join(' '));
   assert.ok(throttled(right), `the right password while throttled: ${right.statusCode}`);
   const retryAfter = Number(right.headers['retry-after']);
-  assert.ok(retryAfter > 0 && retryAfter <= FAILURE_WINDOW_MS / 1000, `Retry-After ${retryAfter}`);
+  assert.ok(retryAfter > 0 && retryAfter <= lockoutMs / 1000, `Retry-After ${retryAfter}`);
 }
 
 for (const backend of backends) {
@@ -95,7 +98,7 @@ for (const backend of backends) {
     test('sixty units counting one subject at once each get a count of their own', async () => {
       const now = Date.now();
       const windows = await Promise.all(
-        Array.from({ length: 60 }, () => kassa.store.transact((db) => countSignInAttempt(db, 'account:race@kassa.test', now, FAILURE_WINDOW_MS))),
+        Array.from({ length: 60 }, () => kassa.store.transact((db) => countSignInAttempt(db, 'account:race@kassa.test', now, lockoutMs))),
       );
       assert.deepEqual(
         windows.map((w) => w.attempts).sort((a, b) => a - b),
@@ -105,21 +108,21 @@ for (const backend of backends) {
 
     test('the purge of ended windows and a sign-in counting the same two rows never deadlock', async () => {
       const now = Date.now();
-      const ended = now - FAILURE_WINDOW_MS - 1000;
+      const ended = now - Math.max(ADDRESS_WINDOW_MS, lockoutMs) - 1000;
       const account = `account:purge-${randomBase62(6)}@kassa.test`;
       const address = `address:purge-${randomBase62(6)}`;
       // Ended windows of both, the address's stored first: a purge scanning in storage order meets it first.
-      await kassa.store.transact((db) => countSignInAttempt(db, address, ended, FAILURE_WINDOW_MS));
-      await kassa.store.transact((db) => countSignInAttempt(db, account, ended, FAILURE_WINDOW_MS));
+      await kassa.store.transact((db) => countSignInAttempt(db, address, ended, ADDRESS_WINDOW_MS));
+      await kassa.store.transact((db) => countSignInAttempt(db, account, ended, lockoutMs));
       // A sign-in's unit (operators/sessions.ts) holds the account's row while the purge runs, then counts the address.
       let purgeStarted: () => void = () => {};
       const purgeHasStarted = new Promise<void>((resolve) => (purgeStarted = resolve));
       const signIn = kassa.store.transact(async (db) => {
-        await countSignInAttempt(db, account, now, FAILURE_WINDOW_MS);
+        await countSignInAttempt(db, account, now, lockoutMs);
         await purgeHasStarted;
         // Long enough for the purge to reach the account's row and wait for it.
         await new Promise((resolve) => setTimeout(resolve, 300));
-        return countSignInAttempt(db, address, now, FAILURE_WINDOW_MS);
+        return countSignInAttempt(db, address, now, ADDRESS_WINDOW_MS);
       });
       const purge = runHousekeeping(kassa.config, kassa.store, now);
       purgeStarted();
@@ -129,11 +132,11 @@ for (const backend of backends) {
       assert.equal(signedIn.value.attempts, 1, 'the address counted in a window of its own');
     });
 
-    test('sixty wrong sign-ins for one account at once get at most five passwords checked, the rest 429; the right one is then refused', async () => {
+    test('sixty wrong sign-ins for one account at once get at most ten passwords checked (the lockout), the rest 429; the right one is then refused', async () => {
       await makeAccount(kassa.store, 'burst@kassa.test');
       const answers = await guessAtOnce(kassa.app, 'burst@kassa.test', '192.0.2.1');
-      assertAtMostFiveChecked(answers);
-      assert.equal(answers.guesses.filter((a) => a.statusCode === 401).length, FAILURES_PER_ACCOUNT, 'every guess was counted, so the first five were checked');
+      assertAtMostTheLimitChecked(answers);
+      assert.equal(answers.guesses.filter((a) => a.statusCode === 401).length, lockoutAttempts, 'every guess was counted, so the first ten were checked');
     });
 
     test('a successful sign-in does not count against its address', async () => {
@@ -228,8 +231,8 @@ if (backends.includes('postgres')) {
       await db?.drop();
     });
 
-    test('sixty wrong sign-ins for one account at once, over separate connections to two processes, get at most five passwords checked', async () => {
-      assertAtMostFiveChecked(await guessAtOnce(httpInjector(kassa.baseUrl), 'cluster@kassa.test'));
+    test('sixty wrong sign-ins for one account at once, over separate connections to two processes, get at most ten passwords checked', async () => {
+      assertAtMostTheLimitChecked(await guessAtOnce(httpInjector(kassa.baseUrl), 'cluster@kassa.test'));
     });
   });
 }

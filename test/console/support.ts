@@ -6,7 +6,7 @@ import type { Store } from '../../src/store/store.ts';
 import { createOperator } from '../../src/operators/accounts.ts';
 import { FORM, csrfOf } from '../pages/flow.ts';
 
-export const PASSWORD = 'correct horse battery';
+export const PASSWORD = 'correct horse battery 42';
 
 export async function makeAccount(store: Store, email: string, merchantId?: string) {
   return createOperator(store, { email, merchantId, password: PASSWORD, publicUrl: 'http://kassa.test' });
