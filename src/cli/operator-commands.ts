@@ -59,15 +59,18 @@ export function registerOperatorCommands(program: Command): void {
     .description('list console accounts')
     .option('--json', 'print JSON')
     .action(({ json }: { json?: boolean }) =>
-      withStore(async (store) => {
-        const list = await operatorsOf(store);
-        if (json) return print(JSON.stringify(list));
-        if (list.length === 0) return print('no accounts');
-        for (const o of list) {
-          const state = o.disabled ? 'disabled' : o.passwordSet ? 'active' : 'password not set';
-          print(`${o.operatorId}  ${o.email}  ${o.merchantId ?? 'platform operator'}  ${state}  created ${new Date(o.created).toISOString()}`);
-        }
-      }),
+      withStore(
+        async (store) => {
+          const list = await operatorsOf(store);
+          if (json) return print(JSON.stringify(list));
+          if (list.length === 0) return print('no accounts');
+          for (const o of list) {
+            const state = o.disabled ? 'disabled' : o.passwordSet ? 'active' : 'password not set';
+            print(`${o.operatorId}  ${o.email}  ${o.merchantId ?? 'platform operator'}  ${state}  created ${new Date(o.created).toISOString()}`);
+          }
+        },
+        { changes: false },
+      ),
     );
 
   operator

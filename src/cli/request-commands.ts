@@ -27,10 +27,13 @@ export function registerRequestCommands(program: Command, parseMode: (value: str
     })
     .option('--json', 'print JSON')
     .action(({ merchant, mode, limit, json }: { merchant: string; mode?: Mode; limit?: number; json?: boolean }) =>
-      withStore(async (store) => {
-        const rows = await listRequestLog(store.read, { merchantId: merchant, ...(mode ? { mode } : {}) }, limit ?? DEFAULT_LIMIT);
-        if (json) return print(JSON.stringify(rows));
-        print(rows.length === 0 ? 'no requests in the request log' : rows.map(describe).join('\n'));
-      }),
+      withStore(
+        async (store) => {
+          const rows = await listRequestLog(store.read, { merchantId: merchant, ...(mode ? { mode } : {}) }, limit ?? DEFAULT_LIMIT);
+          if (json) return print(JSON.stringify(rows));
+          print(rows.length === 0 ? 'no requests in the request log' : rows.map(describe).join('\n'));
+        },
+        { changes: false },
+      ),
     );
 }

@@ -57,10 +57,13 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--merchant <id>', 'merchant id')
     .option('--json', 'print JSON')
     .action(({ merchant, json }: { merchant: string; json?: boolean }) =>
-      withStore(async (store) => {
-        const endpoint = await showWebhook(store, merchant);
-        print(json ? JSON.stringify(endpoint) : describeEndpoint(endpoint));
-      }),
+      withStore(
+        async (store) => {
+          const endpoint = await showWebhook(store, merchant);
+          print(json ? JSON.stringify(endpoint) : describeEndpoint(endpoint));
+        },
+        { changes: false },
+      ),
     );
 
   webhook
@@ -104,11 +107,14 @@ export function registerWebhookCommands(program: Command): void {
     })
     .option('--json', 'print JSON')
     .action(({ merchant, reference, limit, json }: { merchant: string; reference?: string; limit?: number; json?: boolean }) =>
-      withStore(async (store) => {
-        const deliveries = await deliveriesOf(store, { merchantId: merchant, reference, limit });
-        if (json) return print(JSON.stringify(deliveries));
-        print(deliveries.length === 0 ? 'no webhook deliveries' : deliveries.map(describeDelivery).join('\n'));
-      }),
+      withStore(
+        async (store) => {
+          const deliveries = await deliveriesOf(store, { merchantId: merchant, reference, limit });
+          if (json) return print(JSON.stringify(deliveries));
+          print(deliveries.length === 0 ? 'no webhook deliveries' : deliveries.map(describeDelivery).join('\n'));
+        },
+        { changes: false },
+      ),
     );
 
   webhook

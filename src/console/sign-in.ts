@@ -13,6 +13,7 @@ import { sessionOf, signIn, signOut, SESSION_TTL_MS, type Session } from '../ope
 import { setPasswordAccount, setPasswordWithLink } from '../operators/accounts.ts';
 import { passwordProblem, BUSY_RETRY_AFTER_SECONDS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../operators/passwords.ts';
 import type { ConsoleContext, Query } from './context.ts';
+import { auditFormRefused, auditPasswordSet, auditSignIn, auditSignOut } from './audit.ts';
 import { messagePage, setPasswordPage, signInPage } from './views.ts';
 
 declare module 'fastify' {
@@ -64,6 +65,7 @@ export function signInRoutes(app: FastifyInstance, { store, viewOf, send }: Cons
     const token = formToken(request, reply);
     if (!formTokenValid(request)) return send(reply, view, signInPage(view, { formToken: token, email, problem: view.t('formExpired') }), 403);
     const result = await signIn(store, { email, password: field(request.body, 'password') ?? '', address: request.ip });
+    await auditSignIn(store, request, email, result);
     const again = (problem: string, status: number) => send(reply, view, signInPage(view, { formToken: token, email, problem }), status);
     switch (result.outcome) {
       case 'signed-in':
@@ -113,6 +115,7 @@ export function signInRoutes(app: FastifyInstance, { store, viewOf, send }: Cons
       retryAfter(reply, BUSY_RETRY_AFTER_SECONDS);
       return send(reply, view, setPasswordPage(view, { ...state, problem: view.t('passwordsBusy') }), 429);
     }
+    await auditPasswordSet(store, request, account);
     return reply.redirect('/dashboard/sign-in?passwordSet', 303);
   });
 }
@@ -134,12 +137,14 @@ export function sessionRoutes(signedIn: FastifyInstance, { store, viewOf, send }
     if (request.method !== 'POST') return;
     if (crossSite(request) || !csrfValid(request.consoleSession.csrfToken, field(request.body, 'csrf'))) {
       const view = viewOf(request, request.consoleSession);
+      await auditFormRefused(store, request);
       await send(reply, view, messagePage(view, view.t('errorTitle'), view.t('formExpired')), 403);
       return reply;
     }
   });
 
   signedIn.post('/dashboard/sign-out', async (request, reply) => {
+    await auditSignOut(store, request);
     await signOut(store, request.consoleSession.id);
     void reply.clearCookie(SESSION_COOKIE, cookieOptions);
     return reply.redirect('/dashboard/sign-in?signedOut', 303);

@@ -35,6 +35,7 @@ import { fewerPagesPerCreate } from './migrations/027_fewer_pages_per_create.ts'
 import { claimAsks } from './migrations/028_claim_asks.ts';
 import { reversalReference } from './migrations/029_reversal_reference.ts';
 import { requestLog } from './migrations/030_request_log.ts';
+import { auditTrail } from './migrations/031_audit_trail.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -67,6 +68,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '028_claim_asks': claimAsks(),
   '029_reversal_reference': reversalReference(),
   '030_request_log': requestLog(dialect),
+  '031_audit_trail': auditTrail(),
 });
 
 /**
