@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from '../ground/problem.ts';
 import type { Store } from '../store/store.ts';
 import type { OperatorRow } from '../store/schema.ts';
-import { accountActor, audit, auditEntries, auditOutcomes, type AuditOutcome } from '../operators/audit.ts';
+import { accountActor, audit, auditEntries, auditOutcomes, printable, type AuditOutcome } from '../operators/audit.ts';
 import { normalizeEmail } from '../operators/accounts.ts';
 import { sessionOf, type SignIn } from '../operators/sessions.ts';
 import { PAGE_SIZE, type ConsoleContext, type Query } from './context.ts';
@@ -20,7 +20,7 @@ const EMAIL_KEPT = 320;
 
 /** The filters given, each as typed; an outcome only when it is one. */
 function auditFilters(query: Query): AuditFilters {
-  const given = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
+  const given = (value: string | undefined) => (value?.trim() ? printable(value.trim()) : undefined);
   const outcome = auditOutcomes.find((o) => o === query.outcome);
   return { actor: given(query.actor), action: given(query.action), outcome };
 }

@@ -58,16 +58,22 @@ export const auditRecord = (row: Omit<AuditLogRow, 'id'>) => ({
   detail: JSON.parse(row.detail) as Record<string, unknown>,
 });
 
+/**
+ * Text as typed (an e-mail at a sign-in, a filter, a path) with its control characters shown as
+ * U+FFFD: PostgreSQL's text holds no NUL, and a log line keeps to one line.
+ */
+export const printable = (text: string): string => Array.from(text, (c) => (c < ' ' || c === '\x7f' ? '\uFFFD' : c)).join('');
+
 export async function audit(store: Store, log: AuditLog, actor: Actor, entry: AuditEntry, now = Date.now()): Promise<void> {
   const row = {
     at: now,
     operator_id: actor.operatorId,
-    operator_email: actor.name,
+    operator_email: printable(actor.name),
     merchant_id: entry.merchantId,
-    action: entry.action,
+    action: printable(entry.action),
     outcome: entry.outcome ?? 'allowed',
     reference: entry.reference ?? null,
-    subject: entry.subject ?? null,
+    subject: entry.subject === undefined ? null : printable(entry.subject),
     detail: JSON.stringify(entry.detail),
     address: actor.address,
   } as const;
