@@ -78,7 +78,10 @@ for (const backend of backends) {
       const link = /(http:\/\/kassa\.test\/dashboard\/set-password\/\S+)/.exec(created.stdout)![1];
       assert.ok(!created.stderr.includes(link.split('/').pop()!), 'the link is not logged');
       await kassa(db.env, 'operator', 'disable', '--email', 'audited@kassa.test');
-      const entries = (await kassa(db.env, 'audit', 'list', '--action', 'kassa operator create', '--json')).stdout.trim().split('\n').map((line) => JSON.parse(line) as Entry);
+      const entries = (await kassa(db.env, 'audit', 'list', '--action', 'kassa operator create', '--json')).stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Entry);
       assert.deepEqual(
         entries.map((e) => [e.subject, e.detail]),
         [['audited@kassa.test', { email: 'audited@kassa.test', publicUrl: 'http://kassa.test' }]],
