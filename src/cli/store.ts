@@ -1,7 +1,7 @@
 /**
  * What every `kassa` command shares: its output, the database of the environment (DATA_DIR
  * or DATABASE_URL, with its secrets key) as every command opens it, and the audit entry of a
- * command that changes something (docs/operations.md "The kassa command"). What opening it made or
+ * command that changes something (docs/console.md "Audit log"). What opening it made or
  * changed (a key file made, permissions taken off the database files) goes to standard error,
  * where an operator sees it once, and so does each audit entry's log line (JSON).
  */
