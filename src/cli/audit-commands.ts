@@ -6,7 +6,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseIsoDuration } from '../lib/duration.ts';
 import { allAuditEntries, audit, auditOutcomes, auditRecord, type AuditOutcome } from '../operators/audit.ts';
-import { commandLineActor, commandLineLog, print, withStore } from './store.ts';
+import { commandLineActor, commandLineLog, print, withStoreForReading } from './store.ts';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 10_000;
@@ -46,24 +46,21 @@ export function registerAuditCommands(program: Command): void {
     .option('--limit <n>', `at most this many entries (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`, parseLimit)
     .option('--json', 'print one JSON object per line (JSON Lines)')
     .action(({ since, actor, action, outcome, limit, json }: ListOptions) =>
-      withStore(
-        async (store) => {
-          const filter = { since, actor, action, outcome };
-          const rows = await allAuditEntries(store, { ...filter, limit: limit ?? DEFAULT_LIMIT });
-          await audit(store, commandLineLog, commandLineActor(), {
-            action: 'kassa audit list',
-            merchantId: null,
-            detail: Object.fromEntries(
-              Object.entries({ ...filter, since: since === undefined ? undefined : new Date(since).toISOString() }).filter(([, v]) => v !== undefined),
-            ),
-          });
-          const records = rows.map(auditRecord);
-          if (json) return records.forEach((record) => print(JSON.stringify(record)));
-          if (records.length === 0) return print('no audit entries');
-          for (const r of records)
-            print(`${r.at}  ${r.outcome.padEnd(7)}  ${r.actor}  ${r.action}${r.subject ? `  ${r.subject}` : ''}  from ${r.address}  ${JSON.stringify(r.detail)}`);
-        },
-        { changes: false },
-      ),
+      withStoreForReading(async (store) => {
+        const filter = { since, actor, action, outcome };
+        const rows = await allAuditEntries(store, { ...filter, limit: limit ?? DEFAULT_LIMIT });
+        await audit(store, commandLineLog, commandLineActor(), {
+          action: 'kassa audit list',
+          merchantId: null,
+          detail: Object.fromEntries(
+            Object.entries({ ...filter, since: since === undefined ? undefined : new Date(since).toISOString() }).filter(([, v]) => v !== undefined),
+          ),
+        });
+        const records = rows.map(auditRecord);
+        if (json) return records.forEach((record) => print(JSON.stringify(record)));
+        if (records.length === 0) return print('no audit entries');
+        for (const r of records)
+          print(`${r.at}  ${r.outcome.padEnd(7)}  ${r.actor}  ${r.action}${r.subject ? `  ${r.subject}` : ''}  from ${r.address}  ${JSON.stringify(r.detail)}`);
+      }),
     );
 }

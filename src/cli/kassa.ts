@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
-import { databaseCreation, print, recordCommand, withStore } from './store.ts';
+import { databaseCreation, print, recordCommand, withStore, withStoreForReading } from './store.ts';
 import {
   changePaymentMethods,
   createMerchant,
@@ -93,20 +93,17 @@ merchant
   .description('list merchants with the prefixes of their active keys')
   .option('--json', 'print JSON')
   .action(({ json }: { json?: boolean }) =>
-    withStore(
-      async (store) => {
-        const list = (await merchantOverviews(store.read)).map((m) => ({
-          merchantId: m.id,
-          name: m.name,
-          created: new Date(m.created).toISOString(),
-          keys: Object.fromEntries(Object.entries(m.keyPrefixes).map(([mode, prefix]) => [mode, `${prefix}…`])) as Record<string, string>,
-        }));
-        if (json) return print(JSON.stringify(list));
-        if (list.length === 0) return print('no merchants');
-        for (const m of list) print(`${m.merchantId}  ${m.name}  created ${m.created}  test ${m.keys.test ?? '-'}  live ${m.keys.live ?? '-'}`);
-      },
-      { changes: false },
-    ),
+    withStoreForReading(async (store) => {
+      const list = (await merchantOverviews(store.read)).map((m) => ({
+        merchantId: m.id,
+        name: m.name,
+        created: new Date(m.created).toISOString(),
+        keys: Object.fromEntries(Object.entries(m.keyPrefixes).map(([mode, prefix]) => [mode, `${prefix}…`])) as Record<string, string>,
+      }));
+      if (json) return print(JSON.stringify(list));
+      if (list.length === 0) return print('no merchants');
+      for (const m of list) print(`${m.merchantId}  ${m.name}  created ${m.created}  test ${m.keys.test ?? '-'}  live ${m.keys.live ?? '-'}`);
+    }),
   );
 
 merchant
@@ -143,14 +140,12 @@ merchant
   .option('--disable <list>', 'comma-separated', commaList)
   .option('--json', 'print exactly one JSON object')
   .action(({ merchant: merchantId, enable, disable, json }: { merchant: string; enable?: string[]; disable?: string[]; json?: boolean }) =>
-    withStore(
-      async (store) => {
-        const { methods } =
-          enable === undefined && disable === undefined ? await merchantSettings(store, merchantId) : await changePaymentMethods(store, merchantId, { enable, disable });
-        print(json ? JSON.stringify({ merchantId, methods }) : `payment methods of ${merchantId}: ${methods.length > 0 ? methods.join(', ') : 'none'}`);
-      },
-      { changes: enable !== undefined || disable !== undefined },
-    ),
+    // Without --enable or --disable it only reads: no audit entry.
+    (enable === undefined && disable === undefined ? withStoreForReading : withStore)(async (store) => {
+      const { methods } =
+        enable === undefined && disable === undefined ? await merchantSettings(store, merchantId) : await changePaymentMethods(store, merchantId, { enable, disable });
+      print(json ? JSON.stringify({ merchantId, methods }) : `payment methods of ${merchantId}: ${methods.length > 0 ? methods.join(', ') : 'none'}`);
+    }),
   );
 
 const key = program.command('key').description('manage API keys');

@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { text } from 'node:stream/consumers';
-import { print, withStore } from './store.ts';
+import { print, withStore, withStoreForReading } from './store.ts';
 import { loadConfig } from '../config.ts';
 import { createOperator, disableAccount, operatorsOf } from '../operators/accounts.ts';
 
@@ -59,18 +59,15 @@ export function registerOperatorCommands(program: Command): void {
     .description('list console accounts')
     .option('--json', 'print JSON')
     .action(({ json }: { json?: boolean }) =>
-      withStore(
-        async (store) => {
-          const list = await operatorsOf(store);
-          if (json) return print(JSON.stringify(list));
-          if (list.length === 0) return print('no accounts');
-          for (const o of list) {
-            const state = o.disabled ? 'disabled' : o.passwordSet ? 'active' : 'password not set';
-            print(`${o.operatorId}  ${o.email}  ${o.merchantId ?? 'platform operator'}  ${state}  created ${new Date(o.created).toISOString()}`);
-          }
-        },
-        { changes: false },
-      ),
+      withStoreForReading(async (store) => {
+        const list = await operatorsOf(store);
+        if (json) return print(JSON.stringify(list));
+        if (list.length === 0) return print('no accounts');
+        for (const o of list) {
+          const state = o.disabled ? 'disabled' : o.passwordSet ? 'active' : 'password not set';
+          print(`${o.operatorId}  ${o.email}  ${o.merchantId ?? 'platform operator'}  ${state}  created ${new Date(o.created).toISOString()}`);
+        }
+      }),
     );
 
   operator

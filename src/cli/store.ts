@@ -63,6 +63,9 @@ async function auditCommand(store: Store, error: unknown): Promise<void> {
   });
 }
 
+/** `withStore` for a command that only reads: it writes no audit entry. */
+export const withStoreForReading = <T>(work: (store: Store) => Promise<T>): Promise<T> => withStore(work, { changes: false });
+
 export async function withStore<T>(work: (store: Store) => Promise<T>, { migrate = true, create = false, changes = true } = {}): Promise<T> {
   const config = loadConfig();
   if (!create && !databaseCreation.allowed) {
