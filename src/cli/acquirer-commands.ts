@@ -5,7 +5,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { text } from 'node:stream/consumers';
-import { print, withStore } from './store.ts';
+import { print, withStore, withStoreForReading } from './store.ts';
 import { setAcquirerConnection, showAcquirerConnections } from '../acquirer/connections.ts';
 import type { Mode } from '../store/schema.ts';
 import type { AcquirerConnection } from '../store/acquirer-connections.ts';
@@ -63,7 +63,7 @@ export function registerAcquirerCommands(program: Command, parseMode: (value: st
     .requiredOption('--merchant <id>', 'merchant id')
     .option('--json', 'print exactly one JSON array')
     .action(({ merchant, json }: { merchant: string; json?: boolean }) =>
-      withStore(async (store) => {
+      withStoreForReading(async (store) => {
         const connections = await showAcquirerConnections(store, merchant);
         if (json) return print(JSON.stringify(connections));
         const lines = connections.map((c) => `${c.mode}: ${describe(c)}, set ${new Date(c.updated).toISOString()}`);

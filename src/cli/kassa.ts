@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
-import { databaseCreation, print, withStore } from './store.ts';
+import { databaseCreation, print, recordCommand, withStore, withStoreForReading } from './store.ts';
 import {
   changePaymentMethods,
   createMerchant,
@@ -21,6 +21,7 @@ import { registerWebhookCommands } from './webhook-commands.ts';
 import { registerAcquirerCommands } from './acquirer-commands.ts';
 import { registerOperatorCommands } from './operator-commands.ts';
 import { registerRequestCommands } from './request-commands.ts';
+import { registerAuditCommands } from './audit-commands.ts';
 import { cardBrands, type CardBrand } from '../ground/card-brand.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { findCurrency, parseAmount } from '../ground/amount.ts';
@@ -44,8 +45,9 @@ const program = new Command('kassa')
   .description('Kassa administration')
   .version(version, '-V, --version', "print Kassa's version")
   .option('--create', 'make the database (DATA_DIR or DATABASE_URL) when there is none; without it a command stops there')
-  .hook('preAction', (root) => {
+  .hook('preAction', (root, command) => {
     databaseCreation.allowed = root.opts<{ create?: boolean }>().create === true;
+    recordCommand(command);
   })
   .showHelpAfterError();
 
@@ -91,7 +93,7 @@ merchant
   .description('list merchants with the prefixes of their active keys')
   .option('--json', 'print JSON')
   .action(({ json }: { json?: boolean }) =>
-    withStore(async (store) => {
+    withStoreForReading(async (store) => {
       const list = (await merchantOverviews(store.read)).map((m) => ({
         merchantId: m.id,
         name: m.name,
@@ -138,7 +140,8 @@ merchant
   .option('--disable <list>', 'comma-separated', commaList)
   .option('--json', 'print exactly one JSON object')
   .action(({ merchant: merchantId, enable, disable, json }: { merchant: string; enable?: string[]; disable?: string[]; json?: boolean }) =>
-    withStore(async (store) => {
+    // Without --enable or --disable it only reads: no audit entry.
+    (enable === undefined && disable === undefined ? withStoreForReading : withStore)(async (store) => {
       const { methods } =
         enable === undefined && disable === undefined ? await merchantSettings(store, merchantId) : await changePaymentMethods(store, merchantId, { enable, disable });
       print(json ? JSON.stringify({ merchantId, methods }) : `payment methods of ${merchantId}: ${methods.length > 0 ? methods.join(', ') : 'none'}`);
@@ -163,6 +166,7 @@ registerWebhookCommands(program);
 registerAcquirerCommands(program, parseMode);
 registerOperatorCommands(program);
 registerRequestCommands(program, parseMode);
+registerAuditCommands(program);
 
 program
   .command('payment')

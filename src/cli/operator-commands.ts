@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { text } from 'node:stream/consumers';
-import { print, withStore } from './store.ts';
+import { print, withStore, withStoreForReading } from './store.ts';
 import { loadConfig } from '../config.ts';
 import { createOperator, disableAccount, operatorsOf } from '../operators/accounts.ts';
 import { issueSetPasswordLink } from '../operators/password-changes.ts';
@@ -60,7 +60,7 @@ export function registerOperatorCommands(program: Command): void {
     .description('list console accounts')
     .option('--json', 'print JSON')
     .action(({ json }: { json?: boolean }) =>
-      withStore(async (store) => {
+      withStoreForReading(async (store) => {
         const list = await operatorsOf(store);
         if (json) return print(JSON.stringify(list));
         if (list.length === 0) return print('no accounts');

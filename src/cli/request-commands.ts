@@ -3,7 +3,7 @@
  * an API key, newest first, as the request log keeps them. Registered by kassa.ts.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { print, withStore } from './store.ts';
+import { print, withStoreForReading } from './store.ts';
 import { listRequestLog, type RequestLogRow } from '../store/request-log.ts';
 import type { Mode } from '../store/schema.ts';
 
@@ -27,7 +27,7 @@ export function registerRequestCommands(program: Command, parseMode: (value: str
     })
     .option('--json', 'print JSON')
     .action(({ merchant, mode, limit, json }: { merchant: string; mode?: Mode; limit?: number; json?: boolean }) =>
-      withStore(async (store) => {
+      withStoreForReading(async (store) => {
         const rows = await listRequestLog(store.read, { merchantId: merchant, ...(mode ? { mode } : {}) }, limit ?? DEFAULT_LIMIT);
         if (json) return print(JSON.stringify(rows));
         print(rows.length === 0 ? 'no requests in the request log' : rows.map(describe).join('\n'));

@@ -3,7 +3,7 @@
  * deliveries with their attempts, and redelivery. Registered by kassa.ts.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { print, withStore } from './store.ts';
+import { print, withStore, withStoreForReading } from './store.ts';
 import { webhookReach, whyRefused } from '../events/ssrf.ts';
 import { loadConfig } from '../config.ts';
 import { deliveriesOf, redeliver, rotateWebhookSecret, sendTestWebhook, setWebhookUrl, showWebhook, type DeliveryView, type WebhookEndpoint } from '../events/admin.ts';
@@ -57,7 +57,7 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--merchant <id>', 'merchant id')
     .option('--json', 'print JSON')
     .action(({ merchant, json }: { merchant: string; json?: boolean }) =>
-      withStore(async (store) => {
+      withStoreForReading(async (store) => {
         const endpoint = await showWebhook(store, merchant);
         print(json ? JSON.stringify(endpoint) : describeEndpoint(endpoint));
       }),
@@ -104,7 +104,7 @@ export function registerWebhookCommands(program: Command): void {
     })
     .option('--json', 'print JSON')
     .action(({ merchant, reference, limit, json }: { merchant: string; reference?: string; limit?: number; json?: boolean }) =>
-      withStore(async (store) => {
+      withStoreForReading(async (store) => {
         const deliveries = await deliveriesOf(store, { merchantId: merchant, reference, limit });
         if (json) return print(JSON.stringify(deliveries));
         print(deliveries.length === 0 ? 'no webhook deliveries' : deliveries.map(describeDelivery).join('\n'));

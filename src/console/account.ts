@@ -56,7 +56,7 @@ export function accountRoutes(app: FastifyInstance, { store, viewOf, send }: Con
       store,
       { operator: session.operator, idHash: sha256Hex(session.id) },
       { current: field(request.body, 'current') ?? '', password },
-      request.ip,
+      { address: request.ip, log: request.log },
     );
     switch (change.outcome) {
       case 'set':

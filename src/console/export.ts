@@ -14,7 +14,7 @@ import { stringify } from 'csv-stringify';
 import type { Db } from '../store/store.ts';
 import { listTransactions, type Cursor, type ListedTransaction, type TransactionFilter } from '../store/transaction-list.ts';
 import { findCurrency, formatAmount } from '../ground/amount.ts';
-import { audit } from '../operators/audit.ts';
+import { accountActor, audit } from '../operators/audit.ts';
 import type { ConsoleContext, Query } from './context.ts';
 import { parseFilters } from './filters.ts';
 import { messagePage } from './views.ts';
@@ -79,11 +79,10 @@ export function exportRoutes(app: FastifyInstance, { store, viewOf, send }: Cons
       const view = viewOf(request, session);
       return send(reply, view, messagePage(view, view.t('errorTitle'), view.t('invalidFilters', { fields: parsed.invalid.join(', ') })), 400);
     }
-    await audit(store, session.operator, {
+    await audit(store, request.log, accountActor(session.operator, request.ip), {
       action: 'export',
       merchantId: parsed.filter.merchantId ?? null,
       detail: Object.fromEntries(Object.entries(parsed.shown).filter(([, value]) => value !== undefined)),
-      address: request.ip,
     });
     const csv = stringify({ header: true, columns: [...csvColumns], record_delimiter: 'windows', quoted: true, quoted_empty: true, cast: { string: spreadsheetSafe } });
     // A failed page read destroys the stream, which ends the response early: a cut-off file, never a wrong one.

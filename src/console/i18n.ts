@@ -41,7 +41,7 @@ export function consoleTranslator(acceptLanguage: string | undefined): Translate
 }
 
 /** The kinds of Kassa's own terms the console shows in words; each value of a kind is the message `kind.value`. */
-export const termKinds = ['status', 'outcome', 'type', 'stage', 'failureCode', 'cause', 'retry'] as const;
+export const termKinds = ['status', 'outcome', 'type', 'stage', 'failureCode', 'cause', 'retry', 'auditOutcome'] as const;
 export type TermKind = (typeof termKinds)[number];
 
 const englishKeys = new Set<string>(Object.keys(consoleTranslations.eng));

@@ -12,7 +12,7 @@ import { redeliver, TEST_WEBHOOK_PREFIX } from '../events/admin.ts';
 import { Problem } from '../ground/problem.ts';
 import { identifierShaped } from '../lib/tokens.ts';
 import { field, type Form } from '../lib/page-security.ts';
-import { audit } from '../operators/audit.ts';
+import { accountActor, audit } from '../operators/audit.ts';
 import type { Preview } from '../payments/operations/preview.ts';
 import { actionNames, actions, paidByTransfer, type ActionName } from './actions.ts';
 import type { ConsoleContext } from './context.ts';
@@ -34,18 +34,19 @@ export function paymentActionRoutes(app: FastifyInstance, { store, viewOf, send 
     const action = actions[name];
     const input = action.input(request.body);
     const ctx = await actionContext(row, request.log);
-    const entry = { action: name, merchantId: row.merchant_id, reference: row.reference, address: request.ip };
+    const entry = { action: name, merchantId: row.merchant_id, reference: row.reference };
+    const actor = accountActor(request.consoleSession.operator, request.ip);
     try {
       if (action.confirmed && field(request.body, 'confirmed') !== 'yes') {
         const preview = await action.preview(row, input, ctx);
         return { confirm: { preview, carried: action.carried(input, preview) } };
       }
       const result = await action.perform(row, input, ctx);
-      await audit(store, request.consoleSession.operator, { ...entry, detail: { ...input, result } });
+      await audit(store, request.log, actor, { ...entry, detail: { ...input, result } });
       return {};
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
-      await audit(store, request.consoleSession.operator, { ...entry, detail: { ...input, refused: problemText(error) } });
+      await audit(store, request.log, actor, { ...entry, outcome: 'refused', detail: { ...input, refused: problemText(error) } });
       return { problem: error };
     }
   }
@@ -71,12 +72,12 @@ export function paymentActionRoutes(app: FastifyInstance, { store, viewOf, send 
     const delivery = identifierShaped(request.params.id) ? await findDelivery(store.read, request.params.id) : undefined;
     if (!delivery || (session.operator.merchantId !== null && delivery.merchant_id !== session.operator.merchantId)) throw new Problem('notFound', 'No such delivery.');
     await redeliver(store, delivery.id);
-    await audit(store, session.operator, {
+    await audit(store, request.log, accountActor(session.operator, request.ip), {
       action: 'redeliver',
       merchantId: delivery.merchant_id,
       reference: delivery.reference,
+      subject: delivery.id,
       detail: { delivery: delivery.id },
-      address: request.ip,
     });
     // A test webhook has no transaction: its page is its merchant's settings.
     return reply.redirect(

@@ -24,7 +24,7 @@ import { settingsRoutes } from './settings.ts';
 import { exportRoutes } from './export.ts';
 import { overviewRoutes } from './overview.ts';
 import { requestLogRoutes } from './request-log.ts';
-import { auditRoutes } from './audit.ts';
+import { auditRefusals, auditRoutes } from './audit.ts';
 import { accountRoutes } from './account.ts';
 import { messagePage, type ConsoleView } from './views.ts';
 
@@ -65,6 +65,7 @@ export async function consoleRoutes(app: FastifyInstance, { config, store }: Dep
 
   await app.register(async (signedIn) => {
     sessionRoutes(signedIn, context, cookieOptions);
+    auditRefusals(signedIn, context);
     const payments = paymentPages(signedIn, context);
     paymentRoutes(signedIn, context, payments);
     paymentActionRoutes(signedIn, context, payments);

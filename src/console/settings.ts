@@ -12,7 +12,7 @@ import type { Mode } from '../store/schema.ts';
 import { changePaymentMethods, merchantOverviews, rotateApiKey, setCardBrands, setVaultPaymentPath } from '../merchants/merchants.ts';
 import { paymentMethods } from '../ground/payment-method.ts';
 import { deliveriesOf, rotateWebhookSecret, sendTestWebhook, setWebhookUrl, showWebhook } from '../events/admin.ts';
-import { audit } from '../operators/audit.ts';
+import { accountActor, audit } from '../operators/audit.ts';
 import { invalidSetting, Problem } from '../ground/problem.ts';
 import { field, type Form } from '../lib/page-security.ts';
 import type { MessageKey } from './i18n.ts';
@@ -118,16 +118,17 @@ export function settingsRoutes(app: FastifyInstance, { store, viewOf, send }: Co
       if ((await merchantOverviews(store.read, merchantId)).length === 0) throw new Problem('notFound', 'No such merchant.');
       const change: Change = changes[name];
       const input = change.input(request.body ?? {});
-      const entry = { action: change.action, merchantId, address: request.ip };
+      const entry = { action: change.action, merchantId, subject: merchantId };
+      const actor = accountActor(session.operator, request.ip);
       try {
         const { result, shownOnce } = await change.perform(store, merchantId, input);
-        await audit(store, session.operator, { ...entry, detail: { ...input, ...result } });
+        await audit(store, request.log, actor, { ...entry, detail: { ...input, ...result } });
         // A new key or secret is shown in this answer only: a redirect would have to carry it in the address.
         if (shownOnce) return showSettings(request, reply, { notice: viewOf(request).t(`done_${name}`), shownOnce });
         return reply.redirect(`/dashboard/merchants/${merchantId}?done=${name}`, 303);
       } catch (error) {
         if (!(error instanceof Problem && error.code === 'invalidSetting')) throw error;
-        await audit(store, session.operator, { ...entry, detail: { ...input, refused: error.message } });
+        await audit(store, request.log, actor, { ...entry, outcome: 'refused', detail: { ...input, refused: error.message } });
         const typed = typeof input.url === 'string' ? { typedUrl: input.url } : {};
         return showSettings(request, reply, { problem: { field: error.field, reason: error.reason ?? error.message }, ...typed }, 422);
       }

@@ -14,6 +14,7 @@ import { setPasswordAccount } from '../operators/accounts.ts';
 import { setPasswordWithLink } from '../operators/password-changes.ts';
 import { BUSY_RETRY_AFTER_SECONDS, PASSWORD_MIN_LENGTH } from '../operators/passwords.ts';
 import type { ConsoleContext, Query } from './context.ts';
+import { auditFormRefused, auditSignIn, auditSignOut } from './audit.ts';
 import { messagePage, passwordProblemText, setPasswordPage, signInPage } from './views.ts';
 
 declare module 'fastify' {
@@ -64,7 +65,8 @@ export function signInRoutes(app: FastifyInstance, { store, security, viewOf, se
     const email = field(request.body, 'email') ?? '';
     const token = formToken(request, reply);
     if (!formTokenValid(request)) return send(reply, view, signInPage(view, { formToken: token, email, problem: view.t('formExpired') }), 403);
-    const result = await signIn(store, security, { email, password: field(request.body, 'password') ?? '', address: request.ip });
+    const result = await signIn(store, security, { email, password: field(request.body, 'password') ?? '', address: request.ip, log: request.log });
+    await auditSignIn(store, security, request, email, result);
     const again = (problem: string, status: number) => send(reply, view, signInPage(view, { formToken: token, email, problem }), status);
     switch (result.outcome) {
       case 'signed-in':
@@ -101,7 +103,7 @@ export function signInRoutes(app: FastifyInstance, { store, security, viewOf, se
     const state = { formToken: formToken(request, reply), token: request.params.token, email: account.email, min: PASSWORD_MIN_LENGTH };
     if (!formTokenValid(request)) return send(reply, view, setPasswordPage(view, { ...state, problem: view.t('formExpired') }), 422);
     if (password !== field(request.body, 'repeat')) return send(reply, view, setPasswordPage(view, { ...state, problem: passwordProblemText(view.t, 'differ') }), 422);
-    const change = await setPasswordWithLink(store, account, password, request.ip);
+    const change = await setPasswordWithLink(store, account, password, { address: request.ip, log: request.log });
     switch (change.outcome) {
       case 'set':
         return reply.redirect('/dashboard/sign-in?passwordSet', 303);
@@ -131,19 +133,21 @@ export function sessionRoutes(signedIn: FastifyInstance, { store, security, view
     if (request.method !== 'POST') return;
     if (crossSite(request) || !csrfValid(request.consoleSession.csrfToken, field(request.body, 'csrf'))) {
       const view = viewOf(request, request.consoleSession);
+      await auditFormRefused(store, request);
       await send(reply, view, messagePage(view, view.t('errorTitle'), view.t('formExpired')), 403);
       return reply;
     }
   });
 
   signedIn.post('/dashboard/sign-out', async (request, reply) => {
+    await auditSignOut(store, request);
     await signOut(store, request.consoleSession.id);
     void reply.clearCookie(SESSION_COOKIE, cookieOptions);
     return reply.redirect('/dashboard/sign-in?signedOut', 303);
   });
 
   signedIn.post('/dashboard/sign-out-everywhere', async (request, reply) => {
-    await signOutEverywhere(store, request.consoleSession.operator, request.ip);
+    await signOutEverywhere(store, request.consoleSession.operator, { address: request.ip, log: request.log });
     void reply.clearCookie(SESSION_COOKIE, cookieOptions);
     return reply.redirect('/dashboard/sign-in?signedOut', 303);
   });

@@ -12,6 +12,7 @@ import type { AuditLogRow } from '../store/schema.ts';
 import type { DeliveryView } from '../events/admin.ts';
 import type { Operator } from '../operators/accounts.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORDS_KEPT, type PasswordProblem } from '../operators/passwords.ts';
+import { auditOutcomes, type AuditOutcome } from '../operators/audit.ts';
 import { consoleStylesheet } from './assets.ts';
 import { outcomesOf } from './outcomes.ts';
 import { term, type MessageKey, type Translate } from './i18n.ts';
@@ -274,19 +275,32 @@ ${d.nextAttemptAt ? html`<p>${t('nextAttempt', { time: time(d.nextAttemptAt) })}
 export function auditTable(view: ConsoleView, entries: AuditLogRow[]): SafeHtml {
   const { t } = view;
   if (entries.length === 0) return html`<p>${t('noAudit')}</p>`;
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('auditCaption')}"><table><caption>${t('auditCaption')}</caption><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('who')}</th><th scope="col">${t('what')}</th><th scope="col">${t('reference')}</th><th scope="col">${t('from')}</th><th scope="col">${t('details')}</th></tr></thead><tbody>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${t('auditCaption')}"><table><caption>${t('auditCaption')}</caption><thead><tr><th scope="col">${t('at')}</th><th scope="col">${t('who')}</th><th scope="col">${t('what')}</th><th scope="col">${t('outcome')}</th><th scope="col">${t('reference')}</th><th scope="col">${t('from')}</th><th scope="col">${t('details')}</th></tr></thead><tbody>
 ${entries.map(
   (e) =>
-    html`<tr><td>${time(e.at)}</td><td>${e.operator_email}</td><td>${e.action}</td><td>${e.reference ? html`<a href="/dashboard/payments/${e.reference}">${e.reference}</a>` : ''}</td><td>${e.address}</td><td class="wrap">${raw(t, JSON.parse(e.detail))}</td></tr>`,
+    html`<tr><td>${time(e.at)}</td><td>${e.operator_email}</td><td>${e.action}</td><td class="audit-${e.outcome}">${term(t, 'auditOutcome', e.outcome)}</td><td>${e.reference ? html`<a href="/dashboard/payments/${e.reference}">${e.reference}</a>` : e.subject}</td><td>${e.address}</td><td class="wrap">${raw(t, JSON.parse(e.detail))}</td></tr>`,
 )}
 </tbody></table></div>`;
 }
 
-export function auditPage(view: ConsoleView, entries: AuditLogRow[], olderQuery?: string): SafeHtml {
+/** The audit log page's filters (docs/console.md "Audit log"): each narrows the list to the exact value. */
+export interface AuditFilters {
+  actor?: string;
+  action?: string;
+  outcome?: AuditOutcome;
+}
+
+export function auditPage(view: ConsoleView, entries: AuditLogRow[], filters: AuditFilters, olderQuery?: string): SafeHtml {
   const { t } = view;
+  const outcomes = auditOutcomes.map((value) => ({ value, label: term(t, 'auditOutcome', value) }));
   return layout(
     view,
     t('auditTitle'),
-    html`<main id="content"><h1>${t('auditTitle')}</h1>${auditTable(view, entries)}<nav class="pager" aria-label="${t('auditTitle')}">${olderQuery ? html`<a href="/dashboard/audit?${olderQuery}" rel="next">${t('olderEntries')}</a>` : ''}</nav></main>`,
+    html`<main id="content"><h1>${t('auditTitle')}</h1><form method="get" action="/dashboard/audit" class="filters" role="search">
+<div class="field"><label for="f-actor">${t('who')}</label><input id="f-actor" name="actor" value="${filters.actor ?? ''}"></div>
+<div class="field"><label for="f-action">${t('what')}</label><input id="f-action" name="action" value="${filters.action ?? ''}"></div>
+${select(view, 'outcome', t('outcome'), outcomes, filters.outcome)}
+<div class="field"><button type="submit">${t('apply')}</button></div>
+</form>${auditTable(view, entries)}<nav class="pager" aria-label="${t('auditTitle')}">${olderQuery ? html`<a href="/dashboard/audit?${olderQuery}" rel="next">${t('olderEntries')}</a>` : ''}</nav></main>`,
   );
 }

@@ -13,11 +13,9 @@ import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { Problem } from '../ground/problem.ts';
 import { hashPassword, isOneOf, passwordProblem, verifyPassword, withPasswordSlot, PASSWORDS_KEPT, type PasswordProblem } from './passwords.ts';
 import { normalizeEmail, setPasswordUrlOf, SET_PASSWORD_TTL_MS, type Operator } from './accounts.ts';
-import { audit } from './audit.ts';
+import { audit, type AuditFrom } from './audit.ts';
 
 export type PasswordChange = { outcome: 'set' } | { outcome: 'refused'; problem: PasswordProblem | 'wrong_current' } | { outcome: 'busy' };
-
-const operatorOf = (row: OperatorRow): Operator => ({ operatorId: row.id, email: row.email, merchantId: row.merchant_id });
 
 /**
  * Sets `password` on the account unless a rule refuses it, or `current` (when given) is not its
@@ -26,7 +24,7 @@ const operatorOf = (row: OperatorRow): Operator => ({ operatorId: row.id, email:
 async function setNewPassword(
   store: Store,
   account: OperatorRow,
-  change: { password: string; current?: string; keptSessionIdHash?: string; action: string; address: string },
+  change: { password: string; current?: string; keptSessionIdHash?: string; action: string; from: AuditFrom },
   now: number,
 ): Promise<PasswordChange> {
   const ruleBroken = passwordProblem(change.password);
@@ -42,13 +40,19 @@ async function setNewPassword(
     await setOperatorPassword(db, account.id, result, now, PASSWORDS_KEPT);
     return deleteSessionsOf(db, account.id, change.keptSessionIdHash);
   });
-  await audit(store, operatorOf(account), { action: change.action, merchantId: account.merchant_id, detail: { sessionsEnded: ended }, address: change.address }, now);
+  await audit(
+    store,
+    change.from.log,
+    { operatorId: account.id, name: account.email, address: change.from.address },
+    { action: change.action, merchantId: account.merchant_id, subject: account.email, detail: { sessionsEnded: ended } },
+    now,
+  );
   return { outcome: 'set' };
 }
 
 /** Sets the password through the link, which is spent by it; the account's sessions end (a link may answer a forgotten or leaked password). */
-export function setPasswordWithLink(store: Store, account: OperatorRow, password: string, address: string, now = Date.now()): Promise<PasswordChange> {
-  return setNewPassword(store, account, { password, action: 'password.set', address }, now);
+export function setPasswordWithLink(store: Store, account: OperatorRow, password: string, from: AuditFrom, now = Date.now()): Promise<PasswordChange> {
+  return setNewPassword(store, account, { password, action: 'set_password', from }, now);
 }
 
 /** The signed-in person changes their own password, giving the current one; their other sessions end, this one goes on. */
@@ -56,12 +60,12 @@ export async function changeOwnPassword(
   store: Store,
   session: { operator: Operator; idHash: string },
   passwords: { current: string; password: string },
-  address: string,
+  from: AuditFrom,
   now = Date.now(),
 ): Promise<PasswordChange> {
   const account = await findOperatorById(store.read, session.operator.operatorId);
   if (!account) throw new Problem('notFound', 'No such account.');
-  return setNewPassword(store, account, { ...passwords, keptSessionIdHash: session.idHash, action: 'password.changed', address }, now);
+  return setNewPassword(store, account, { ...passwords, keptSessionIdHash: session.idHash, action: 'change_password', from }, now);
 }
 
 /**
@@ -76,8 +80,9 @@ export async function issueSetPasswordLink(store: Store, email: string, publicUr
   await store.transact((db) => setSetPasswordToken(db, account.id, sha256Hex(token), now + SET_PASSWORD_TTL_MS));
   await audit(
     store,
-    operatorOf(account),
-    { action: 'password.reset-link', merchantId: account.merchant_id, detail: { by: 'command line' }, address: 'command line' },
+    undefined,
+    { operatorId: account.id, name: account.email, address: 'command line' },
+    { action: 'reset_password_link', merchantId: account.merchant_id, subject: account.email, detail: { by: 'command line' } },
     now,
   );
   return setPasswordUrlOf(publicUrl, token);

@@ -32,7 +32,7 @@ import {
 import { randomBase62, sha256Hex } from '../lib/tokens.ts';
 import { verifyPassword, withPasswordSlot } from './passwords.ts';
 import { emailShaped, normalizeEmail, type Operator } from './accounts.ts';
-import { audit } from './audit.ts';
+import { accountActor, audit, type AuditFrom } from './audit.ts';
 
 /** A client address's window: at most FAILURES_PER_ADDRESS attempts in it, whichever accounts they name. */
 export const ADDRESS_WINDOW_MS = 15 * 60 * 1000;
@@ -61,7 +61,7 @@ function throttledFor(counted: Counted[], now: number): number {
   return over.length === 0 ? 0 : Math.max(...over.map((c) => Math.ceil((c.window.window_started + c.windowMs - now) / 1000)));
 }
 
-export async function signIn(store: Store, security: ConsoleSecurity, attempt: { email: string; password: string; address: string }, now = Date.now()): Promise<SignIn> {
+export async function signIn(store: Store, security: ConsoleSecurity, attempt: { email: string; password: string } & AuditFrom, now = Date.now()): Promise<SignIn> {
   const email = normalizeEmail(attempt.email);
   // An address no account can have is counted against the client address only.
   const account = emailShaped(email) ? `account:${email}` : undefined;
@@ -90,12 +90,13 @@ export async function signIn(store: Store, security: ConsoleSecurity, attempt: {
         if (operator)
           await audit(
             store,
-            { operatorId: operator.id, email: operator.email, merchantId: operator.merchant_id },
+            attempt.log,
+            { operatorId: operator.id, name: operator.email, address: attempt.address },
             {
-              action: 'account.locked',
+              action: 'account_locked',
               merchantId: operator.merchant_id,
+              subject: operator.email,
               detail: { failures: security.lockoutAttempts, until: now + security.lockoutMs },
-              address: attempt.address,
             },
             now,
           );
@@ -135,7 +136,13 @@ export async function signOut(store: Store, sessionId: string): Promise<void> {
 }
 
 /** Ends every session of the account, this one included ("Sign out everywhere"), audited. */
-export async function signOutEverywhere(store: Store, operator: Operator, address: string, now = Date.now()): Promise<void> {
+export async function signOutEverywhere(store: Store, operator: Operator, from: AuditFrom, now = Date.now()): Promise<void> {
   const ended = await store.transact((db) => deleteSessionsOf(db, operator.operatorId));
-  await audit(store, operator, { action: 'sessions.signed-out-everywhere', merchantId: operator.merchantId, detail: { sessions: ended }, address }, now);
+  await audit(
+    store,
+    from.log,
+    accountActor(operator, from.address),
+    { action: 'sign_out_everywhere', merchantId: operator.merchantId, subject: operator.email, detail: { sessions: ended } },
+    now,
+  );
 }

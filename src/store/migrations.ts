@@ -36,6 +36,7 @@ import { claimAsks } from './migrations/028_claim_asks.ts';
 import { reversalReference } from './migrations/029_reversal_reference.ts';
 import { requestLog } from './migrations/030_request_log.ts';
 import { consoleSecurity } from './migrations/031_console_security.ts';
+import { auditTrail } from './migrations/032_audit_trail.ts';
 
 /** Every migration by name, in order. 007 seals what the database held in clear with the secrets key. */
 export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string, Migration> => ({
@@ -69,6 +70,7 @@ export const migrations = (dialect: Dialect, secrets: SecretBox): Record<string,
   '029_reversal_reference': reversalReference(),
   '030_request_log': requestLog(dialect),
   '031_console_security': consoleSecurity(dialect),
+  '032_audit_trail': auditTrail(),
 });
 
 /**

@@ -1,6 +1,7 @@
 /** Console queries: operators (accounts), their sessions, password history (031_console_security), sign-in attempts (020_sign_in_attempts) and the audit log (013_console). */
 import type { Db, Dialect } from './store.ts';
-import type { AuditLogRow, OperatorRow } from './schema.ts';
+import type { Insertable } from 'kysely';
+import type { AuditLogRow, AuditLogTable, AuditOutcome, OperatorRow } from './schema.ts';
 
 export async function insertOperator(db: Db, row: OperatorRow): Promise<void> {
   await db.insertInto('operators').values(row).execute();
@@ -173,15 +174,33 @@ export async function deleteEndedSignInWindows(db: Db, dialect: Dialect, started
   return Number(result.numDeletedRows);
 }
 
-export async function insertAuditEntry(db: Db, row: Omit<AuditLogRow, 'id'>): Promise<void> {
+export async function insertAuditEntry(db: Db, row: Insertable<AuditLogTable>): Promise<void> {
   await db.insertInto('audit_log').values(row).execute();
 }
 
-/** Newest first; a merchant's entries only when `merchantId` is given; entries older than `beforeId` for the next page. */
-export async function listAuditEntries(db: Db, filter: { merchantId?: string; reference?: string; beforeId?: number; limit: number }): Promise<AuditLogRow[]> {
+/** Which audit entries to list: each field given narrows the list. */
+export interface AuditFilter {
+  merchantId?: string;
+  reference?: string;
+  /** The actor as stored (`operator_email`), exactly. */
+  actor?: string;
+  action?: string;
+  outcome?: AuditOutcome;
+  /** Entries at or after this time (ms since the epoch). */
+  since?: number;
+  beforeId?: number;
+  limit: number;
+}
+
+/** Newest first; entries older than `beforeId` for the next page. */
+export async function listAuditEntries(db: Db, filter: AuditFilter): Promise<AuditLogRow[]> {
   let query = db.selectFrom('audit_log').selectAll();
   if (filter.merchantId !== undefined) query = query.where('merchant_id', '=', filter.merchantId);
   if (filter.reference !== undefined) query = query.where('reference', '=', filter.reference);
+  if (filter.actor !== undefined) query = query.where('operator_email', '=', filter.actor);
+  if (filter.action !== undefined) query = query.where('action', '=', filter.action);
+  if (filter.outcome !== undefined) query = query.where('outcome', '=', filter.outcome);
+  if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
   if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }

@@ -331,16 +331,24 @@ export interface SignInAttemptTable {
 export interface AuditLogTable {
   id: Generated<number>;
   at: number;
+  /** The console account that acted; '' for none: the command line, a sign-in that failed. */
   operator_id: string;
+  /** Who acted: the account's e-mail, the e-mail a sign-in was tried with, or `user@host` at the command line. */
   operator_email: string;
   merchant_id: string | null;
   action: string;
   reference: string | null;
   /** JSON: the action's parameters (amount, outcome, reason, …); never a secret. */
   detail: string;
-  /** The client address the request came from. */
+  /** The client address the request came from; the host's name for the command line. */
   address: string;
+  /** 031: `allowed`, `refused` or `failed` (docs/console.md "Audit log"). */
+  outcome: Generated<AuditOutcome>;
+  /** 031: what the action was done to when not a payment: a merchant, an account, an e-mail signed in with, a delivery. */
+  subject: string | null;
 }
+
+export type AuditOutcome = 'allowed' | 'refused' | 'failed';
 
 export interface Database {
   merchants: MerchantTable;

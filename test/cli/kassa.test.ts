@@ -217,7 +217,8 @@ for (const backend of backends) {
       ] as const) {
         await assert.rejects(kassa(db.env, 'merchant', 'methods', '--merchant', created.merchantId, ...args), (e: { code: number; stderr: string }) => {
           assert.equal(e.code, 1, args.join(' '));
-          assert.match(e.stderr, message);
+          // The audit entry's log line (JSON) comes first; the refusal is the line a person reads.
+          assert.match(e.stderr.replace(/^\{.*"audit":true.*\}\n/gm, ''), message);
           return true;
         });
       }

@@ -104,7 +104,7 @@ for (const backend of backends) {
           .select(['operator_email', 'action', 'address'])
           .where('operator_email', '=', 'forgot@example.com')
           .execute();
-        assert.deepEqual(audited, [{ operator_email: 'forgot@example.com', action: 'password.reset-link', address: 'command line' }]);
+        assert.deepEqual(audited, [{ operator_email: 'forgot@example.com', action: 'reset_password_link', address: 'command line' }]);
       } finally {
         await store.close();
       }

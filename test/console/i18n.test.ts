@@ -1,5 +1,5 @@
 /**
- * Every status, outcome after it, transaction type, dispute stage, failure code, event cause and retry advice Kassa can produce has a text in
+ * Every status, outcome after it, transaction type, dispute stage, failure code, event cause, retry advice and audit outcome Kassa can produce has a text in
  * every language of the console (src/console/i18n.ts). The event causes are the table every writer
  * of an event is typed by (src/ground/event-causes.ts), whose texts the compiler checks as well.
  */
@@ -15,6 +15,7 @@ import { retryAdvices } from '../../src/acquirer/connector.ts';
 import { disputeStages } from '../../src/ground/dispute-stages.ts';
 import { outcomes } from '../../src/console/outcomes.ts';
 import { eventCauses } from '../../src/ground/event-causes.ts';
+import { auditOutcomes } from '../../src/operators/audit.ts';
 
 const sourceFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -31,6 +32,7 @@ const produced: Record<TermKind, string[]> = {
   failureCode: [...failureCodes],
   cause: [...eventCauses],
   retry: [...retryAdvices],
+  auditOutcome: [...auditOutcomes],
 };
 
 for (const [kind, values] of Object.entries(produced) as [TermKind, string[]][]) {
