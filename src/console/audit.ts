@@ -10,8 +10,7 @@ import { Problem } from '../ground/problem.ts';
 import type { Store } from '../store/store.ts';
 import { accountActor, audit, auditEntries, auditOutcomes, printable, type AuditOutcome } from '../operators/audit.ts';
 import { normalizeEmail } from '../operators/accounts.ts';
-import { sessionOf, type SignIn } from '../operators/sessions.ts';
-import type { ConsoleSecurity } from '../config.ts';
+import type { SignIn } from '../operators/sessions.ts';
 import { PAGE_SIZE, type ConsoleContext, type Query } from './context.ts';
 import { auditPage, type AuditFilters } from './views.ts';
 
@@ -79,15 +78,12 @@ export async function auditFormRefused(store: Store, request: FastifyRequest): P
  * not (no account id, the e-mail as typed), as the page is the same (docs/console.md "Signing in
  * and sessions"); never the password.
  */
-export async function auditSignIn(store: Store, security: ConsoleSecurity, request: FastifyRequest, email: string, result: SignIn): Promise<void> {
+export async function auditSignIn(store: Store, request: FastifyRequest, email: string, result: SignIn): Promise<void> {
   const typed = normalizeEmail(email).slice(0, EMAIL_KEPT);
   if (result.outcome === 'signed-in') {
-    const session = await sessionOf(store, security, result.sessionId);
-    if (session) {
-      const operator = session.operator;
-      await audit(store, request.log, accountActor(operator, request.ip), { action: 'sign_in', merchantId: operator.merchantId, subject: operator.email, detail: {} });
-      return;
-    }
+    const { operator } = result;
+    await audit(store, request.log, accountActor(operator, request.ip), { action: 'sign_in', merchantId: operator.merchantId, subject: operator.email, detail: {} });
+    return;
   }
   const outcome: AuditOutcome = result.outcome === 'throttled' ? 'refused' : 'failed';
   await audit(

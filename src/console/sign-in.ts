@@ -66,7 +66,7 @@ export function signInRoutes(app: FastifyInstance, { store, security, viewOf, se
     const token = formToken(request, reply);
     if (!formTokenValid(request)) return send(reply, view, signInPage(view, { formToken: token, email, problem: view.t('formExpired') }), 403);
     const result = await signIn(store, security, { email, password: field(request.body, 'password') ?? '', address: request.ip, log: request.log });
-    await auditSignIn(store, security, request, email, result);
+    await auditSignIn(store, request, email, result);
     const again = (problem: string, status: number) => send(reply, view, signInPage(view, { formToken: token, email, problem }), status);
     switch (result.outcome) {
       case 'signed-in':

@@ -51,7 +51,11 @@ export interface Session {
 }
 
 /** `busy`: every password slot of this process was taken (passwords.ts); nothing was counted or checked. */
-export type SignIn = { outcome: 'signed-in'; sessionId: string } | { outcome: 'refused' } | { outcome: 'throttled'; retryAfterSeconds: number } | { outcome: 'busy' };
+export type SignIn =
+  | { outcome: 'signed-in'; sessionId: string; operator: Operator }
+  | { outcome: 'refused' }
+  | { outcome: 'throttled'; retryAfterSeconds: number }
+  | { outcome: 'busy' };
 
 type Counted = { subject: string; limit: number; windowMs: number; window: SignInWindow };
 
@@ -117,7 +121,7 @@ export async function signIn(store: Store, security: ConsoleSecurity, attempt: {
         last_used: now,
       });
     });
-    return { outcome: 'signed-in', sessionId };
+    return { outcome: 'signed-in', sessionId, operator: { operatorId: operator.id, email: operator.email, merchantId: operator.merchant_id } };
   });
   return result === 'busy' ? { outcome: 'busy' } : result;
 }

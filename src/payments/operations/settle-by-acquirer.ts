@@ -219,7 +219,7 @@ function effectOf({ row, page }: Found, word: AcquirerWord, now: number): WordEf
 }
 
 /** A dispute's notification as the disputes take it: the dispute is the acquirer's reference of the item, its amount the disputed one. */
-const disputeWordOf = (word: AcquirerWord & { dispute: DisputeFacts }): DisputeWord => ({
+const disputeWordOf = (word: AcquirerWord & { dispute: DisputeFacts }, detail: string): DisputeWord => ({
   connector: word.item.connector,
   acquirerReference: word.acquirerReference,
   stage: word.dispute.stage,
@@ -230,7 +230,7 @@ const disputeWordOf = (word: AcquirerWord & { dispute: DisputeFacts }): DisputeW
   schemeCode: word.dispute.schemeCode,
   defensePeriodEndsAt: word.dispute.defensePeriodEndsAt,
   cause: 'acquirer_dispute',
-  detail: detailOf(word),
+  detail,
 });
 
 /** What the acquirer said, as the timeline shows it: its name of the event, the amount, its reason. */
@@ -347,8 +347,8 @@ const effectsByKind: { [K in WordEffect['kind']]: EffectOf<K> } = {
     await recordTimelineEntry(tx, { reference: row.reference, status: row.status, cause: 'acquirer_word_mismatch', detail: `${detail} — ${why}`.slice(0, 500), at: now });
     return { attention: why };
   },
-  dispute: async (tx, { row, word }, { ports, now }) => {
-    const outcome = await recordDisputeWord(tx, row, disputeWordOf(word), { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
+  dispute: async (tx, { row, word }, { ports, now, detail }) => {
+    const outcome = await recordDisputeWord(tx, row, disputeWordOf(word, detail), { dialect: ports.store.dialect, secrets: ports.links.secrets, now });
     if (outcome.kind !== 'refused') return { row: outcome.row };
     return { row: outcome.payment, attention: `a dispute of ${outcome.payment.reference} was not recorded: ${outcome.why}; an operator should look` };
   },
